@@ -1,0 +1,274 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The records below are what every source (offline file or live server) hands
+// to the warehouse. They carry facts as the source states them: times are the
+// instance's local wall-clock readings (stored in a time.Time whose location is
+// UTC but whose meaning is "local"), because a source rarely knows the offset.
+// The warehouse converts to UTC when it reconciles, from the instance's offset
+// timeline, so that the order in which files are imported never matters.
+
+// HistoryRow is one msdb restorehistory row with the backup set it read
+// (restorehistory ⟕ backupset ⟕ backupmediaset ⟕ backupmediafamily), as the
+// history export query of SPEC §3.3 or the live collector returns it.
+type HistoryRow struct {
+	Instance         string
+	RestoreHistoryID int64
+	RestoreDate      time.Time // local wall time; see package comment
+	Database         string    // destination_database_name
+	UserName         string
+	RestoreType      string // D, F, G, I, L, V, R, P (restorehistory.restore_type)
+	Replace          *bool
+	Recovery         *bool
+	StopAt           *time.Time
+	DeviceCount      *int64
+
+	BackupSetUUID  string
+	FamilyGUID     string
+	SourceServer   string
+	SourceMachine  string
+	SourceDatabase string
+	BackupType     string // backupset.type: D, I, L, F, G, P, Q
+	BackupStart    *time.Time
+	BackupFinish   *time.Time
+	FirstLSN       string // msdb numeric(25,0) as canonical decimal text
+	LastLSN        string
+	BackupSize     *int64
+	CompressedSize *int64
+	SoftwareMajor  *int64
+	SoftwareMinor  *int64
+	SoftwareBuild  *int64
+	IsCopyOnly     *bool
+	HasChecksums   *bool
+	KeyAlgorithm   string
+	MediaFamilies  *int64 // backupmediaset.media_family_count: stripes
+	DeviceType     *int64 // backupmediafamily.device_type
+	Devices        []string
+
+	Origin Origin
+}
+
+// Validate reports whether the row holds the minimum a restore needs.
+func (h *HistoryRow) Validate() error {
+	switch {
+	case strings.TrimSpace(h.Instance) == "":
+		return Errorf(EINVALID, "history row: instance is empty")
+	case h.RestoreDate.IsZero():
+		return Errorf(EINVALID, "history row: restore_date is empty")
+	case h.Database == "":
+		return Errorf(EINVALID, "history row: destination_database_name is empty")
+	}
+	if h.FirstLSN != "" && !isDigits(h.FirstLSN) {
+		return Errorf(EINVALID, "history row: first_lsn %q is not a number", h.FirstLSN)
+	}
+	if h.LastLSN != "" && !isDigits(h.LastLSN) {
+		return Errorf(EINVALID, "history row: last_lsn %q is not a number", h.LastLSN)
+	}
+	return nil
+}
+
+// LogRestore is one completed restore as a log or a client saw it: an
+// error-log completion line (18267/18271/18268/18269/18277) with the 3014 line,
+// trace-flag 3213 buffer block and 3004 phases that belong to it; or a 3014
+// line from captured client output or Agent job history.
+type LogRestore struct {
+	Instance    string
+	Database    string
+	Kind        Kind // from the message number, else from the 3014 statement
+	MessageID   int  // 18267, 18271, 18268, 18269, 18277; 0 when only a 3014 line was seen
+	CompletedAt time.Time
+	// UTCOffset is the instance's offset in minutes when the source states it
+	// (the error log's "UTC adjustment" line, SSMS's "Completion time" stamp).
+	UTCOffset *int
+
+	FirstLSN    string // decimal numeric form
+	LastLSN     string
+	DeviceCount int
+	DeviceType  string // DISK, VIRTUAL_DEVICE, URL, TAPE as the log prints it
+	Devices     []string
+
+	Has3014   bool
+	Statement string // "RESTORE DATABASE", "RESTORE LOG", ...
+	Pages     int64
+	Seconds   float64
+	MBps      float64
+
+	// UpperBoundS is a duration that bounds the restore from above (an Agent
+	// job step's run_duration); 0 when unknown.
+	UpperBoundS float64
+
+	Buffer   *BufferConfig
+	Phases   []Phase
+	Recovery *RecoveryTiming
+
+	Origin Origin
+}
+
+// Validate reports whether the restore can be kept.
+func (l *LogRestore) Validate() error {
+	switch {
+	case strings.TrimSpace(l.Instance) == "":
+		return Errorf(EINVALID, "log restore: instance is empty")
+	case l.Database == "":
+		return Errorf(EINVALID, "log restore: database is empty")
+	case !l.Kind.Valid():
+		return Errorf(EINVALID, "log restore: unknown kind %q", l.Kind)
+	case l.Has3014 && (l.Seconds < 0 || l.Pages < 0):
+		return Errorf(EINVALID, "log restore: negative pages or seconds")
+	}
+	return nil
+}
+
+// BufferConfig is the trace-flag 3213 "Backup/Restore buffer configuration
+// parameters" block. Sizes are in KiB; zero means the label was absent.
+type BufferConfig struct {
+	MemoryLimitMB    int64
+	BufferCount      int64
+	SetsOfBuffers    int64
+	MaxTransferKiB   int64
+	MinMaxTransfer   int64
+	TotalBufferKiB   int64
+	TabularDevices   int64
+	IOAlignment      int64 // "Filesystem i/o alignment": 512 or 4096
+	MediaBufferCount int64
+	MediaBufferKiB   int64
+	EncodeBuffers    int64
+}
+
+// Phase is one trace-flag 3004/3014 line of a restore, kept raw with its time.
+type Phase struct {
+	At   time.Time `json:"at"`
+	Text string    `json:"text"`
+}
+
+// RecoveryTiming is the 3421 "Recovery completed" line of a restored database.
+type RecoveryTiming struct {
+	Seconds    int64 `json:"seconds"`
+	AnalysisMs int64 `json:"analysis_ms"`
+	RedoMs     int64 `json:"redo_ms"`
+	UndoMs     int64 `json:"undo_ms"`
+}
+
+// HostSnapshot is what a source says about an instance's host and engine at
+// one moment: an error-log startup (banner and the lines after it) or a live
+// snapshot. Unknown fields stay nil/empty.
+type HostSnapshot struct {
+	Instance   string
+	ObservedAt time.Time // local wall time
+	UTCOffset  *int      // minutes
+
+	Version      string // four-part engine version
+	Level        string // RTM, SP1
+	UpdateLevel  string // CU8
+	UpdateRef    string // KB4077064
+	Edition      string
+	OS           string
+	Hypervisor   *bool
+	Manufacturer string
+	Model        string
+	Sockets      *int64
+	Cores        *int64 // logical processors in use
+	MemoryMB     *int64
+	IFI          *bool
+	TraceFlags   []int
+	Modules      []string
+	// Extra holds facts without a column of their own (configuration values,
+	// volumes, service account), shown on the instance page.
+	Extra map[string]string
+
+	Origin Origin
+}
+
+// Validate reports whether the snapshot can be kept.
+func (h *HostSnapshot) Validate() error {
+	if strings.TrimSpace(h.Instance) == "" {
+		return Errorf(EINVALID, "host snapshot: instance is empty")
+	}
+	if h.ObservedAt.IsZero() {
+		return Errorf(EINVALID, "host snapshot: time is empty")
+	}
+	return nil
+}
+
+// Origin says where a record came from, so a page can cite its evidence.
+type Origin struct {
+	Source string // "errorlog", "history", "messages", "agent", "live"
+	File   string // file name (base) or instance for live sources
+	Line   int
+}
+
+// String formats the origin as file:line.
+func (o Origin) String() string {
+	if o.Line > 0 {
+		return fmt.Sprintf("%s:%d", o.File, o.Line)
+	}
+	return o.File
+}
+
+// Reject is an input line the importer could not use.
+type Reject struct {
+	File   string
+	Line   int
+	Reason string
+}
+
+// String formats the reject as "file:line: reason".
+func (r Reject) String() string { return fmt.Sprintf("%s:%d: %s", r.File, r.Line, r.Reason) }
+
+// Kind is the kind of restore.
+type Kind string
+
+// The restore kinds of SPEC §6.1; KindVerify rows are kept apart.
+const (
+	KindFull   Kind = "full"
+	KindDiff   Kind = "diff"
+	KindLog    Kind = "log"
+	KindFile   Kind = "file"
+	KindPage   Kind = "page"
+	KindVerify Kind = "verify"
+	KindRevert Kind = "revert"
+)
+
+// Valid reports whether k is a known kind.
+func (k Kind) Valid() bool {
+	switch k {
+	case KindFull, KindDiff, KindLog, KindFile, KindPage, KindVerify, KindRevert:
+		return true
+	}
+	return false
+}
+
+// KindOfRestoreType maps restorehistory.restore_type to a Kind.
+func KindOfRestoreType(t string) (Kind, bool) {
+	switch strings.ToUpper(strings.TrimSpace(t)) {
+	case "D":
+		return KindFull, true
+	case "I":
+		return KindDiff, true
+	case "L":
+		return KindLog, true
+	case "F", "G":
+		return KindFile, true
+	case "P":
+		return KindPage, true
+	case "V":
+		return KindVerify, true
+	case "R":
+		return KindRevert, true
+	}
+	return "", false
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}

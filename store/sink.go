@@ -1,0 +1,32 @@
+package store
+
+// Sink receives records as a parser streams them, so a parser never holds a
+// whole file in memory. The importer's Sink batches them into transactions.
+// A Sink method returns an error only when the import cannot go on (the
+// warehouse failed); a bad input line is a Reject, not an error.
+type Sink interface {
+	History(HistoryRow) error
+	LogRestore(LogRestore) error
+	Host(HostSnapshot) error
+	Reject(Reject)
+}
+
+// Collect is a Sink that keeps everything in memory, for tests and small inputs.
+type Collect struct {
+	Histories   []HistoryRow
+	LogRestores []LogRestore
+	Hosts       []HostSnapshot
+	Rejects     []Reject
+}
+
+// History implements Sink.
+func (c *Collect) History(h HistoryRow) error { c.Histories = append(c.Histories, h); return nil }
+
+// LogRestore implements Sink.
+func (c *Collect) LogRestore(l LogRestore) error { c.LogRestores = append(c.LogRestores, l); return nil }
+
+// Host implements Sink.
+func (c *Collect) Host(h HostSnapshot) error { c.Hosts = append(c.Hosts, h); return nil }
+
+// Reject implements Sink.
+func (c *Collect) Reject(r Reject) { c.Rejects = append(c.Rejects, r) }
