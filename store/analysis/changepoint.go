@@ -1,0 +1,140 @@
+package analysis
+
+import (
+	"math"
+	"slices"
+)
+
+// ChangePoints splits logx into segments of different mean by binary
+// segmentation and returns, in ascending order, the index of the first
+// value of every segment but the first. A split is kept only when it lowers
+// the sum of squared deviations by more than penalty and leaves at least
+// minSeg values on each side; the caller scales penalty by the noise
+// variance (Detect uses penaltyFactor·ln(n)·σ²). Least squares on log
+// throughput is the maximum-likelihood location of a step in lognormal
+// data, which is why the input is the logarithm.
+func ChangePoints(logx []float64, minSeg int, penalty float64) []int {
+	minSeg = max(minSeg, 1)
+	n := len(logx)
+	// Prefix sums make the cost of any segment O(1).
+	s1 := make([]float64, n+1)
+	s2 := make([]float64, n+1)
+	for i, x := range logx {
+		s1[i+1] = s1[i] + x
+		s2[i+1] = s2[i] + x*x
+	}
+	sse := func(lo, hi int) float64 {
+		k := float64(hi - lo)
+		sum := s1[hi] - s1[lo]
+		return max(s2[hi]-s2[lo]-sum*sum/k, 0)
+	}
+	var cps []int
+	var split func(lo, hi int)
+	split = func(lo, hi int) {
+		if hi-lo < 2*minSeg {
+			return
+		}
+		whole := sse(lo, hi)
+		best, bestGain := -1, penalty
+		for c := lo + minSeg; c <= hi-minSeg; c++ {
+			if gain := whole - sse(lo, c) - sse(c, hi); gain > bestGain {
+				best, bestGain = c, gain
+			}
+		}
+		if best < 0 {
+			return
+		}
+		cps = append(cps, best)
+		split(lo, best)
+		split(best, hi)
+	}
+	split(0, n)
+	slices.Sort(cps)
+	return cps
+}
+
+// noiseSigma estimates the standard deviation of the noise around the
+// level from successive differences (MAD of the differences, scaled, over
+// √2). A step or a lone outlier spoils only one or two differences, so the
+// estimate stays honest on exactly the series we most need it for, where a
+// plain standard deviation would count the step itself as noise.
+func noiseSigma(logx []float64) float64 {
+	if len(logx) < 3 {
+		return 0
+	}
+	d := make([]float64, len(logx)-1)
+	for i := range d {
+		d[i] = logx[i+1] - logx[i]
+	}
+	return madScale * MAD(d) / math.Sqrt2
+}
+
+// outlierRule holds the thresholds of findOutliers, all in log units.
+type outlierRule struct {
+	k       float64 // deviations in noise sigmas
+	sigma   float64 // noise sigma of the series
+	slowMin float64 // least drop that matters, ln(1/Config.Ratio)
+	fastMin float64 // least rise that matters, ln(Config.ImproveRatio)
+	maxRun  int     // longest excursion still called an outlier
+	window  int     // values on each side that define the local level
+}
+
+// findOutliers returns the positions in logx of brief excursions: runs of
+// at most maxRun consecutive values that all lie beyond the threshold in
+// the same direction from the median of up to window values on each side
+// (a side votes when it has at least two values), while the values just
+// outside the run do not. Comparing with both sides separately, instead of
+// with one global median, is what keeps the last fast restore before a
+// real step, or the first slow one after it, from being called an outlier:
+// it agrees with its own side. A run must also move by at least the
+// materiality threshold, so noise alone never makes an outlier.
+func findOutliers(logx []float64, r outlierRule) []int {
+	n := len(logx)
+	var out []int
+	taken := make([]bool, n)
+	side := make([]float64, 0, r.window)
+	med := func(lo, hi int) (float64, bool) {
+		lo, hi = max(lo, 0), min(hi, n)
+		if hi-lo < 2 {
+			return 0, false
+		}
+		side = append(side[:0], logx[lo:hi]...)
+		return medianInPlace(side), true
+	}
+	for L := 1; L <= r.maxRun; L++ {
+		for s := 0; s+L <= n; s++ {
+			if slices.Contains(taken[s:s+L], true) {
+				continue
+			}
+			left, okL := med(s-r.window, s)
+			right, okR := med(s+L, s+L+r.window)
+			if !okL && !okR {
+				continue
+			}
+			for _, dir := range [2]float64{-1, 1} {
+				thr := r.fastMin
+				if dir < 0 {
+					thr = r.slowMin
+				}
+				thr = max(thr, r.k*r.sigma)
+				beyond := func(x float64) bool {
+					return (!okL || dir*(x-left) > thr) && (!okR || dir*(x-right) > thr)
+				}
+				all := true
+				for i := s; i < s+L && all; i++ {
+					all = beyond(logx[i])
+				}
+				if !all || (s > 0 && beyond(logx[s-1])) || (s+L < n && beyond(logx[s+L])) {
+					continue
+				}
+				for i := s; i < s+L; i++ {
+					taken[i] = true
+					out = append(out, i)
+				}
+				break
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
