@@ -1,0 +1,312 @@
+package chart
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"time"
+)
+
+// Point is one observation of a TimeScatter series, e.g. one restore.
+type Point struct {
+	// T is when it happened (x axis).
+	T time.Time
+	// V is the value (y axis); NaN and ±Inf are skipped, as are values ≤ 0
+	// on a log axis.
+	V float64
+	// Href optionally makes the point a link (relative or http(s) only).
+	Href string
+	// Tooltip replaces the default tooltip (series, time and value).
+	Tooltip string
+	// Outlier draws the point hollow and larger, class rw-outlier.
+	Outlier bool
+}
+
+// Series is a named set of points drawn with one colour and marker shape.
+type Series struct {
+	// Name appears in the legend and in default tooltips.
+	Name string
+	// Points need not be sorted.
+	Points []Point
+}
+
+// Marker is a vertical line at a moment, e.g. a build or configuration
+// change, labelled above the plot.
+type Marker struct {
+	T     time.Time
+	Label string
+}
+
+// ChangePoint is a detected shift in the data, drawn as a solid accent line
+// with a triangle so it is distinct from the dashed Markers.
+type ChangePoint struct {
+	T     time.Time
+	Label string
+}
+
+// RefLine is a horizontal reference segment at value Y from From to To,
+// e.g. the baseline median before and after a change point. A zero From or
+// To extends the line to that edge of the plot.
+type RefLine struct {
+	Y        float64
+	From, To time.Time
+	Label    string
+}
+
+// TimeScatter plots values over time for several series, e.g. restore
+// throughput per server, with build markers, change points, reference lines
+// and highlighted outliers. Default size 800×360.
+type TimeScatter struct {
+	Frame
+	Series       []Series
+	Markers      []Marker
+	ChangePoints []ChangePoint
+	RefLines     []RefLine
+	// YLabel is the unit or axis name, e.g. "MiB/s".
+	YLabel string
+	// LogY uses a log10 y axis, for values spanning orders of magnitude.
+	LogY bool
+	// YFromZero includes zero in a linear y axis so heights compare honestly.
+	YFromZero bool
+	// YFormat formats y tick labels and tooltip values (e.g. FormatDuration);
+	// nil uses plain numbers.
+	YFormat func(float64) string
+	// Location is the time zone for tick labels and tooltips; nil means UTC,
+	// so output does not depend on the server's zone.
+	Location *time.Location
+}
+
+// Render writes the chart as SVG; it satisfies templ.Component.
+func (c TimeScatter) Render(ctx context.Context, w io.Writer) error {
+	return render(ctx, w, c.Frame, c.opts(), c.draw)
+}
+
+// SVG returns the chart as an SVG string.
+func (c TimeScatter) SVG() string { return string(renderBytes(c.Frame, c.opts(), c.draw)) }
+
+func (c TimeScatter) opts() docOpts {
+	return docOpts{kind: "rw-timescatter", defTitle: "Time scatter chart", defW: 800, defH: 360, width: "100%"}
+}
+
+// timeDomain pads [lo, hi] (Unix seconds) so points do not sit on the plot
+// frame and a zero span (one point, or all at once) still has width.
+func timeDomain(lo, hi float64) (float64, float64) {
+	span := hi - lo
+	if span <= 0 {
+		return lo - 3600, hi + 3600
+	}
+	return lo - span*0.02, hi + span*0.02
+}
+
+func (c TimeScatter) draw(b *builder, W, H float64) (float64, string, bool) {
+	loc := c.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	var vals []float64
+	tlo, thi := math.Inf(1), math.Inf(-1)
+	npts := 0
+	for _, s := range c.Series {
+		for _, p := range s.Points {
+			if !usable(p.V, c.LogY) {
+				continue
+			}
+			t := unixSeconds(p.T)
+			tlo, thi = math.Min(tlo, t), math.Max(thi, t)
+			vals = append(vals, p.V)
+			npts++
+		}
+	}
+	if npts == 0 {
+		return 0, "", false
+	}
+	for _, r := range c.RefLines { // keep reference lines visible
+		if usable(r.Y, c.LogY) {
+			vals = append(vals, r.Y)
+		}
+	}
+	var legend []legendEntry
+	if len(c.Series) > 1 || (len(c.Series) == 1 && c.Series[0].Name != "") {
+		for i, s := range c.Series {
+			legend = append(legend, legendEntry{name: s.Name, series: i})
+		}
+	}
+	labelRows := 0
+	if len(c.Markers)+len(c.ChangePoints) > 0 {
+		labelRows = 2
+	}
+	a := area{l: 0, t: 10 + float64(labelRows)*lineH, r: W - 16}
+	a.b = H - 28 - float64(legendRows(legend, W-80))*(lineH+4)
+	if a.h() < 40 { // tiny canvas: keep a usable plot rather than a negative one
+		a.b = a.t + 40
+	}
+	ax := makeValueAxis(vals, c.LogY, c.YFromZero, max(2, int(a.h()/40)), c.YFormat, a.b, a.t)
+	a.l = math.Min(W*0.3, maxLabelWidth(ax.labels)+14)
+	if c.YLabel != "" {
+		a.l += 18
+	}
+	t0, t1 := timeDomain(tlo, thi)
+	xs := newScale(t0, t1, a.l, a.r, false)
+	drawYAxis(b, a, ax, c.YLabel)
+	ticks, labels := timeAxis(a, xs, fromUnix(t0, loc), fromUnix(t1, loc), loc)
+	drawXTicks(b, a, ticks, labels, "")
+	c.drawRefs(b, a, ax.sc, xs, t0, t1)
+	c.drawMarkers(b, a, xs, t0, t1, loc)
+	yfmt := c.YFormat
+	if yfmt == nil {
+		yfmt = formatValue
+	}
+	for i, s := range c.Series {
+		b.open("g", "class", "rw-series "+seriesClass(i))
+		for _, p := range s.Points {
+			if !usable(p.V, c.LogY) {
+				continue
+			}
+			tip := p.Tooltip
+			if tip == "" {
+				tip = fmt.Sprintf("%s\n%s\n%s", s.Name, p.T.In(loc).Format("2006-01-02 15:04:05 MST"),
+					withUnit(yfmt(p.V), c.YLabel))
+				if p.Outlier {
+					tip += "\noutlier"
+				}
+			}
+			r := 3.5
+			if p.Outlier {
+				r = 4.5
+			}
+			cls := "rw-point " + seriesClass(i)
+			if p.Outlier {
+				cls += " rw-outlier"
+			}
+			ok := b.linkOpen(p.Href)
+			shape(b, i, xs.at(unixSeconds(p.T)), ax.sc.at(p.V), r, cls, p.Outlier, tip)
+			b.linkClose(ok)
+		}
+		b.close("g")
+	}
+	drawLegend(b, legend, a.l, H-8-float64(legendRows(legend, W-80)-1)*(lineH+4), W-80)
+	desc := fmt.Sprintf("Scatter of %d values in %d series from %s to %s, ranging %s to %s",
+		npts, len(c.Series), fromUnix(tlo, loc).Format("2006-01-02 15:04"), fromUnix(thi, loc).Format("2006-01-02 15:04"),
+		withUnit(yfmt(minOf(vals[:npts])), c.YLabel), withUnit(yfmt(maxOf(vals[:npts])), c.YLabel))
+	if n := len(c.Markers); n > 0 {
+		desc += fmt.Sprintf("; %d markers", n)
+	}
+	if n := len(c.ChangePoints); n > 0 {
+		desc += fmt.Sprintf("; %d change points", n)
+	}
+	return H, desc + ".", true
+}
+
+// fromUnix converts float Unix seconds back to a time in loc.
+func fromUnix(s float64, loc *time.Location) time.Time {
+	sec := math.Floor(s)
+	return time.Unix(int64(sec), int64((s-sec)*1e9)).In(loc)
+}
+
+func minOf(v []float64) float64 {
+	m := math.Inf(1)
+	for _, x := range v {
+		m = math.Min(m, x)
+	}
+	return m
+}
+
+func maxOf(v []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range v {
+		m = math.Max(m, x)
+	}
+	return m
+}
+
+// drawRefs draws the horizontal reference segments, clipped to the plot's
+// time range, with their label above the right end.
+func (c TimeScatter) drawRefs(b *builder, a area, ys, xs scale, t0, t1 float64) {
+	for _, r := range c.RefLines {
+		if !usable(r.Y, c.LogY) {
+			continue
+		}
+		from, to := t0, t1
+		if !r.From.IsZero() {
+			from = math.Max(from, unixSeconds(r.From))
+		}
+		if !r.To.IsZero() {
+			to = math.Min(to, unixSeconds(r.To))
+		}
+		if from >= to {
+			continue
+		}
+		x1, x2, y := xs.at(from), xs.at(to), ys.at(r.Y)
+		b.open("g")
+		b.title(r.Label)
+		b.leaf("line", "class", "rw-ref", "x1", num(x1), "x2", num(x2), "y1", num(y), "y2", num(y),
+			"stroke", "currentColor", "stroke-dasharray", "6 3")
+		if r.Label != "" {
+			l := truncate(r.Label, max(3, int((x2-x1)/charWidth)))
+			b.elem("text", l, "class", "rw-ref-label", "x", num(x2-2), "y", num(y-4), "text-anchor", "end",
+				"font-size", "11", "fill", "currentColor")
+		}
+		b.close("g")
+	}
+}
+
+// vline is a marker or change point to draw.
+type vline struct {
+	t     float64
+	label string
+	cp    bool
+}
+
+// drawMarkers draws markers and change points in time order. Labels go in
+// two rows above the plot; a label takes the first row where it does not
+// overlap the previous one, so nearby build changes stay readable.
+func (c TimeScatter) drawMarkers(b *builder, a area, xs scale, t0, t1 float64, loc *time.Location) {
+	var vs []vline
+	for _, m := range c.Markers {
+		vs = append(vs, vline{unixSeconds(m.T), m.Label, false})
+	}
+	for _, p := range c.ChangePoints {
+		vs = append(vs, vline{unixSeconds(p.T), p.Label, true})
+	}
+	sort.SliceStable(vs, func(i, j int) bool { return vs[i].t < vs[j].t })
+	rowEnd := []float64{math.Inf(-1), math.Inf(-1)}
+	for _, v := range vs {
+		if v.t < t0 || v.t > t1 {
+			continue // outside the data's time range: would only squash it
+		}
+		x := xs.at(v.t)
+		tip := v.label + "\n" + fromUnix(v.t, loc).Format("2006-01-02 15:04:05 MST")
+		cls, lcls := "rw-marker", "rw-marker-label"
+		if v.cp {
+			cls, lcls = "rw-changepoint", "rw-changepoint-label"
+			tip = "Change point: " + tip
+		}
+		b.open("g", "class", cls+"-group")
+		b.title(tip)
+		kv := []string{"class", cls, "x1", num(x), "x2", num(x), "y1", num(a.t), "y2", num(a.b), "stroke", "currentColor"}
+		if v.cp {
+			kv = append(kv, "stroke-width", "2")
+		} else {
+			kv = append(kv, "stroke-dasharray", "4 3", "stroke-opacity", "0.6")
+		}
+		b.leaf("line", kv...)
+		if v.cp {
+			b.leaf("path", "class", "rw-changepoint-glyph", "d", polygon(x, a.t+4, 5, 3, 90, 0), "fill", "currentColor")
+		}
+		if v.label != "" {
+			l := truncate(v.label, 24)
+			lw := textWidth(l) * 11 / fontSize
+			lx := math.Min(x+3, a.r-lw)
+			row := 0
+			if rowEnd[0] > lx && rowEnd[1] <= lx {
+				row = 1
+			}
+			rowEnd[row] = lx + lw + 4
+			b.elem("text", l, "class", lcls, "x", num(lx), "y", num(a.t-6-float64(1-row)*lineH),
+				"font-size", "11", "fill", "currentColor")
+		}
+		b.close("g")
+	}
+}
