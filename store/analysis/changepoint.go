@@ -72,7 +72,6 @@ func noiseSigma(logx []float64) float64 {
 // outlierRule holds the thresholds of findOutliers, all in log units.
 type outlierRule struct {
 	k       float64 // deviations in noise sigmas
-	sigma   float64 // noise sigma of the series
 	slowMin float64 // least drop that matters, ln(1/Config.Ratio)
 	fastMin float64 // least rise that matters, ln(Config.ImproveRatio)
 	maxRun  int     // longest excursion still called an outlier
@@ -81,13 +80,14 @@ type outlierRule struct {
 
 // findOutliers returns the positions in logx of brief excursions: runs of
 // at most maxRun consecutive values that all lie beyond the threshold in
-// the same direction from the median of up to window values on each side
-// (a side votes when it has at least two values), while the values just
-// outside the run do not. Comparing with both sides separately, instead of
-// with one global median, is what keeps the last fast restore before a
-// real step, or the first slow one after it, from being called an outlier:
-// it agrees with its own side. A run must also move by at least the
-// materiality threshold, so noise alone never makes an outlier.
+// the same direction from the median of up to window values on each side,
+// while the values just outside the run do not. Comparing with each side
+// separately, instead of with one global median, keeps the last fast
+// restore before a real step, or the first slow one after it, from being
+// called an outlier: it agrees with its own side. The threshold is the
+// larger of the materiality thresholds (so noise alone never makes an
+// outlier) and k noise sigmas, the sigma estimated with the run left out so
+// that the excursion does not widen its own tolerance.
 func findOutliers(logx []float64, r outlierRule) []int {
 	n := len(logx)
 	var out []int
@@ -95,12 +95,13 @@ func findOutliers(logx []float64, r outlierRule) []int {
 	side := make([]float64, 0, r.window)
 	med := func(lo, hi int) (float64, bool) {
 		lo, hi = max(lo, 0), min(hi, n)
-		if hi-lo < 2 {
+		if hi <= lo {
 			return 0, false
 		}
 		side = append(side[:0], logx[lo:hi]...)
 		return medianInPlace(side), true
 	}
+	rest := make([]float64, 0, n)
 	for L := 1; L <= r.maxRun; L++ {
 		for s := 0; s+L <= n; s++ {
 			if slices.Contains(taken[s:s+L], true) {
@@ -116,15 +117,17 @@ func findOutliers(logx []float64, r outlierRule) []int {
 				if dir < 0 {
 					thr = r.slowMin
 				}
-				thr = max(thr, r.k*r.sigma)
 				beyond := func(x float64) bool {
 					return (!okL || dir*(x-left) > thr) && (!okR || dir*(x-right) > thr)
 				}
-				all := true
-				for i := s; i < s+L && all; i++ {
-					all = beyond(logx[i])
+				if !allBeyond(logx[s:s+L], beyond) || (s > 0 && beyond(logx[s-1])) || (s+L < n && beyond(logx[s+L])) {
+					continue
 				}
-				if !all || (s > 0 && beyond(logx[s-1])) || (s+L < n && beyond(logx[s+L])) {
+				// Material; now check it is also more than noise. Done
+				// only here because it costs a sort of the whole series.
+				rest = append(append(rest[:0], logx[:s]...), logx[s+L:]...)
+				thr = max(thr, r.k*noiseSigma(rest))
+				if !allBeyond(logx[s:s+L], beyond) {
 					continue
 				}
 				for i := s; i < s+L; i++ {
@@ -137,4 +140,13 @@ func findOutliers(logx []float64, r outlierRule) []int {
 	}
 	slices.Sort(out)
 	return out
+}
+
+func allBeyond(xs []float64, beyond func(float64) bool) bool {
+	for _, x := range xs {
+		if !beyond(x) {
+			return false
+		}
+	}
+	return true
 }

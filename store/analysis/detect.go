@@ -135,7 +135,7 @@ func Detect(series []Point, cfg Config) Finding {
 
 	slow, fast := math.Log(1/cfg.Ratio), math.Log(cfg.ImproveRatio)
 	out := findOutliers(logx, outlierRule{
-		k: outlierK, sigma: noiseSigma(logx), slowMin: slow, fastMin: fast,
+		k: outlierK, slowMin: slow, fastMin: fast,
 		maxRun: cfg.MinEach - 1, window: cfg.MinEach + 1,
 	})
 	var outIdx []int
