@@ -60,8 +60,10 @@ func TestParseBanner(t *testing.T) {
 			buildref.Banner{Product: "2014", Level: "SP1", CU: "CU7", KB: "KB3162659", Version: v("12.0.4459.0"), Arch: "X64"}},
 		{"Microsoft SQL Server 2014 (SP3) (KB4022619) - 12.0.6024.0 (X64)",
 			buildref.Banner{Product: "2014", Level: "SP3", KB: "KB4022619", Version: v("12.0.6024.0"), Arch: "X64"}},
-		{"Microsoft SQL Server 2014 (SP2-CU10-GDR) (KB4052725) - 12.0.5571.0 (X64)",
-			buildref.Banner{Product: "2014", Level: "SP2", CU: "CU10", GDR: true, KB: "KB4052725", Version: v("12.0.5571.0"), Arch: "X64"}},
+		{"Microsoft SQL Server 2014 (SP2-GDR) (KB4505217) - 12.0.5223.6 (X64)",
+			buildref.Banner{Product: "2014", Level: "SP2", GDR: true, KB: "KB4505217", Version: v("12.0.5223.6"), Arch: "X64"}},
+		{"Microsoft SQL Server 2019 (RTM-CU18-GDR) (KB5021124) - 15.0.4280.7 (X64)",
+			buildref.Banner{Product: "2019", Level: "RTM", CU: "CU18", GDR: true, KB: "KB5021124", Version: v("15.0.4280.7"), Arch: "X64"}},
 		// Older and pre-release forms.
 		{"Microsoft SQL Server 2005 - 9.00.5000.00 (X64)",
 			buildref.Banner{Product: "2005", Version: v("9.0.5000.0"), Arch: "X64"}},

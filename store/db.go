@@ -1,0 +1,211 @@
+// Package store is restorewatch's warehouse: the domain vocabulary (records
+// every source hands in, the restores derived from them) and its SQLite
+// implementation on modernc.org/sqlite.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// DB is the warehouse: one writer connection (SQLite allows one writer at a
+// time; a single connection turns contention into queueing instead of
+// "database is locked") and a read pool in WAL mode so pages stay fast while
+// an import runs.
+type DB struct {
+	path  string
+	write *sql.DB
+	read  *sql.DB
+	now   func() time.Time
+}
+
+// Open opens (creating if needed) the warehouse at path and applies pending
+// migrations. It refuses a warehouse written by a newer restorewatch.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if path == "" {
+		return nil, Errorf(EINVALID, "store: no warehouse path given")
+	}
+	dsn := func(readOnly bool) string {
+		q := url.Values{}
+		q.Add("_pragma", "busy_timeout(10000)")
+		q.Add("_pragma", "foreign_keys(1)")
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+		if readOnly {
+			q.Add("_pragma", "query_only(1)")
+		} else {
+			q.Set("_txlock", "immediate")
+		}
+		return "file:" + path + "?" + q.Encode()
+	}
+	w, err := sql.Open("sqlite", dsn(false))
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxIdleTime(0)
+	db := &DB{path: path, write: w, now: time.Now}
+	if err := w.PingContext(ctx); err != nil {
+		w.Close()
+		return nil, Errorf(EUNAVAILABLE, "store: cannot open warehouse %s: %v", path, err)
+	}
+	if err := db.migrate(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite", dsn(true))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("store: open %s for reading: %w", path, err)
+	}
+	r.SetMaxOpenConns(max(4, runtime.NumCPU()*2))
+	db.read = r
+	return db, nil
+}
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	var errs []string
+	if db.read != nil {
+		if err := db.read.Close(); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if err := db.write.Close(); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("store: close: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// Path returns the warehouse file.
+func (db *DB) Path() string { return db.path }
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func migrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFS, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, e := range entries {
+		name := e.Name()
+		num, _, ok := strings.Cut(name, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("store: migration %s is not named NNNN_name.sql", name)
+		}
+		b, err := migrationFS.ReadFile("migrations/" + name)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: name, sql: string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	return ms, nil
+}
+
+// SchemaVersion is the newest migration this binary knows.
+func SchemaVersion() int {
+	ms, err := migrations()
+	if err != nil || len(ms) == 0 {
+		return 0
+	}
+	return ms[len(ms)-1].version
+}
+
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migration (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("store: migrate: %w", err)
+	}
+	var current int
+	if err := db.write.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migration`).Scan(&current); err != nil {
+		return fmt.Errorf("store: migrate: %w", err)
+	}
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	if latest := ms[len(ms)-1].version; current > latest {
+		return Errorf(ECONFLICT, "store: warehouse %s has schema version %d but this restorewatch knows only up to %d: use a newer restorewatch", db.path, current, latest)
+	}
+	for _, m := range ms {
+		if m.version <= current {
+			continue
+		}
+		if err := db.applyMigration(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (db *DB) applyMigration(ctx context.Context, m migration) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: migration %s: %w", m.name, err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return fmt.Errorf("store: migration %s: %w", m.name, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migration (version, name, applied_at) VALUES (?, ?, ?)`,
+		m.version, m.name, db.now().UnixMilli()); err != nil {
+		return fmt.Errorf("store: migration %s: %w", m.name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: migration %s: %w", m.name, err)
+	}
+	return nil
+}
+
+// Backup writes a consistent copy of the warehouse to path with VACUUM INTO,
+// which reads one snapshot while imports go on.
+func (db *DB) Backup(ctx context.Context, path string) error {
+	if _, err := db.read.ExecContext(ctx, `VACUUM INTO ?`, path); err != nil {
+		return fmt.Errorf("store: backup to %s: %w", path, err)
+	}
+	return nil
+}
+
+// Check runs SQLite's integrity and foreign-key checks.
+func (db *DB) Check(ctx context.Context) error {
+	var res string
+	if err := db.read.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&res); err != nil {
+		return fmt.Errorf("store: integrity check: %w", err)
+	}
+	if res != "ok" {
+		return Errorf(EINTERNAL, "store: integrity check: %s", res)
+	}
+	rows, err := db.read.QueryContext(ctx, `PRAGMA foreign_key_check`)
+	if err != nil {
+		return fmt.Errorf("store: foreign key check: %w", err)
+	}
+	defer rows.Close()
+	if rows.Next() {
+		return Errorf(EINTERNAL, "store: foreign key check found orphan rows")
+	}
+	return rows.Err()
+}

@@ -1,0 +1,453 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// timeline answers "what did the instance look like at local time t": the
+// host facts carried forward from the latest snapshot at or before t.
+type timeline struct {
+	at     []int64
+	states []hostState
+	def    *int
+}
+
+type hostState struct {
+	offset      *int
+	version     string
+	ifi         sql.NullBool
+	cores, mem  sql.NullInt64
+	flags, mods string
+}
+
+func newTimeline(f *facts) *timeline {
+	tl := &timeline{def: f.defaultOffset}
+	var cur hostState
+	for _, h := range f.hosts {
+		if h.offset.Valid {
+			v := int(h.offset.Int64)
+			cur.offset = &v
+		}
+		if h.version != "" {
+			cur.version = h.version
+		}
+		if h.ifi.Valid {
+			cur.ifi = h.ifi
+		}
+		if h.cores.Valid {
+			cur.cores = h.cores
+		}
+		if h.memory.Valid {
+			cur.mem = h.memory
+		}
+		if h.traceFlags != "" && h.traceFlags != "[]" {
+			cur.flags = h.traceFlags
+		}
+		if h.modules != "" && h.modules != "[]" {
+			cur.mods = h.modules
+		}
+		tl.at = append(tl.at, h.observed)
+		tl.states = append(tl.states, cur)
+	}
+	return tl
+}
+
+// state returns the host state at local time t and whether one was observed
+// at or before t.
+func (tl *timeline) state(t int64) (hostState, bool) {
+	i := sort.Search(len(tl.at), func(i int) bool { return tl.at[i] > t })
+	if i == 0 {
+		return hostState{}, false
+	}
+	return tl.states[i-1], true
+}
+
+// offset returns the UTC offset in minutes at local time t and whether a
+// source stated it: the latest stated offset at or before t, else the user's
+// default, else the earliest stated offset (time zones rarely change), else 0.
+func (tl *timeline) offset(t int64) (int, bool) {
+	if st, ok := tl.state(t); ok && st.offset != nil {
+		return *st.offset, true
+	}
+	if tl.def != nil {
+		return *tl.def, true
+	}
+	for _, st := range tl.states {
+		if st.offset != nil {
+			return *st.offset, true
+		}
+	}
+	return 0, false
+}
+
+const mib = 1 << 20
+
+// build derives one restore from a history row h and/or a log restore l (with
+// client output m merged into it).
+func build(h *histFact, l, m *logFact, semantics string, tl *timeline) *derivedRestore {
+	d := &derivedRestore{h: h, l: l, m: m}
+	r := &d.r
+	var sources []string
+	if h != nil {
+		d.key = "h:" + strconv.FormatInt(h.id, 10)
+		r.Database = h.db
+		r.Kind, _ = KindOfRestoreType(h.rtype)
+		sources = append(sources, "history")
+	} else {
+		d.key = "l:" + strconv.FormatInt(l.id, 10)
+		r.Database = l.db
+		r.Kind = l.kind
+	}
+	// Engine seconds and completion time, from the log, else the client output.
+	var completed *int64
+	var offset *int
+	var seconds float64
+	var pages int64
+	var upper float64
+	for _, x := range []*logFact{l, m} {
+		if x == nil {
+			continue
+		}
+		sources = append(sources, x.source)
+		if completed == nil && x.completed.Valid {
+			v := x.completed.Int64
+			completed = &v
+			if x.offset.Valid {
+				o := int(x.offset.Int64)
+				offset = &o
+			}
+		}
+		if seconds == 0 && x.has3014 && x.seconds.Float64 > 0 {
+			seconds = x.seconds.Float64
+			pages = x.pages.Int64
+			if x.mbps.Valid {
+				r.EngineMBps = ptr(x.mbps.Float64)
+			}
+		}
+		if x.upper.Valid && x.upper.Float64 > 0 {
+			upper = x.upper.Float64
+		}
+	}
+	// Duration by trust (SPEC §4); zero or negative is unknown, never 1 s.
+	r.DurationSource = DurationUnknown
+	switch {
+	case seconds > 0:
+		r.DurationS, r.DurationSource = ptr(seconds), DurationEngine
+	case completed != nil && h != nil && semantics == "start" && *completed > h.restore:
+		r.DurationS, r.DurationSource = ptr(float64(*completed-h.restore)/1000), DurationCompletion
+	case upper > 0:
+		r.DurationS, r.DurationSource = ptr(upper), DurationAgent
+	}
+	var started, finished *int64
+	switch {
+	case completed != nil:
+		finished = completed
+	case h != nil && semantics == "end":
+		finished = &h.restore
+	case h != nil && semantics == "start" && r.DurationS != nil:
+		f := h.restore + int64(*r.DurationS*1000)
+		finished = &f
+	}
+	if finished != nil && r.DurationS != nil && r.DurationSource != DurationAgent {
+		s := *finished - int64(*r.DurationS*1000)
+		started = &s
+	} else if h != nil && semantics == "start" {
+		started = &h.restore
+	}
+	var atLocal int64
+	switch {
+	case finished != nil:
+		atLocal = *finished
+	case started != nil:
+		atLocal = *started
+	case h != nil:
+		atLocal = h.restore
+	default:
+		return nil // a client message with no time and no history row: nothing to place it at
+	}
+	off, known := 0, false
+	if offset != nil {
+		off, known = *offset, true
+	} else {
+		off, known = tl.offset(atLocal)
+	}
+	toUTC := func(v int64) int64 { return v - int64(off)*60_000 }
+	r.OffsetKnown = known
+	d.utcS = toUTC(atLocal)
+	d.rest = map[string]any{}
+	d.rest["at_utc"] = d.utcS
+	if started != nil {
+		d.rest["started_utc"], d.rest["started_local"] = toUTC(*started), *started
+	}
+	if finished != nil {
+		d.rest["finished_utc"], d.rest["finished_local"] = toUTC(*finished), *finished
+	}
+	if h != nil {
+		d.rest["restore_date_local"] = h.restore
+	}
+	// Sizes: the backup set's sizes, counted once whatever the stripes.
+	if h != nil && h.backupSize.Valid {
+		r.BackupBytes = ptr(h.backupSize.Int64)
+		r.SizeSource = "backup_size"
+		if h.compressed.Valid {
+			r.CompressedB = ptr(h.compressed.Int64)
+		}
+	}
+	if pages > 0 {
+		r.Pages = ptr(pages)
+	}
+	if r.DurationS != nil && *r.DurationS > 0 {
+		switch {
+		case r.BackupBytes != nil && *r.BackupBytes > 0:
+			r.LogicalMiBps = ptr(float64(*r.BackupBytes) / mib / *r.DurationS)
+		case pages > 0:
+			r.LogicalMiBps = ptr(float64(pages) * 8192 / mib / *r.DurationS)
+			r.SizeSource = "pages_3014"
+		}
+		if r.CompressedB != nil && *r.CompressedB > 0 {
+			r.ReadMiBps = ptr(float64(*r.CompressedB) / mib / *r.DurationS)
+		}
+	}
+	if h != nil {
+		r.SourceServer = h.srcServer
+		r.SourceDatabase = h.srcDB
+		if h.major.Valid && h.minor.Valid && h.build.Valid {
+			r.SourceBuild = fmt.Sprintf("%d.%d.%d", h.major.Int64, h.minor.Int64, h.build.Int64)
+		}
+		switch {
+		case h.family != "":
+			r.Family = strings.ToLower(h.family)
+		case h.srcServer != "" && h.srcDB != "":
+			r.Family = strings.ToLower(h.srcServer + "/" + h.srcDB)
+		}
+		if h.backupSize.Valid {
+			// A NULL compressed size is what an upgraded msdb leaves for an
+			// uncompressed backup (reference §1.4).
+			r.Compressed = ptr(h.compressed.Valid && h.compressed.Int64 > 0 && h.compressed.Int64 < h.backupSize.Int64)
+		}
+		if h.keyAlg != "" {
+			r.Encrypted = ptr(!strings.EqualFold(h.keyAlg, "NO_Encryption"))
+		} else if h.backupSize.Valid {
+			r.Encrypted = ptr(false)
+		}
+		if h.checksums.Valid {
+			r.Checksum = ptr(h.checksums.Bool)
+		}
+		if h.copyOnly.Valid {
+			r.CopyOnly = ptr(h.copyOnly.Bool)
+		}
+		r.UserName = h.user
+	}
+	// Devices: the error log names what this restore read; msdb's
+	// physical_device_name may be the backup's original destination.
+	var devType string
+	var hDevType sql.NullInt64
+	switch {
+	case l != nil && len(l.devices) > 0:
+		r.Devices, devType = l.devices, l.devType
+	case h != nil:
+		r.Devices = h.devices
+		hDevType = h.deviceType
+	}
+	if h != nil && !hDevType.Valid {
+		hDevType = h.deviceType
+	}
+	r.DeviceKind = DeviceKindOf(r.Devices, devType, hDevType)
+	switch {
+	case h != nil && h.mediaFamilies.Valid:
+		r.Stripes = ptr(h.mediaFamilies.Int64)
+	case l != nil && l.deviceCount.Valid:
+		r.Stripes = ptr(l.deviceCount.Int64)
+	case h != nil && h.deviceCount.Valid:
+		r.Stripes = ptr(h.deviceCount.Int64)
+	case len(r.Devices) > 0:
+		r.Stripes = ptr(int64(len(r.Devices)))
+	}
+	if l != nil && l.buffer != nil {
+		b := l.buffer
+		if b.BufferCount > 0 {
+			r.BufferCount = ptr(b.BufferCount)
+		}
+		if b.MaxTransferKiB > 0 {
+			r.MaxTransferKiB = ptr(b.MaxTransferKiB)
+		}
+		if b.IOAlignment > 0 {
+			r.IOAlignment = ptr(b.IOAlignment)
+		}
+	}
+	ref := atLocal
+	if started != nil {
+		ref = *started
+	}
+	if st, ok := tl.state(ref); ok {
+		r.InstanceBuild = st.version
+		if st.ifi.Valid {
+			r.IFI = ptr(st.ifi.Bool)
+		}
+		if st.cores.Valid {
+			r.CPUCount = ptr(st.cores.Int64)
+		}
+		if st.mem.Valid {
+			r.MemoryMB = ptr(st.mem.Int64)
+		}
+		r.TraceFlags = canonList(st.flags)
+		r.Modules = canonList(st.mods)
+	}
+	r.Sources = strings.Join(dedupe(sources), "+")
+	return d
+}
+
+// DeviceKindOf classifies a backup's devices: a local path, a UNC share, a URL
+// (backup to Azure Storage or S3), a virtual device (third-party VDI tools) or
+// tape. logType is the error log's TYPE=; msdbType is device_type.
+func DeviceKindOf(devices []string, logType string, msdbType sql.NullInt64) string {
+	switch strings.ToUpper(logType) {
+	case "VIRTUAL_DEVICE":
+		return DeviceVirtual
+	case "URL":
+		return DeviceURL
+	case "TAPE":
+		return DeviceTape
+	}
+	if msdbType.Valid {
+		switch msdbType.Int64 {
+		case 7:
+			return DeviceVirtual
+		case 9:
+			return DeviceURL
+		case 5:
+			return DeviceTape
+		}
+	}
+	for _, d := range devices {
+		ld := strings.ToLower(strings.TrimSpace(d))
+		switch {
+		case strings.HasPrefix(ld, "http://"), strings.HasPrefix(ld, "https://"), strings.HasPrefix(ld, "s3://"):
+			return DeviceURL
+		case strings.HasPrefix(ld, `\\`), strings.HasPrefix(ld, "//"):
+			return DeviceUNC
+		}
+	}
+	if len(devices) == 0 {
+		return ""
+	}
+	for _, d := range devices {
+		if isGUIDLike(strings.TrimSpace(d)) {
+			return DeviceVirtual // VDI devices are named by a GUID
+		}
+	}
+	return DeviceLocal
+}
+
+func isGUIDLike(s string) bool {
+	s = strings.Trim(s, "{}")
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range s {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return false
+			}
+		} else if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+			return false
+		}
+	}
+	return true
+}
+
+// canonList turns a JSON list of values into a stable comma list ("1117,3226").
+func canonList(js string) string {
+	if js == "" || js == "[]" {
+		return ""
+	}
+	var vals []any
+	if json.Unmarshal([]byte(js), &vals) != nil {
+		return ""
+	}
+	s := make([]string, 0, len(vals))
+	for _, v := range vals {
+		s = append(s, fmt.Sprint(v))
+	}
+	sort.Strings(s)
+	return strings.Join(dedupe(s), ",")
+}
+
+func dedupe(s []string) []string {
+	seen := map[string]bool{}
+	out := s[:0:0]
+	for _, v := range s {
+		if v != "" && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }
+
+const upsertRestore = `INSERT INTO restore (instance_id, natural_key, generation, history_id, log_id, extra_log_id,
+ database_name, kind, at_utc, started_utc, finished_utc, started_local, finished_local, restore_date_local,
+ offset_known, duration_s, duration_source, backup_bytes, compressed_bytes, pages, size_source, logical_mibps,
+ read_mibps, engine_mbps, instance_build, source_server, source_database, source_build, family, compressed,
+ encrypted, checksum, copy_only, devices, device_kind, stripes, buffer_count, max_transfer_kib, io_alignment, ifi,
+ cpu_count, memory_mb, trace_flags, modules, user_name, sources)
+ VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+ ON CONFLICT (natural_key) DO UPDATE SET generation = excluded.generation, history_id = excluded.history_id,
+ log_id = excluded.log_id, extra_log_id = excluded.extra_log_id, database_name = excluded.database_name,
+ kind = excluded.kind, at_utc = excluded.at_utc, started_utc = excluded.started_utc,
+ finished_utc = excluded.finished_utc, started_local = excluded.started_local, finished_local = excluded.finished_local,
+ restore_date_local = excluded.restore_date_local, offset_known = excluded.offset_known,
+ duration_s = excluded.duration_s, duration_source = excluded.duration_source, backup_bytes = excluded.backup_bytes,
+ compressed_bytes = excluded.compressed_bytes, pages = excluded.pages, size_source = excluded.size_source,
+ logical_mibps = excluded.logical_mibps, read_mibps = excluded.read_mibps, engine_mbps = excluded.engine_mbps,
+ instance_build = excluded.instance_build, source_server = excluded.source_server,
+ source_database = excluded.source_database, source_build = excluded.source_build, family = excluded.family,
+ compressed = excluded.compressed, encrypted = excluded.encrypted, checksum = excluded.checksum,
+ copy_only = excluded.copy_only, devices = excluded.devices, device_kind = excluded.device_kind,
+ stripes = excluded.stripes, buffer_count = excluded.buffer_count, max_transfer_kib = excluded.max_transfer_kib,
+ io_alignment = excluded.io_alignment, ifi = excluded.ifi, cpu_count = excluded.cpu_count,
+ memory_mb = excluded.memory_mb, trace_flags = excluded.trace_flags, modules = excluded.modules,
+ user_name = excluded.user_name, sources = excluded.sources`
+
+func writeRestores(ctx context.Context, tx *sql.Tx, instanceID int64, out derived, gen int64) error {
+	st, err := tx.PrepareContext(ctx, upsertRestore)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for i := range out.restores {
+		d := &out.restores[i]
+		r := &d.r
+		var hid, lid, mid any
+		if d.h != nil {
+			hid = d.h.id
+		}
+		if d.l != nil {
+			lid = d.l.id
+		}
+		if d.m != nil {
+			mid = d.m.id
+		}
+		_, err := st.ExecContext(ctx, instanceID, d.key, gen, hid, lid, mid, r.Database, string(r.Kind), d.utcS,
+			d.rest["started_utc"], d.rest["finished_utc"], d.rest["started_local"], d.rest["finished_local"],
+			d.rest["restore_date_local"], r.OffsetKnown, r.DurationS, r.DurationSource, r.BackupBytes, r.CompressedB,
+			r.Pages, r.SizeSource, r.LogicalMiBps, r.ReadMiBps, r.EngineMBps, nullString(r.InstanceBuild),
+			nullString(r.SourceServer), nullString(r.SourceDatabase), nullString(r.SourceBuild), nullString(r.Family),
+			r.Compressed, r.Encrypted, r.Checksum, r.CopyOnly, jsonText(nonNil(r.Devices)), nullString(r.DeviceKind),
+			r.Stripes, r.BufferCount, r.MaxTransferKiB, r.IOAlignment, r.IFI, r.CPUCount, r.MemoryMB,
+			nullString(r.TraceFlags), nullString(r.Modules), nullString(r.UserName), r.Sources)
+		if err != nil {
+			return fmt.Errorf("write restore %s: %w", d.key, err)
+		}
+	}
+	_, err = tx.ExecContext(ctx, `DELETE FROM restore WHERE instance_id = ? AND generation <> ?`, instanceID, gen)
+	return err
+}

@@ -1,0 +1,453 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ImportSummary is what an import reports (SPEC §3.2).
+type ImportSummary struct {
+	Source     string
+	File       string
+	Read       int64 // records handed in (restores, history rows, snapshots)
+	Added      int64
+	Duplicates int64
+	Rejects    []Reject
+	Instances  []string
+}
+
+// Import is a Sink that writes records to the warehouse in batches, one
+// transaction per batch, so a crash leaves the warehouse as it was before or
+// after a committed batch, and re-running the import adds only what is missing.
+type Import struct {
+	db        *DB
+	ctx       context.Context
+	batch     []any
+	batchSize int
+	summary   ImportSummary
+	instances map[string]int64
+	touched   map[int64]string
+	runID     int64
+	maxRej    int
+}
+
+// BatchSize is the number of records an Import commits at once.
+const BatchSize = 5000
+
+// NewImport starts an import of one file (or live pass) from source.
+func (db *DB) NewImport(ctx context.Context, source, file string) (*Import, error) {
+	res, err := db.write.ExecContext(ctx, `INSERT INTO import_run (source, file, started_at) VALUES (?, ?, ?)`,
+		source, file, db.now().UnixMilli())
+	if err != nil {
+		return nil, fmt.Errorf("store: start import: %w", err)
+	}
+	id, _ := res.LastInsertId()
+	return &Import{db: db, ctx: ctx, batchSize: BatchSize, runID: id, maxRej: 100000,
+		summary:   ImportSummary{Source: source, File: file},
+		instances: map[string]int64{}, touched: map[int64]string{}}, nil
+}
+
+// History implements Sink.
+func (im *Import) History(h HistoryRow) error { return im.add(&h) }
+
+// LogRestore implements Sink.
+func (im *Import) LogRestore(l LogRestore) error { return im.add(&l) }
+
+// Host implements Sink.
+func (im *Import) Host(h HostSnapshot) error { return im.add(&h) }
+
+// Reject implements Sink.
+func (im *Import) Reject(r Reject) {
+	if len(im.summary.Rejects) < im.maxRej {
+		im.summary.Rejects = append(im.summary.Rejects, r)
+	}
+}
+
+func (im *Import) add(rec any) error {
+	im.summary.Read++
+	var err error
+	switch r := rec.(type) {
+	case *HistoryRow:
+		err = r.Validate()
+		if err == nil {
+			im.batch = append(im.batch, r)
+		} else {
+			im.Reject(Reject{File: r.Origin.File, Line: r.Origin.Line, Reason: err.Error()})
+		}
+	case *LogRestore:
+		err = r.Validate()
+		if err == nil {
+			im.batch = append(im.batch, r)
+		} else {
+			im.Reject(Reject{File: r.Origin.File, Line: r.Origin.Line, Reason: err.Error()})
+		}
+	case *HostSnapshot:
+		err = r.Validate()
+		if err == nil {
+			im.batch = append(im.batch, r)
+		} else {
+			im.Reject(Reject{File: r.Origin.File, Line: r.Origin.Line, Reason: err.Error()})
+		}
+	}
+	if len(im.batch) >= im.batchSize {
+		return im.Flush()
+	}
+	return nil
+}
+
+// Flush commits the pending batch.
+func (im *Import) Flush() error {
+	if len(im.batch) == 0 {
+		return nil
+	}
+	tx, err := im.db.write.BeginTx(im.ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: import batch: %w", err)
+	}
+	defer tx.Rollback()
+	w := &batchWriter{tx: tx, im: im}
+	for _, rec := range im.batch {
+		var added bool
+		switch r := rec.(type) {
+		case *HistoryRow:
+			added, err = w.history(r)
+		case *LogRestore:
+			added, err = w.logRestore(r)
+		case *HostSnapshot:
+			added, err = w.host(r)
+		}
+		if err != nil {
+			return fmt.Errorf("store: import batch: %w", err)
+		}
+		if added {
+			im.summary.Added++
+		} else {
+			im.summary.Duplicates++
+		}
+	}
+	for id := range w.dirty {
+		if _, err := tx.ExecContext(im.ctx, `UPDATE instance SET dirty = 1 WHERE id = ?`, id); err != nil {
+			return fmt.Errorf("store: import batch: %w", err)
+		}
+	}
+	if err := w.close(); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: import batch: commit: %w", err)
+	}
+	im.batch = im.batch[:0]
+	return nil
+}
+
+// Close commits what is pending, reconciles the instances it touched and
+// returns the summary. A failed import still reconciles what it committed.
+func (im *Import) Close() (ImportSummary, error) {
+	ferr := im.Flush()
+	rerr := im.db.Reconcile(im.ctx)
+	for _, name := range im.touched {
+		im.summary.Instances = append(im.summary.Instances, name)
+	}
+	errText := ""
+	if ferr != nil {
+		errText = ferr.Error()
+	}
+	_, _ = im.db.write.ExecContext(context.WithoutCancel(im.ctx), `UPDATE import_run SET finished_at = ?, read = ?, added = ?, duplicates = ?, rejected = ?, error = ? WHERE id = ?`,
+		im.db.now().UnixMilli(), im.summary.Read, im.summary.Added, im.summary.Duplicates, len(im.summary.Rejects), nullString(errText), im.runID)
+	if ferr != nil {
+		return im.summary, ferr
+	}
+	return im.summary, rerr
+}
+
+type batchWriter struct {
+	tx    *sql.Tx
+	im    *Import
+	dirty map[int64]bool
+	stmts map[string]*sql.Stmt
+}
+
+func (w *batchWriter) stmt(q string) (*sql.Stmt, error) {
+	if s, ok := w.stmts[q]; ok {
+		return s, nil
+	}
+	s, err := w.tx.PrepareContext(w.im.ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if w.stmts == nil {
+		w.stmts = map[string]*sql.Stmt{}
+	}
+	w.stmts[q] = s
+	return s, nil
+}
+
+func (w *batchWriter) close() error {
+	for _, s := range w.stmts {
+		s.Close()
+	}
+	return nil
+}
+
+// instanceID finds or creates the instance row. Instance names compare
+// case-insensitively, as SQL Server's do.
+func (w *batchWriter) instanceID(name string) (int64, error) {
+	name = strings.TrimSpace(name)
+	key := strings.ToLower(name)
+	if id, ok := w.im.instances[key]; ok {
+		return id, nil
+	}
+	var id int64
+	err := w.tx.QueryRowContext(w.im.ctx, `SELECT id FROM instance WHERE name = ?`, name).Scan(&id)
+	if err == sql.ErrNoRows {
+		err = w.tx.QueryRowContext(w.im.ctx, `INSERT INTO instance (name, created_at) VALUES (?, ?) RETURNING id`,
+			name, w.im.db.now().UnixMilli()).Scan(&id)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("instance %q: %w", name, err)
+	}
+	w.im.instances[key] = id
+	return id, nil
+}
+
+func (w *batchWriter) touch(id int64, name string) {
+	if w.dirty == nil {
+		w.dirty = map[int64]bool{}
+	}
+	w.dirty[id] = true
+	w.im.touched[id] = name
+}
+
+const insertHistory = `INSERT INTO history_row (instance_id, restore_history_id, restore_local, database_name, user_name,
+ restore_type, replace_flag, recovery, stop_at_local, device_count, backup_set_uuid, family_guid, source_server,
+ source_machine, source_database, backup_type, backup_start_local, backup_finish_local, first_lsn, last_lsn,
+ backup_size, compressed_size, software_major, software_minor, software_build, is_copy_only, has_checksums,
+ key_algorithm, media_families, device_type, devices, source, origin)
+ VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+ ON CONFLICT (instance_id, restore_history_id, restore_local) DO NOTHING`
+
+func (w *batchWriter) history(h *HistoryRow) (bool, error) {
+	id, err := w.instanceID(h.Instance)
+	if err != nil {
+		return false, err
+	}
+	s, err := w.stmt(insertHistory)
+	if err != nil {
+		return false, err
+	}
+	res, err := s.ExecContext(w.im.ctx, id, h.RestoreHistoryID, ms(h.RestoreDate), h.Database, nullString(h.UserName),
+		nullString(strings.ToUpper(h.RestoreType)), nullBool(h.Replace), nullBool(h.Recovery), nullTime(h.StopAt), h.DeviceCount,
+		nullString(h.BackupSetUUID), nullString(h.FamilyGUID), nullString(h.SourceServer), nullString(h.SourceMachine),
+		nullString(h.SourceDatabase), nullString(strings.ToUpper(h.BackupType)), nullTime(h.BackupStart), nullTime(h.BackupFinish),
+		nullString(h.FirstLSN), nullString(h.LastLSN), h.BackupSize, h.CompressedSize, h.SoftwareMajor, h.SoftwareMinor,
+		h.SoftwareBuild, nullBool(h.IsCopyOnly), nullBool(h.HasChecksums), nullString(h.KeyAlgorithm), h.MediaFamilies,
+		h.DeviceType, jsonText(nonNil(h.Devices)), h.Origin.Source, h.Origin.String())
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	if n > 0 {
+		w.touch(id, h.Instance)
+	}
+	return n > 0, nil
+}
+
+// logKey identifies a log restore across re-imports and sources that print the
+// same log (the ERRORLOG file, its archive after a cycle, xp_readerrorlog).
+// Times are cut to centiseconds: the file has two fractional digits, the
+// datetime that xp_readerrorlog returns has three.
+func logKey(instanceID int64, l *LogRestore) string {
+	h := sha256.New()
+	src := l.Origin.Source
+	if src == "live-errorlog" {
+		src = "errorlog"
+	}
+	fmt.Fprintf(h, "%d\x00%s\x00%s\x00%s\x00%d\x00%d\x00%s\x00%s\x00%t\x00%s\x00%d\x00%.3f",
+		instanceID, src, l.Database, l.Kind, l.MessageID, l.CompletedAt.UnixMilli()/10,
+		l.FirstLSN, l.LastLSN, l.Has3014, l.Statement, l.Pages, l.Seconds)
+	if l.CompletedAt.IsZero() {
+		// Without a time, identical statements of one file are told apart by
+		// their position in it.
+		fmt.Fprintf(h, "\x00%s\x00%d", l.Origin.File, l.Origin.Line)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+const insertLog = `INSERT INTO log_restore (instance_id, dedupe_key, source, database_name, kind, message_id,
+ completed_local, utc_offset, first_lsn, last_lsn, device_count, device_type, devices, has_3014, statement, pages,
+ seconds, mbps, upper_bound_s, buffer, phases, recovery, origin)
+ VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (dedupe_key) DO NOTHING`
+
+func (w *batchWriter) logRestore(l *LogRestore) (bool, error) {
+	id, err := w.instanceID(l.Instance)
+	if err != nil {
+		return false, err
+	}
+	s, err := w.stmt(insertLog)
+	if err != nil {
+		return false, err
+	}
+	var completed any
+	if !l.CompletedAt.IsZero() {
+		completed = ms(l.CompletedAt)
+	}
+	var buffer, phases, recovery any
+	if l.Buffer != nil {
+		buffer = jsonText(l.Buffer)
+	}
+	if len(l.Phases) > 0 {
+		phases = jsonText(l.Phases)
+	}
+	if l.Recovery != nil {
+		recovery = jsonText(l.Recovery)
+	}
+	res, err := s.ExecContext(w.im.ctx, id, logKey(id, l), l.Origin.Source, l.Database, string(l.Kind), l.MessageID,
+		completed, nullInt(l.UTCOffset), nullString(l.FirstLSN), nullString(l.LastLSN), nullZero(int64(l.DeviceCount)),
+		nullString(l.DeviceType), jsonText(nonNil(l.Devices)), l.Has3014, nullString(l.Statement), nullZero(l.Pages),
+		nullFloat(l.Seconds, l.Has3014), nullFloat(l.MBps, l.Has3014), nullFloat(l.UpperBoundS, l.UpperBoundS > 0),
+		buffer, phases, recovery, l.Origin.String())
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	if n > 0 {
+		w.touch(id, l.Instance)
+	}
+	return n > 0, nil
+}
+
+const insertHost = `INSERT INTO host_snapshot (instance_id, observed_local, utc_offset, source, content_hash, version,
+ level, update_level, update_ref, edition, os, hypervisor, manufacturer, model, sockets, cores, memory_mb, ifi,
+ trace_flags, modules, extra, origin)
+ VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (instance_id, observed_local, source) DO NOTHING`
+
+func (w *batchWriter) host(h *HostSnapshot) (bool, error) {
+	id, err := w.instanceID(h.Instance)
+	if err != nil {
+		return false, err
+	}
+	hash := hostHash(h)
+	if h.Origin.Source == "live" {
+		// A live snapshot is kept only when something changed since the
+		// previous one, so a year of passes does not store a year of copies.
+		var last string
+		err := w.tx.QueryRowContext(w.im.ctx, `SELECT content_hash FROM host_snapshot WHERE instance_id = ? AND source = 'live'
+			AND observed_local <= ? ORDER BY observed_local DESC LIMIT 1`, id, ms(h.ObservedAt)).Scan(&last)
+		if err == nil && last == hash {
+			return false, nil
+		}
+	}
+	s, err := w.stmt(insertHost)
+	if err != nil {
+		return false, err
+	}
+	res, err := s.ExecContext(w.im.ctx, id, ms(h.ObservedAt), nullInt(h.UTCOffset), h.Origin.Source, hash,
+		nullString(h.Version), nullString(h.Level), nullString(h.UpdateLevel), nullString(h.UpdateRef), nullString(h.Edition),
+		nullString(h.OS), nullBool(h.Hypervisor), nullString(h.Manufacturer), nullString(h.Model), h.Sockets, h.Cores,
+		h.MemoryMB, nullBool(h.IFI), jsonText(nonNil(h.TraceFlags)), jsonText(nonNil(h.Modules)), jsonText(nonNilMap(h.Extra)),
+		h.Origin.String())
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	if n > 0 {
+		w.touch(id, h.Instance)
+	}
+	return n > 0, nil
+}
+
+func hostHash(h *HostSnapshot) string {
+	c := *h
+	c.ObservedAt = time.Time{}
+	c.Origin = Origin{}
+	b, _ := json.Marshal(c)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
+}
+
+// SetDefaultOffset records the UTC offset (minutes) to assume for an instance
+// whose sources state none, and marks it for reconciliation.
+func (db *DB) SetDefaultOffset(ctx context.Context, instance string, minutes int) error {
+	_, err := db.write.ExecContext(ctx, `INSERT INTO instance (name, default_utc_offset, dirty, created_at) VALUES (?, ?, 1, ?)
+		ON CONFLICT (name) DO UPDATE SET default_utc_offset = excluded.default_utc_offset, dirty = 1`,
+		instance, minutes, db.now().UnixMilli())
+	if err != nil {
+		return fmt.Errorf("store: set offset of %s: %w", instance, err)
+	}
+	return nil
+}
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+func nullTime(t *time.Time) any {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullBool(b *bool) any {
+	if b == nil {
+		return nil
+	}
+	return *b
+}
+
+func nullInt(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func nullZero(v int64) any {
+	if v == 0 {
+		return nil
+	}
+	return v
+}
+
+func nullFloat(v float64, ok bool) any {
+	if !ok {
+		return nil
+	}
+	return v
+}
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "null"
+	}
+	return string(b)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func nonNilMap(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+var _ = strconv.Itoa

@@ -1,0 +1,376 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Reconcile rebuilds the restores of every instance whose raw facts changed
+// since it was last reconciled. It derives everything from the raw tables, so
+// the result does not depend on the order in which sources were imported, and
+// a crash between an import's commit and its reconciliation is repaired by the
+// next call (the instance stays marked dirty).
+func (db *DB) Reconcile(ctx context.Context) error {
+	rows, err := db.write.QueryContext(ctx, `SELECT id FROM instance WHERE dirty = 1 ORDER BY id`)
+	if err != nil {
+		return fmt.Errorf("store: reconcile: %w", err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("store: reconcile: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	for _, id := range ids {
+		if err := db.reconcileInstance(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReconcileAll rebuilds every instance's restores from scratch.
+func (db *DB) ReconcileAll(ctx context.Context) error {
+	if _, err := db.write.ExecContext(ctx, `UPDATE instance SET dirty = 1`); err != nil {
+		return fmt.Errorf("store: reconcile all: %w", err)
+	}
+	return db.Reconcile(ctx)
+}
+
+func (db *DB) reconcileInstance(ctx context.Context, id int64) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: reconcile instance %d: %w", id, err)
+	}
+	defer tx.Rollback()
+	in, err := loadFacts(ctx, tx, id)
+	if err != nil {
+		return fmt.Errorf("store: reconcile instance %d: %w", id, err)
+	}
+	out := derive(in)
+	if err := writeRestores(ctx, tx, id, out, db.now().UnixNano()); err != nil {
+		return fmt.Errorf("store: reconcile instance %d: %w", id, err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE instance SET dirty = 0, restore_date_semantics = ?, semantics_samples = ? WHERE id = ?`,
+		out.semantics, out.semanticsN, id); err != nil {
+		return fmt.Errorf("store: reconcile instance %d: %w", id, err)
+	}
+	return tx.Commit()
+}
+
+// facts are an instance's raw records, loaded for derivation.
+type facts struct {
+	defaultOffset *int
+	history       []histFact
+	logs          []logFact
+	hosts         []hostFact
+}
+
+type histFact struct {
+	id, hid                                                   int64
+	restore                                                   int64
+	db, user, rtype, uuid, family, srcServer, srcMachine, srcDB string
+	firstLSN, lastLSN, keyAlg                                 string
+	backupSize, compressed, major, minor, build               sql.NullInt64
+	copyOnly, checksums                                       sql.NullBool
+	mediaFamilies, deviceCount, deviceType                    sql.NullInt64
+	devices                                                   []string
+}
+
+type logFact struct {
+	id                         int64
+	source, db                 string
+	kind                       Kind
+	msgID                      int
+	completed, offset          sql.NullInt64
+	firstLSN, lastLSN, devType string
+	deviceCount                sql.NullInt64
+	devices                    []string
+	has3014                    bool
+	pages                      sql.NullInt64
+	seconds, mbps, upper       sql.NullFloat64
+	buffer                     *BufferConfig
+}
+
+type hostFact struct {
+	observed                  int64
+	offset                    sql.NullInt64
+	version                   string
+	ifi                       sql.NullBool
+	cores, memory             sql.NullInt64
+	traceFlags, modules       string
+}
+
+func loadFacts(ctx context.Context, tx *sql.Tx, id int64) (*facts, error) {
+	f := &facts{}
+	var def sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT default_utc_offset FROM instance WHERE id = ?`, id).Scan(&def); err != nil {
+		return nil, err
+	}
+	if def.Valid {
+		v := int(def.Int64)
+		f.defaultOffset = &v
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, restore_history_id, restore_local, database_name, COALESCE(user_name,''),
+		COALESCE(restore_type,''), COALESCE(backup_set_uuid,''), COALESCE(family_guid,''), COALESCE(source_server,''),
+		COALESCE(source_machine,''), COALESCE(source_database,''), COALESCE(first_lsn,''), COALESCE(last_lsn,''),
+		COALESCE(key_algorithm,''), backup_size, compressed_size, software_major, software_minor, software_build,
+		is_copy_only, has_checksums, media_families, device_count, device_type, devices
+		FROM history_row WHERE instance_id = ? ORDER BY restore_local, id`, id)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var h histFact
+		var devices string
+		if err := rows.Scan(&h.id, &h.hid, &h.restore, &h.db, &h.user, &h.rtype, &h.uuid, &h.family, &h.srcServer,
+			&h.srcMachine, &h.srcDB, &h.firstLSN, &h.lastLSN, &h.keyAlg, &h.backupSize, &h.compressed, &h.major,
+			&h.minor, &h.build, &h.copyOnly, &h.checksums, &h.mediaFamilies, &h.deviceCount, &h.deviceType, &devices); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		_ = json.Unmarshal([]byte(devices), &h.devices)
+		f.history = append(f.history, h)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows, err = tx.QueryContext(ctx, `SELECT id, source, database_name, kind, message_id, completed_local, utc_offset,
+		COALESCE(first_lsn,''), COALESCE(last_lsn,''), COALESCE(device_type,''), device_count, devices, has_3014, pages,
+		seconds, mbps, upper_bound_s, COALESCE(buffer,'')
+		FROM log_restore WHERE instance_id = ? ORDER BY completed_local, id`, id)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var l logFact
+		var devices, buffer string
+		if err := rows.Scan(&l.id, &l.source, &l.db, &l.kind, &l.msgID, &l.completed, &l.offset, &l.firstLSN,
+			&l.lastLSN, &l.devType, &l.deviceCount, &devices, &l.has3014, &l.pages, &l.seconds, &l.mbps, &l.upper, &buffer); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		_ = json.Unmarshal([]byte(devices), &l.devices)
+		if buffer != "" {
+			l.buffer = &BufferConfig{}
+			if json.Unmarshal([]byte(buffer), l.buffer) != nil {
+				l.buffer = nil
+			}
+		}
+		f.logs = append(f.logs, l)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows, err = tx.QueryContext(ctx, `SELECT observed_local, utc_offset, COALESCE(version,''), ifi, cores, memory_mb,
+		trace_flags, modules FROM host_snapshot WHERE instance_id = ? ORDER BY observed_local, id`, id)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var h hostFact
+		if err := rows.Scan(&h.observed, &h.offset, &h.version, &h.ifi, &h.cores, &h.memory, &h.traceFlags, &h.modules); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		f.hosts = append(f.hosts, h)
+	}
+	rows.Close()
+	return f, rows.Err()
+}
+
+// derived is the outcome of reconciliation for one instance.
+type derived struct {
+	restores   []derivedRestore
+	semantics  string
+	semanticsN int
+}
+
+type derivedRestore struct {
+	key  string
+	h    *histFact
+	l    *logFact // the error-log (or only) log record
+	m    *logFact // client output merged into l
+	r    Restore
+	utcS int64 // at, ms UTC
+	rest map[string]any
+}
+
+func derive(f *facts) derived {
+	var out derived
+	// 1. Client output (messages, Agent) that repeats an error-log restore:
+	// same database, pages and engine seconds.
+	var logs, clients []*logFact
+	for i := range f.logs {
+		l := &f.logs[i]
+		if l.source == "errorlog" || l.source == "live-errorlog" {
+			logs = append(logs, l)
+		} else {
+			clients = append(clients, l)
+		}
+	}
+	merged := map[*logFact]*logFact{}
+	used := map[*logFact]bool{}
+	for _, c := range clients {
+		if !c.has3014 {
+			continue
+		}
+		for _, l := range logs {
+			if used[l] || !l.has3014 || !strings.EqualFold(l.db, c.db) || l.pages != c.pages ||
+				math.Abs(l.seconds.Float64-c.seconds.Float64) > 0.0015 {
+				continue
+			}
+			merged[l] = c
+			used[l] = true
+			used[c] = true
+			break
+		}
+	}
+	var unmatchedLogs []*logFact
+	for i := range f.logs {
+		l := &f.logs[i]
+		if !used[l] || merged[l] != nil {
+			unmatchedLogs = append(unmatchedLogs, l)
+		}
+	}
+	// 2. History rows ↔ log restores.
+	pairs := matchHistory(f.history, unmatchedLogs)
+	// 3. restore_date semantics, measured on pairs with engine seconds.
+	var startVotes, endVotes int
+	for hi, l := range pairs {
+		h := &f.history[hi]
+		if l == nil || !l.has3014 || !l.completed.Valid || l.seconds.Float64 < 10 {
+			continue
+		}
+		end := l.completed.Int64
+		start := end - int64(l.seconds.Float64*1000)
+		if abs64(h.restore-start) < abs64(h.restore-end) {
+			startVotes++
+		} else {
+			endVotes++
+		}
+	}
+	out.semantics, out.semanticsN = "unknown", startVotes+endVotes
+	if n := startVotes + endVotes; n >= 3 {
+		if float64(startVotes) >= 0.8*float64(n) {
+			out.semantics = "start"
+		} else if float64(endVotes) >= 0.8*float64(n) {
+			out.semantics = "end"
+		}
+	}
+	tl := newTimeline(f)
+	paired := map[*logFact]bool{}
+	for hi := range f.history {
+		h := &f.history[hi]
+		if h.rtype == "V" {
+			continue
+		}
+		l := pairs[hi]
+		if l != nil {
+			paired[l] = true
+		}
+		d := build(h, l, merged[l], out.semantics, tl)
+		if d != nil {
+			out.restores = append(out.restores, *d)
+		}
+	}
+	for _, l := range unmatchedLogs {
+		if paired[l] {
+			continue
+		}
+		d := build(nil, l, merged[l], out.semantics, tl)
+		if d != nil {
+			out.restores = append(out.restores, *d)
+		}
+	}
+	return out
+}
+
+// matchHistory pairs history rows with log restores: same destination
+// database and kind, and the same first and last LSN when both sides have
+// them; otherwise a completion time close to restore_date. Pairs are chosen
+// nearest in time first, one-to-one.
+func matchHistory(hist []histFact, logs []*logFact) map[int]*logFact {
+	type cand struct {
+		hi   int
+		l    *logFact
+		diff int64
+		lsn  bool
+	}
+	byDB := map[string][]*logFact{}
+	for _, l := range logs {
+		if l.completed.Valid {
+			k := strings.ToLower(l.db)
+			byDB[k] = append(byDB[k], l)
+		}
+	}
+	var cands []cand
+	for hi := range hist {
+		h := &hist[hi]
+		hk, ok := KindOfRestoreType(h.rtype)
+		if !ok || hk == KindVerify {
+			continue
+		}
+		for _, l := range byDB[strings.ToLower(h.db)] {
+			if l.kind != hk {
+				continue
+			}
+			diff := l.completed.Int64 - h.restore
+			bothLSN := h.firstLSN != "" && h.lastLSN != "" && l.firstLSN != "" && l.lastLSN != ""
+			if bothLSN {
+				if h.firstLSN != l.firstLSN || h.lastLSN != l.lastLSN {
+					continue
+				}
+				// restore_date is the start or the end of the statement; the
+				// completion line is its end. A day covers a 16 TB restore.
+				if diff < -int64(time.Hour/time.Millisecond) || diff > int64(72*time.Hour/time.Millisecond) {
+					continue
+				}
+			} else {
+				maxS := 3600.0
+				if l.seconds.Valid {
+					maxS = l.seconds.Float64
+				}
+				if diff < -120_000 || diff > int64(maxS*1000)+120_000 {
+					continue
+				}
+			}
+			cands = append(cands, cand{hi: hi, l: l, diff: abs64(diff), lsn: bothLSN})
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].lsn != cands[j].lsn {
+			return cands[i].lsn
+		}
+		return cands[i].diff < cands[j].diff
+	})
+	pairs := map[int]*logFact{}
+	taken := map[*logFact]bool{}
+	for _, c := range cands {
+		if _, ok := pairs[c.hi]; ok || taken[c.l] {
+			continue
+		}
+		pairs[c.hi] = c.l
+		taken[c.l] = true
+	}
+	return pairs
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

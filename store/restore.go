@@ -1,0 +1,65 @@
+package store
+
+import "time"
+
+// Restore is one completed RESTORE statement as the warehouse knows it after
+// reconciling every source: the history row, the error-log lines and client
+// output that describe it. Pointer fields are nil where no source says.
+type Restore struct {
+	ID             int64      `json:"id"`
+	Instance       string     `json:"instance"`
+	Database       string     `json:"database"`
+	Kind           Kind       `json:"kind"`
+	StartedAt      *time.Time `json:"started_at"`
+	FinishedAt     *time.Time `json:"finished_at"`
+	At             time.Time  `json:"at"`
+	OffsetKnown    bool       `json:"offset_known"`
+	DurationS      *float64   `json:"duration_s"`
+	DurationSource string     `json:"duration_source"`
+	BackupBytes    *int64     `json:"backup_bytes"`
+	CompressedB    *int64     `json:"compressed_bytes"`
+	Pages          *int64     `json:"pages"`
+	SizeSource     string     `json:"size_source"`
+	LogicalMiBps   *float64   `json:"logical_mibps"`
+	ReadMiBps      *float64   `json:"read_mibps"`
+	EngineMBps     *float64   `json:"engine_mbps"`
+	InstanceBuild  string     `json:"instance_build"`
+	SourceServer   string     `json:"source_server"`
+	SourceDatabase string     `json:"source_database"`
+	SourceBuild    string     `json:"source_build"`
+	Family         string     `json:"family"`
+	Compressed     *bool      `json:"compressed"`
+	Encrypted      *bool      `json:"encrypted"`
+	Checksum       *bool      `json:"checksum"`
+	CopyOnly       *bool      `json:"copy_only"`
+	Devices        []string   `json:"devices"`
+	DeviceKind     string     `json:"device_kind"`
+	Stripes        *int64     `json:"stripes"`
+	BufferCount    *int64     `json:"buffer_count"`
+	MaxTransferKiB *int64     `json:"max_transfer_kib"`
+	IOAlignment    *int64     `json:"io_alignment"`
+	IFI            *bool      `json:"ifi"`
+	CPUCount       *int64     `json:"cpu_count"`
+	MemoryMB       *int64     `json:"memory_mb"`
+	TraceFlags     string     `json:"trace_flags"`
+	Modules        string     `json:"modules"`
+	UserName       string     `json:"user_name"`
+	Sources        string     `json:"sources"`
+}
+
+// Duration sources, in order of trust (SPEC §4).
+const (
+	DurationEngine     = "engine_3014"             // the 3014 line's seconds
+	DurationCompletion = "completion_minus_start"  // completion line − restore_date measured to be the start
+	DurationAgent      = "agent_step_upper_bound"  // Agent job step duration
+	DurationUnknown    = "unknown"
+)
+
+// Device kinds derived from the backup's device paths and types.
+const (
+	DeviceLocal   = "local"
+	DeviceUNC     = "unc_share"
+	DeviceURL     = "url"
+	DeviceVirtual = "virtual_device"
+	DeviceTape    = "tape"
+)
