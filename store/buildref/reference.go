@@ -60,6 +60,16 @@ func Default() *Reference { return defaultRef() }
 // Len is the number of listed builds.
 func (ref *Reference) Len() int { return len(ref.list()) }
 
+// Builds lists the listed builds in ascending order (a three-part entry
+// has Revision 0).
+func (ref *Reference) Builds() []Version {
+	out := make([]Version, 0, ref.Len())
+	for _, e := range ref.list() {
+		out = append(out, e.v)
+	}
+	return out
+}
+
 // LastUpdated is the list's own date stamp (dbatools "LastUpdated"), or ""
 // when the list has none.
 func (ref *Reference) LastUpdated() string {
