@@ -58,7 +58,7 @@ func ParseBanner(line string) (Banner, bool) {
 	}
 	start, prefix, product := -1, "", ""
 	for _, p := range bannerPrefixes {
-		if i := strings.Index(line, p.text); i >= 0 && (start < 0 || i < start || i == start && len(p.text) > len(prefix)) {
+		if i := strings.Index(line, p.text); i >= 0 && (start < 0 || i < start) {
 			start, prefix, product = i, p.text, p.product
 		}
 	}

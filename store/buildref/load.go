@@ -22,9 +22,10 @@ const maxListBytes = 16 << 20
 // "KBList" is a string or an array of strings (numbers without "KB").
 //
 // Load also accepts the project's own explicit format, a JSON array as in the
-// embedded builds.json: [{"v": "13.0.4474", "level": "SP1", "cu": "CU8",
-// "gdr": false, "kb": "KB4077064", "date": "2018-03-19", "retired": false,
-// "product": "2016"}] where only "v" and "level" are required.
+// embedded builds.json: [{"v": "14.0.3048", "level": "RTM", "cu": "CU13",
+// "gdr": false, "kb": "KB4466404", "date": "2018-12-18", "retired": false,
+// "product": "2017"}] where only "v" and "level" are required; every entry
+// states its facts in full (nothing carries over).
 func Load(r io.Reader) (*Reference, error) {
 	b, err := io.ReadAll(io.LimitReader(r, maxListBytes+1))
 	if err != nil {
@@ -135,11 +136,11 @@ func loadDbatools(b []byte) (*Reference, error) {
 		}
 		switch {
 		case d.SP != "":
-			e.level, e.cu = d.SP, d.CU
+			e.level, e.cu = normLevel(d.SP), normLevel(d.CU)
 		case newLine:
-			e.cu = d.CU // a pre-release build: no level yet
+			e.cu = normLevel(d.CU) // a pre-release build: no level yet
 		case d.CU != "":
-			e.level, e.cu = prev.level, d.CU
+			e.level, e.cu = prev.level, normLevel(d.CU)
 		default:
 			e.level, e.cu, e.gdr = prev.level, prev.cu, prev.level != ""
 		}
@@ -173,6 +174,7 @@ func loadOwn(b []byte) (*Reference, error) {
 	}
 	ref := &Reference{entries: make([]entry, 0, len(list))}
 	for i, o := range list {
+		o.Level, o.CU = normLevel(o.Level), normLevel(o.CU)
 		v, full, err := parseListed(o.V)
 		if err != nil {
 			return nil, fmt.Errorf("list format: [%d]: %w", i, err)
@@ -193,6 +195,12 @@ func loadOwn(b []byte) (*Reference, error) {
 			cu: o.CU, gdr: o.GDR, kb: o.KB, date: o.Date, retired: o.Retired})
 	}
 	return finish(ref)
+}
+
+// normLevel upper-cases a level or CU and drops spaces ("ctp 2.1" →
+// "CTP2.1") so that list text compares equal to stated text.
+func normLevel(s string) string {
+	return strings.ToUpper(strings.Join(strings.Fields(s), ""))
 }
 
 // parseListed parses a list's version and says whether it gave a revision.

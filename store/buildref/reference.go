@@ -52,9 +52,10 @@ var defaultRef = sync.OnceValue(func() *Reference {
 })
 
 // Default is the project's own embedded build list (builds.json): RTM and
-// every service pack from 2000 to 2025, the CUs of 2012 SP2 onwards, and the
-// GDR builds the reference notes name. The value is shared; do not expect a
-// fresh copy.
+// every service pack from 2000 to 2025; every CU of 2012 SP2/SP3, 2014
+// SP1–SP3, 2016 RTM–SP2, 2017, 2019, 2022 and 2025; and the GDR builds the
+// reference notes name (2019 CU16 GDR, 2008 R2 SP3 GDR). The value is shared
+// and never changes.
 func Default() *Reference { return defaultRef() }
 
 // Len is the number of listed builds.

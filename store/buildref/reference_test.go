@@ -208,7 +208,7 @@ func loadFile(t *testing.T, path string) *buildref.Reference {
 func TestMergePrecedence(t *testing.T) {
 	base := buildref.Default()
 	user, err := buildref.Load(strings.NewReader(`[
-		{"v": "13.0.4474", "level": "SP1", "cu": "CU8", "kb": "KB9999999"},
+		{"v": "13.0.4474", "level": "sp1", "cu": "cu8", "kb": "KB9999999"},
 		{"v": "13.0.2161", "level": "RTM", "cu": "CU2", "kb": "KB3182270"},
 		{"v": "18.0.1000", "product": "2028", "level": "RTM"}]`))
 	if err != nil {

@@ -155,8 +155,7 @@ func (ref *Reference) resolve(v Version, s stated) Release {
 // unless it is a CU. Levels are upper-cased with spaces removed. A level that
 // is not letters, digits and dots comes back as "".
 func parseLevelGroup(g string) (level, cu string, gdr bool) {
-	g = strings.ToUpper(strings.Join(strings.Fields(g), ""))
-	for i, t := range strings.Split(g, "-") {
+	for i, t := range strings.Split(normLevel(g), "-") {
 		switch {
 		case t == "GDR":
 			gdr = true
@@ -171,7 +170,7 @@ func parseLevelGroup(g string) (level, cu string, gdr bool) {
 
 // parseCU reads a stated CU: "CU2", "cu2", "2" or "CU16-GDR".
 func parseCU(s string) (cu string, gdr bool) {
-	t := strings.ToUpper(strings.Join(strings.Fields(s), ""))
+	t := normLevel(s)
 	if isDigits(t) {
 		return "CU" + t, false
 	}
