@@ -69,6 +69,17 @@ func (s *Server) Start() (addr string, err error) {
 	return ln.Addr().String(), nil
 }
 
+// Addr returns the listening address, "127.0.0.1:port", or "" before
+// Start.
+func (s *Server) Addr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln == nil {
+		return ""
+	}
+	return s.ln.Addr().String()
+}
+
 func (s *Server) acceptLoop(ln net.Listener) {
 	defer s.wg.Done()
 	for {

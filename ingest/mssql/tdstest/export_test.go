@@ -1,0 +1,31 @@
+package tdstest
+
+// Hooks for the external tests in package tdstest_test: the fuzz targets
+// drive the unexported decoders directly, and seed them with messages
+// captured from the real driver.
+
+// SetCapture makes s pass every client message (packet type and
+// reassembled body) to f. Call it before Start.
+func (s *Server) SetCapture(f func(typ byte, body []byte)) { s.capture = f }
+
+// Decoders under fuzz.
+var (
+	DecodeRPC      = decodeRPC
+	DecodeBatch    = decodeBatch
+	DecodeTransMgr = decodeTransMgr
+	ReadMessage    = readMessage
+)
+
+// DecodeLogin7 returns the user, password and database of a LOGIN7 body.
+func DecodeLogin7(b []byte) (user, password, database string, err error) {
+	l, err := decodeLogin7(b)
+	return l.User, l.Password, l.Database, err
+}
+
+// Packet types, for picking captured messages.
+const (
+	PktBatch    = pktBatch
+	PktRPC      = pktRPC
+	PktTransMgr = pktTransMgr
+	PktLogin7   = pktLogin7
+)
