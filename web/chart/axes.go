@@ -198,7 +198,7 @@ func numberAxisX(a area, lo, hi float64, duration bool) (valueAxis, bool) {
 type legendEntry struct {
 	name   string
 	series int
-	line   bool // draw a line swatch instead of a marker
+	swatch string // "line" or "bar" swatch instead of the series' marker
 }
 
 const legendMaxChars = 40
@@ -225,6 +225,8 @@ func legendRows(es []legendEntry, width float64) int {
 
 // drawLegend lays the entries out left to right from (x0, y0), wrapping
 // within width. Names are truncated; the full name is the item's tooltip.
+// Swatches have class rw-swatch (not rw-point/rw-bar) so they are not
+// mistaken for data by CSS hover rules or by tests counting points.
 func drawLegend(b *builder, es []legendEntry, x0, y0, width float64) {
 	b.open("g", "class", "rw-legend")
 	x, y := 0.0, y0
@@ -235,11 +237,15 @@ func drawLegend(b *builder, es []legendEntry, x0, y0, width float64) {
 		}
 		b.open("g")
 		b.title(e.name)
-		if e.line {
-			b.leaf("line", "class", "rw-line "+seriesClass(e.series), "x1", num(x0+x), "x2", num(x0+x+14),
+		switch e.swatch {
+		case "bar":
+			b.leaf("rect", "class", "rw-swatch "+seriesClass(e.series), "x", num(x0+x), "y", num(y-9),
+				"width", "12", "height", "10", "fill", seriesColor(e.series))
+		case "line":
+			b.leaf("line", "class", "rw-swatch "+seriesClass(e.series), "x1", num(x0+x), "x2", num(x0+x+14),
 				"y1", num(y-4), "y2", num(y-4), "stroke", seriesColor(e.series), "stroke-width", "2")
-		} else {
-			shape(b, e.series, x0+x+6, y-4, 4, "rw-point "+seriesClass(e.series), false, "")
+		default:
+			shape(b, e.series, x0+x+6, y-4, 4, "rw-swatch "+seriesClass(e.series), false, "")
 		}
 		b.elem("text", truncate(e.name, legendMaxChars), "x", num(x0+x+18), "y", num(y), "fill", "currentColor")
 		b.close("g")

@@ -64,6 +64,7 @@ const DefaultCSS = `/* restorewatch charts */
 .rw-series-7 { fill: var(--rw-s7); stroke: var(--rw-s7); }
 .rw-point { fill-opacity: 0.8; stroke-width: 1; }
 .rw-point.rw-outlier { fill: none; stroke-width: 2; }
+.rw-swatch { stroke-width: 2; }
 .rw-line { fill: none; stroke-width: 2; stroke-linejoin: round; }
 .rw-spark { fill: none; stroke: currentColor; stroke-width: 1.5; }
 .rw-spark-dot { fill: currentColor; stroke: none; }

@@ -16,11 +16,12 @@ import (
 const svgNS = "http://www.w3.org/2000/svg"
 
 // Font metrics used for layout. Text is never measured by a browser here, so
-// widths are estimated from the rune count; 0.55em is a safe average for the
-// sans-serif fonts the dashboard uses.
+// widths are estimated from the rune count with an average glyph width for the
+// sans-serif fonts the dashboard uses (0.6em errs on the wide side, so
+// labels may have extra room but do not overlap).
 const (
 	fontSize  = 12.0
-	charWidth = fontSize * 0.55
+	charWidth = fontSize * 0.6
 	lineH     = 14.0
 )
 

@@ -9,18 +9,24 @@ import (
 // steps, float precision limits) can never loop long or allocate much.
 const maxTicks = 1000
 
-// niceStep returns the smallest 1, 2 or 5 × 10^k step that is ≥ raw, as the
-// mantissa m (1, 2, 5 or 10) and exponent k, so callers can build ticks from
-// integers and avoid accumulating floating-point error.
-func niceStep(raw float64) (m float64, k int) {
+// niceStep returns a 1, 2 or 5 × 10^k step near raw, as the mantissa m (1,
+// 2, 5 or 10) and exponent k, so callers can build ticks from integers and
+// avoid accumulating floating-point error. With round the step is the
+// nearest on a log scale (thresholds √2, √10, √50, as in d3), so the tick
+// count stays close to the request; otherwise it is the smallest step ≥ raw.
+func niceStep(raw float64, round bool) (m float64, k int) {
 	k = int(math.Floor(math.Log10(raw)))
 	f := raw / math.Pow(10, float64(k))
+	t1, t2, t5 := 1.0, 2.0, 5.0
+	if round {
+		t1, t2, t5 = math.Sqrt2, math.Sqrt(10), math.Sqrt(50)
+	}
 	switch {
-	case f <= 1:
+	case f <= t1:
 		m = 1
-	case f <= 2:
+	case f <= t2:
 		m = 2
-	case f <= 5:
+	case f <= t5:
 		m = 5
 	default:
 		m = 10
@@ -37,7 +43,7 @@ func scaled(i, m float64, k int) float64 {
 	return i * m * math.Pow(10, float64(k))
 }
 
-// NiceTicks returns about n evenly spaced "nice" tick values (steps of 1, 2
+// NiceTicks returns roughly n evenly spaced "nice" tick values (steps of 1, 2
 // or 5 × 10^k) whose first value is ≤ min and last value is ≥ max, so the
 // ticks can serve directly as an axis domain. min and max may be given in
 // either order. When min == max the range is widened by 10% of the value
@@ -64,10 +70,12 @@ func NiceTicks(min, max float64, n int) []float64 {
 	if !finite(span) || span <= 0 {
 		return nil
 	}
-	m, k := niceStep(span / float64(n-1))
+	m, k := niceStep(span/float64(n-1), true)
 	step := scaled(1, m, k)
-	lo := math.Floor(min / step)
-	hi := math.Ceil(max / step)
+	// The 1e-9 slack stops 3e-9/1e-9 = 3.0000000000000004 from adding a
+	// tick; the checks below re-add one if the slack trimmed too much.
+	lo := math.Floor(min/step + 1e-9)
+	hi := math.Ceil(max/step - 1e-9)
 	// Tick indexes must be exact integers in a float64; beyond 2^52 the
 	// step is below the precision of the values themselves.
 	if !finite(lo) || !finite(hi) || math.Abs(lo) > 1<<52 || math.Abs(hi) > 1<<52 {
@@ -91,12 +99,14 @@ func NiceTicks(min, max float64, n int) []float64 {
 	return ticks
 }
 
-// LogTicks returns ticks for a log10 axis covering [min, max]: whole decades,
-// widened outward to decade boundaries so the ticks serve as the domain, with
-// 2× and 5× ticks added when there are at most two decades (otherwise the
-// axis would have only two or three labels). Wide ranges skip decades to keep
-// about ten ticks. Non-positive, NaN or infinite bounds return nil, because
-// a log axis cannot show them.
+// LogTicks returns ticks for a log10 axis covering [min, max]. The first
+// tick is ≤ min and the last ≥ max, so the ticks serve as the domain. Ticks
+// are whole decades; when the data spans at most two decades the 2× and 5×
+// ticks are added (and for very narrow ranges 3×, 4×, 6×…9× too) and the
+// domain is trimmed to the ticks nearest the data, since a mostly empty
+// decade wastes half the plot. Wide ranges skip decades to keep about ten
+// ticks. Non-positive, NaN or infinite bounds return nil, because a log axis
+// cannot show them.
 func LogTicks(min, max float64) []float64 {
 	if !finite(min) || !finite(max) || min <= 0 || max <= 0 {
 		return nil
@@ -104,27 +114,55 @@ func LogTicks(min, max float64) []float64 {
 	if min > max {
 		min, max = max, min
 	}
+	if min == max { // one value: show it between half and double
+		min, max = min/2, max*2
+	}
 	lo := math.Floor(math.Log10(min))
 	hi := math.Ceil(math.Log10(max))
-	if hi-lo < 1 { // a single exact decade value: centre it in two decades
-		lo, hi = lo-1, hi+1
-	}
 	if lo < -300 || hi > 300 {
 		return nil
 	}
-	decades := hi - lo
-	every := math.Max(1, math.Ceil(decades/10))
-	lo = math.Floor(lo/every) * every
-	hi = math.Ceil(hi/every) * every
-	var ticks []float64
-	for e := lo; e <= hi; e += every {
-		d := math.Pow(10, e)
-		ticks = append(ticks, d)
-		if decades <= 2 && e < hi {
-			ticks = append(ticks, 2*d, 5*d)
+	if hi-lo > 2 {
+		every := math.Max(1, math.Ceil((hi-lo)/10))
+		lo = math.Floor(lo/every) * every
+		hi = math.Ceil(hi/every) * every
+		var ticks []float64
+		for e := lo; e <= hi; e += every {
+			ticks = append(ticks, scaled(1, 1, int(e)))
 		}
+		return ticks
+	}
+	ticks := logMantissaTicks(min, max, lo, hi, []float64{1, 2, 5})
+	if len(ticks) < 4 {
+		ticks = logMantissaTicks(min, max, lo, hi, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9})
 	}
 	return ticks
+}
+
+// logMantissaTicks returns m×10^e for each mantissa m and decade e in
+// [lo, hi], trimmed to the last tick ≤ min through the first tick ≥ max.
+func logMantissaTicks(min, max, lo, hi float64, ms []float64) []float64 {
+	var all []float64
+	for e := lo; e <= hi; e++ {
+		for _, m := range ms {
+			if e == hi && m > 1 {
+				break
+			}
+			all = append(all, scaled(1, m, int(e)))
+		}
+	}
+	first, last := 0, len(all)-1
+	for i, t := range all {
+		if t <= min {
+			first = i
+		}
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		if all[i] >= max {
+			last = i
+		}
+	}
+	return all[first : last+1]
 }
 
 // timeUnit is the calendar unit of a time tick step.
@@ -201,7 +239,7 @@ func TimeTicks(from, to time.Time, n int) ([]time.Time, string) {
 		}
 	}
 	if !found { // beyond a century per tick: nice multiples of years
-		m, k := niceStep(span / (365.25 * 86400) / float64(n))
+		m, k := niceStep(span/(365.25*86400)/float64(n), false)
 		years := math.Min(scaled(1, m, k), 1e9)
 		st = timeStep{unitYear, int(years), years * 365.25 * 86400}
 	}
