@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -449,5 +448,3 @@ func nonNilMap(m map[string]string) map[string]string {
 	}
 	return m
 }
-
-var _ = strconv.Itoa

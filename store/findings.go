@@ -1,0 +1,364 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Series is one (instance, database, kind) sequence of restores and the
+// engine's verdict on it.
+type Series struct {
+	ID            int64     `json:"id"`
+	InstanceID    int64     `json:"-"`
+	Instance      string    `json:"instance"`
+	Database      string    `json:"database"`
+	Kind          Kind      `json:"kind"`
+	Family        string    `json:"family"`
+	N             int       `json:"n"`
+	NMeasured     int       `json:"n_measured"`
+	Verdict       string    `json:"verdict"`
+	BaselineMiBps *float64  `json:"baseline_mibps"`
+	CurrentMiBps  *float64  `json:"current_mibps"`
+	LastAt        time.Time `json:"last_at"`
+	LastBytes     *int64    `json:"last_bytes"`
+	Outliers      []int64   `json:"outliers"`
+	ChangePoints  []int64   `json:"change_points"`
+	Note          string    `json:"note"`
+}
+
+// FactorChange is one factor whose usual value differs across a change point.
+type FactorChange struct {
+	Factor string  `json:"factor"`
+	Before string  `json:"before"`
+	After  string  `json:"after"`
+	Score  float64 `json:"score"`
+}
+
+// Regression is a located, tested change in a series' throughput: a
+// slowdown, or (Direction "improvement") a speed-up.
+type Regression struct {
+	ID                int64          `json:"id"`
+	InstanceID        int64          `json:"-"`
+	Instance          string         `json:"instance"`
+	Database          string         `json:"database"`
+	Kind              Kind           `json:"kind"`
+	Direction         string         `json:"direction"`
+	ChangedAt         time.Time      `json:"changed_at"`
+	ChangeRestoreID   int64          `json:"change_restore_id"`
+	BaselineMiBps     float64        `json:"baseline_mibps"`
+	CurrentMiBps      float64        `json:"current_mibps"`
+	Ratio             float64        `json:"ratio"`
+	RatioLow          float64        `json:"ratio_low"`
+	RatioHigh         float64        `json:"ratio_high"`
+	BaselineN         int            `json:"baseline_n"`
+	CurrentN          int            `json:"current_n"`
+	PValue            float64        `json:"p_value"`
+	SizeGrowth        float64        `json:"size_growth"`
+	DurationRatio     float64        `json:"duration_ratio"`
+	BaselineDurationS float64        `json:"baseline_duration_s"`
+	CurrentDurationS  float64        `json:"current_duration_s"`
+	RestoresPerYear   float64        `json:"restores_per_year"`
+	ChangedFactors    []FactorChange `json:"changed_factors"`
+	KnownIssues       []string       `json:"known_issues"`
+	Note              string         `json:"note"`
+	Status            string         `json:"status"`
+	StatusNote        string         `json:"status_note"`
+	StatusAt          *time.Time     `json:"status_at"`
+	FirstSeen         time.Time      `json:"first_seen"`
+	LastSeen          time.Time      `json:"last_seen"`
+}
+
+// HoursLostPerRestore is the extra wall time one restore now takes.
+func (r *Regression) HoursLostPerRestore() float64 {
+	if r.CurrentDurationS <= r.BaselineDurationS {
+		return 0
+	}
+	return (r.CurrentDurationS - r.BaselineDurationS) / 3600
+}
+
+// Exposure is an instance whose build and restores meet a known issue's
+// conditions, with or without a regression.
+type Exposure struct {
+	InstanceID int64  `json:"-"`
+	Instance   string `json:"instance"`
+	IssueID    string `json:"issue_id"`
+	Build      string `json:"build"`
+	Conditions string `json:"conditions"`
+}
+
+// Regression statuses.
+const (
+	StatusOpen         = "open"
+	StatusAcknowledged = "acknowledged"
+	StatusResolved     = "resolved"
+)
+
+// SaveFindings replaces the analysis results of one instance in one
+// transaction. A regression keeps its id while its series stays regressed
+// (figures are refreshed); one whose series no longer shows it is resolved.
+func (db *DB) SaveFindings(ctx context.Context, instanceID int64, series []Series, regs []Regression, exp []Exposure) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: save findings: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM series WHERE instance_id = ?`, instanceID); err != nil {
+		return fmt.Errorf("store: save findings: %w", err)
+	}
+	for _, s := range series {
+		var lastAt any
+		if !s.LastAt.IsZero() {
+			lastAt = s.LastAt.UnixMilli()
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO series (instance_id, database_name, kind, family, n, n_measured, verdict,
+			baseline_mibps, current_mibps, last_at, last_bytes, outliers, change_points, note) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			instanceID, s.Database, string(s.Kind), nullString(s.Family), s.N, s.NMeasured, s.Verdict, s.BaselineMiBps,
+			s.CurrentMiBps, lastAt, s.LastBytes, jsonText(nonNil(s.Outliers)), jsonText(nonNil(s.ChangePoints)), s.Note); err != nil {
+			return fmt.Errorf("store: save series: %w", err)
+		}
+	}
+	now := db.now().UnixMilli()
+	kept := map[int64]bool{}
+	for _, r := range regs {
+		var id int64
+		err := tx.QueryRowContext(ctx, `SELECT id FROM regression WHERE instance_id = ? AND database_name = ? AND kind = ?
+			AND direction = ? AND status <> 'resolved' ORDER BY id DESC LIMIT 1`,
+			instanceID, r.Database, string(r.Kind), r.Direction).Scan(&id)
+		args := []any{r.ChangedAt.UnixMilli(), r.ChangeRestoreID, r.BaselineMiBps, r.CurrentMiBps, r.Ratio, r.RatioLow,
+			r.RatioHigh, r.BaselineN, r.CurrentN, r.PValue, r.SizeGrowth, r.DurationRatio, r.BaselineDurationS,
+			r.CurrentDurationS, r.RestoresPerYear, jsonText(nonNil(r.ChangedFactors)), jsonText(nonNil(r.KnownIssues)), r.Note, now}
+		switch {
+		case err == sql.ErrNoRows:
+			err = tx.QueryRowContext(ctx, `INSERT INTO regression (changed_at, change_restore_id, baseline_mibps, current_mibps,
+				ratio, ratio_low, ratio_high, baseline_n, current_n, p_value, size_growth, duration_ratio, baseline_duration_s,
+				current_duration_s, restores_per_year, changed_factors, known_issues, note, last_seen, first_seen, instance_id,
+				database_name, kind, direction) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`,
+				append(args, now, instanceID, r.Database, string(r.Kind), r.Direction)...).Scan(&id)
+		case err == nil:
+			_, err = tx.ExecContext(ctx, `UPDATE regression SET changed_at = ?, change_restore_id = ?, baseline_mibps = ?,
+				current_mibps = ?, ratio = ?, ratio_low = ?, ratio_high = ?, baseline_n = ?, current_n = ?, p_value = ?,
+				size_growth = ?, duration_ratio = ?, baseline_duration_s = ?, current_duration_s = ?, restores_per_year = ?,
+				changed_factors = ?, known_issues = ?, note = ?, last_seen = ? WHERE id = ?`, append(args, id)...)
+		}
+		if err != nil {
+			return fmt.Errorf("store: save regression: %w", err)
+		}
+		kept[id] = true
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM regression WHERE instance_id = ? AND status <> 'resolved'`, instanceID)
+	if err != nil {
+		return fmt.Errorf("store: save findings: %w", err)
+	}
+	var gone []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		if !kept[id] {
+			gone = append(gone, id)
+		}
+	}
+	rows.Close()
+	for _, id := range gone {
+		if _, err := tx.ExecContext(ctx, `UPDATE regression SET status = 'resolved', status_at = ?,
+			status_note = CASE WHEN status_note = '' THEN 'series recovered' ELSE status_note || ' · series recovered' END
+			WHERE id = ?`, now, id); err != nil {
+			return fmt.Errorf("store: resolve regression: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM exposure WHERE instance_id = ?`, instanceID); err != nil {
+		return fmt.Errorf("store: save exposure: %w", err)
+	}
+	for _, e := range exp {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO exposure (instance_id, issue_id, build, conditions) VALUES (?,?,?,?)`,
+			instanceID, e.IssueID, e.Build, e.Conditions); err != nil {
+			return fmt.Errorf("store: save exposure: %w", err)
+		}
+	}
+	return tx.Commit()
+}
+
+// RegressionFilter selects regressions.
+type RegressionFilter struct {
+	ID        int64
+	Instance  string
+	Database  string
+	Status    string // "" = any; "active" = open or acknowledged
+	Direction string // "" = regression only; "any"
+}
+
+const regressionColumns = `g.id, g.instance_id, i.name, g.database_name, g.kind, g.direction, g.changed_at,
+ COALESCE(g.change_restore_id,0), g.baseline_mibps, g.current_mibps, g.ratio, COALESCE(g.ratio_low,0),
+ COALESCE(g.ratio_high,0), g.baseline_n, g.current_n, g.p_value, COALESCE(g.size_growth,0), COALESCE(g.duration_ratio,0),
+ COALESCE(g.baseline_duration_s,0), COALESCE(g.current_duration_s,0), COALESCE(g.restores_per_year,0),
+ g.changed_factors, g.known_issues, g.note, g.status, g.status_note, g.status_at, g.first_seen, g.last_seen`
+
+// ListRegressions returns regressions, worst (lowest ratio) first.
+func (db *DB) ListRegressions(ctx context.Context, f RegressionFilter) ([]Regression, error) {
+	var conds []string
+	var args []any
+	if f.ID != 0 {
+		conds = append(conds, "g.id = ?")
+		args = append(args, f.ID)
+	}
+	if f.Instance != "" {
+		conds = append(conds, "i.name = ?")
+		args = append(args, f.Instance)
+	}
+	if f.Database != "" {
+		conds = append(conds, "g.database_name = ?")
+		args = append(args, f.Database)
+	}
+	switch f.Status {
+	case "":
+	case "active":
+		conds = append(conds, "g.status <> 'resolved'")
+	default:
+		conds = append(conds, "g.status = ?")
+		args = append(args, f.Status)
+	}
+	if f.Direction == "" {
+		conds = append(conds, "g.direction = 'regression'")
+	} else if f.Direction != "any" {
+		conds = append(conds, "g.direction = ?")
+		args = append(args, f.Direction)
+	}
+	where := ""
+	if len(conds) > 0 {
+		where = " WHERE " + strings.Join(conds, " AND ")
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT `+regressionColumns+` FROM regression g JOIN instance i ON i.id = g.instance_id`+
+		where+` ORDER BY g.status = 'resolved', g.ratio, g.id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list regressions: %w", err)
+	}
+	defer rows.Close()
+	var out []Regression
+	for rows.Next() {
+		var r Regression
+		var kind, factors, issues string
+		var changed, first, last int64
+		var statusAt sql.NullInt64
+		if err := rows.Scan(&r.ID, &r.InstanceID, &r.Instance, &r.Database, &kind, &r.Direction, &changed, &r.ChangeRestoreID,
+			&r.BaselineMiBps, &r.CurrentMiBps, &r.Ratio, &r.RatioLow, &r.RatioHigh, &r.BaselineN, &r.CurrentN, &r.PValue,
+			&r.SizeGrowth, &r.DurationRatio, &r.BaselineDurationS, &r.CurrentDurationS, &r.RestoresPerYear, &factors, &issues,
+			&r.Note, &r.Status, &r.StatusNote, &statusAt, &first, &last); err != nil {
+			return nil, fmt.Errorf("store: list regressions: %w", err)
+		}
+		r.Kind = Kind(kind)
+		r.ChangedAt = time.UnixMilli(changed).UTC()
+		r.FirstSeen, r.LastSeen = time.UnixMilli(first).UTC(), time.UnixMilli(last).UTC()
+		r.StatusAt = nTime(statusAt)
+		_ = json.Unmarshal([]byte(factors), &r.ChangedFactors)
+		_ = json.Unmarshal([]byte(issues), &r.KnownIssues)
+		r.ChangedFactors, r.KnownIssues = nonNil(r.ChangedFactors), nonNil(r.KnownIssues)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// GetRegression returns one regression (of either direction).
+func (db *DB) GetRegression(ctx context.Context, id int64) (*Regression, error) {
+	rs, err := db.ListRegressions(ctx, RegressionFilter{ID: id, Direction: "any"})
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) == 0 {
+		return nil, Errorf(ENOTFOUND, "regression %d not found", id)
+	}
+	return &rs[0], nil
+}
+
+// SetRegressionStatus acknowledges or resolves a regression with a note.
+func (db *DB) SetRegressionStatus(ctx context.Context, id int64, status, note string) error {
+	switch status {
+	case StatusOpen, StatusAcknowledged, StatusResolved:
+	default:
+		return Errorf(EINVALID, "status %q: want open, acknowledged or resolved", status)
+	}
+	if len(note) > 2000 {
+		return Errorf(EINVALID, "the note is longer than 2000 characters")
+	}
+	res, err := db.write.ExecContext(ctx, `UPDATE regression SET status = ?, status_note = ?, status_at = ? WHERE id = ?`,
+		status, note, db.now().UnixMilli(), id)
+	if err != nil {
+		return fmt.Errorf("store: set regression status: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return Errorf(ENOTFOUND, "regression %d not found", id)
+	}
+	return nil
+}
+
+// SeriesFilter selects series.
+type SeriesFilter struct {
+	Instance string
+	Database string
+}
+
+// ListSeries returns series with their verdicts.
+func (db *DB) ListSeries(ctx context.Context, f SeriesFilter) ([]Series, error) {
+	q := `SELECT s.id, s.instance_id, i.name, s.database_name, s.kind, COALESCE(s.family,''), s.n, s.n_measured, s.verdict,
+		s.baseline_mibps, s.current_mibps, s.last_at, s.last_bytes, s.outliers, s.change_points, s.note
+		FROM series s JOIN instance i ON i.id = s.instance_id`
+	var conds []string
+	var args []any
+	if f.Instance != "" {
+		conds, args = append(conds, "i.name = ?"), append(args, f.Instance)
+	}
+	if f.Database != "" {
+		conds, args = append(conds, "s.database_name = ?"), append(args, f.Database)
+	}
+	if len(conds) > 0 {
+		q += " WHERE " + strings.Join(conds, " AND ")
+	}
+	rows, err := db.read.QueryContext(ctx, q+` ORDER BY i.name, s.database_name, s.kind`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list series: %w", err)
+	}
+	defer rows.Close()
+	var out []Series
+	for rows.Next() {
+		var s Series
+		var kind, outl, cps string
+		var base, cur sql.NullFloat64
+		var lastAt, lastBytes sql.NullInt64
+		if err := rows.Scan(&s.ID, &s.InstanceID, &s.Instance, &s.Database, &kind, &s.Family, &s.N, &s.NMeasured, &s.Verdict,
+			&base, &cur, &lastAt, &lastBytes, &outl, &cps, &s.Note); err != nil {
+			return nil, fmt.Errorf("store: list series: %w", err)
+		}
+		s.Kind = Kind(kind)
+		s.BaselineMiBps, s.CurrentMiBps, s.LastBytes = nFloat(base), nFloat(cur), nInt(lastBytes)
+		if lastAt.Valid {
+			s.LastAt = time.UnixMilli(lastAt.Int64).UTC()
+		}
+		_ = json.Unmarshal([]byte(outl), &s.Outliers)
+		_ = json.Unmarshal([]byte(cps), &s.ChangePoints)
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// InstanceIDs returns every instance id, or those named.
+func (db *DB) InstanceIDs(ctx context.Context) ([]int64, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT id FROM instance ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("store: instance ids: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
