@@ -20,6 +20,9 @@ type ImportSummary struct {
 	Duplicates int64
 	Rejects    []Reject
 	Instances  []string
+	// InstanceIDs are the instances whose facts changed, for the analysis
+	// that follows an import.
+	InstanceIDs []int64
 }
 
 // Import is a Sink that writes records to the warehouse in batches, one
@@ -151,8 +154,9 @@ func (im *Import) Flush() error {
 func (im *Import) Close() (ImportSummary, error) {
 	ferr := im.Flush()
 	rerr := im.db.Reconcile(im.ctx)
-	for _, name := range im.touched {
+	for id, name := range im.touched {
 		im.summary.Instances = append(im.summary.Instances, name)
+		im.summary.InstanceIDs = append(im.summary.InstanceIDs, id)
 	}
 	errText := ""
 	if ferr != nil {

@@ -77,14 +77,14 @@ type facts struct {
 }
 
 type histFact struct {
-	id, hid                                                   int64
-	restore                                                   int64
+	id, hid                                                     int64
+	restore                                                     int64
 	db, user, rtype, uuid, family, srcServer, srcMachine, srcDB string
-	firstLSN, lastLSN, keyAlg                                 string
-	backupSize, compressed, major, minor, build               sql.NullInt64
-	copyOnly, checksums                                       sql.NullBool
-	mediaFamilies, deviceCount, deviceType                    sql.NullInt64
-	devices                                                   []string
+	firstLSN, lastLSN, keyAlg                                   string
+	backupSize, compressed, major, minor, build                 sql.NullInt64
+	copyOnly, checksums                                         sql.NullBool
+	mediaFamilies, deviceCount, deviceType                      sql.NullInt64
+	devices                                                     []string
 }
 
 type logFact struct {
@@ -103,12 +103,12 @@ type logFact struct {
 }
 
 type hostFact struct {
-	observed                  int64
-	offset                    sql.NullInt64
-	version                   string
-	ifi                       sql.NullBool
-	cores, memory             sql.NullInt64
-	traceFlags, modules       string
+	observed            int64
+	offset              sql.NullInt64
+	version             string
+	ifi                 sql.NullBool
+	cores, memory       sql.NullInt64
+	traceFlags, modules string
 }
 
 func loadFacts(ctx context.Context, tx *sql.Tx, id int64) (*facts, error) {

@@ -23,7 +23,10 @@ type Collect struct {
 func (c *Collect) History(h HistoryRow) error { c.Histories = append(c.Histories, h); return nil }
 
 // LogRestore implements Sink.
-func (c *Collect) LogRestore(l LogRestore) error { c.LogRestores = append(c.LogRestores, l); return nil }
+func (c *Collect) LogRestore(l LogRestore) error {
+	c.LogRestores = append(c.LogRestores, l)
+	return nil
+}
 
 // Host implements Sink.
 func (c *Collect) Host(h HostSnapshot) error { c.Hosts = append(c.Hosts, h); return nil }
