@@ -85,23 +85,31 @@ func timeBytes(scale byte) int {
 	return 5
 }
 
-// decodeTimeUnits converts a time part at scale to a duration since
-// midnight; scale must be 0..7.
-func decodeTimeUnits(b []byte, scale byte) time.Duration {
+// decodeTimeUnits converts a time part at scale (0..7) to a duration
+// since midnight; false if it is a day or more, which SQL Server rejects.
+func decodeTimeUnits(b []byte, scale byte) (time.Duration, bool) {
 	var v uint64
 	for i := len(b) - 1; i >= 0; i-- {
 		v = v<<8 | uint64(b[i])
 	}
+	perDay := uint64(86400)
+	for range scale {
+		perDay *= 10
+	}
+	if v >= perDay {
+		return 0, false
+	}
 	for range 7 - int(scale) {
 		v *= 10
 	}
-	return time.Duration(v * 100)
+	return time.Duration(v * 100), true
 }
 
-// decodeDays reads a 3-byte day count since 0001-01-01 into a UTC date.
-func decodeDays(b []byte) time.Time {
+// decodeDays reads a 3-byte day count since 0001-01-01 into a UTC date;
+// false if it is after 9999-12-31.
+func decodeDays(b []byte) (time.Time, bool) {
 	d := int(b[0]) | int(b[1])<<8 | int(b[2])<<16
-	return time.Date(1, 1, 1+d, 0, 0, 0, 0, time.UTC)
+	return time.Date(1, 1, 1+d, 0, 0, 0, 0, time.UTC), d <= maxDays
 }
 
 // parseNumeric returns v scaled by 10^scale as an integer, for

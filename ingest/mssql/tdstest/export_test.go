@@ -1,5 +1,7 @@
 package tdstest
 
+import "io"
+
 // Hooks for the external tests in package tdstest_test: the fuzz targets
 // drive the unexported decoders directly, and seed them with messages
 // captured from the real driver.
@@ -13,8 +15,19 @@ var (
 	DecodeRPC      = decodeRPC
 	DecodeBatch    = decodeBatch
 	DecodeTransMgr = decodeTransMgr
-	ReadMessage    = readMessage
 )
+
+// Message is a reassembled client message.
+type Message struct {
+	Type byte
+	Body []byte
+}
+
+// ReadMessage reads one message with the server's packet reassembly.
+func ReadMessage(r io.Reader) (Message, error) {
+	m, err := readMessage(r)
+	return Message{m.typ, m.body}, err
+}
 
 // DecodeLogin7 returns the user, password and database of a LOGIN7 body.
 func DecodeLogin7(b []byte) (user, password, database string, err error) {

@@ -237,7 +237,11 @@ func decodeByteLen(r *rd, typ, prec, scale byte) (any, error) {
 		if n != 3 {
 			return bad()
 		}
-		return decodeDays(b), nil
+		d, ok := decodeDays(b)
+		if !ok {
+			return nil, errors.New("date out of range")
+		}
+		return d, nil
 	}
 	// time, datetime2, datetimeoffset: time part, then date, then offset.
 	tb := timeBytes(scale)
@@ -245,11 +249,18 @@ func decodeByteLen(r *rd, typ, prec, scale byte) (any, error) {
 	if n != want {
 		return bad()
 	}
-	tod := decodeTimeUnits(b[:tb], scale)
+	tod, ok := decodeTimeUnits(b[:tb], scale)
+	if !ok {
+		return nil, errors.New("time of day out of range")
+	}
 	if typ == typTimeN {
 		return time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Add(tod), nil
 	}
-	t := decodeDays(b[tb : tb+3]).Add(tod)
+	d, ok := decodeDays(b[tb : tb+3])
+	if !ok {
+		return nil, errors.New("date out of range")
+	}
+	t := d.Add(tod)
 	if typ == typDTOffsetN {
 		off := int(int16(binary.LittleEndian.Uint16(b[tb+3:])))
 		t = t.In(time.FixedZone("", off*60))
