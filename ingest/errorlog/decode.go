@@ -1,0 +1,227 @@
+package errorlog
+
+import (
+	"bufio"
+	"encoding/binary"
+	"io"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
+)
+
+// Encoding names reported in Stats.Encoding.
+const (
+	EncUTF8        = "UTF-8"
+	EncUTF8BOM     = "UTF-8 BOM"
+	EncUTF16LE     = "UTF-16LE"
+	EncUTF16LEBOM  = "UTF-16LE BOM"
+	EncUTF16BEBOM  = "UTF-16BE BOM"
+	EncUTF16LEOdd  = "UTF-16LE (first byte missing)"
+	sniffLen       = 4096
+	rawBufSize     = 64 << 10
+	badByte        = 0xFF // marks an undecodable code unit; see utf16LEReader
+	decodedBufSize = 64 << 10
+)
+
+// countingReader counts the raw bytes read so Stats.Bytes and Progress report
+// file bytes, not decoded bytes (UTF-16 halves in UTF-8).
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// openText sniffs the encoding of the raw stream and returns a reader of UTF-8
+// text, the encoding's name, and whether decoding can produce U+FFFD for bad
+// input (then lines must be checked for it; a clean UTF-16 file costs nothing).
+func openText(raw *bufio.Reader) (text io.Reader, enc string, dec *utf16LEReader) {
+	head, _ := raw.Peek(sniffLen) // a short file is fine: Peek returns what there is
+	switch {
+	case len(head) >= 2 && head[0] == 0xFF && head[1] == 0xFE:
+		_, _ = raw.Discard(2)
+		d := newUTF16LEReader(raw)
+		return d, EncUTF16LEBOM, d
+	case len(head) >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF:
+		_, _ = raw.Discard(3)
+		return raw, EncUTF8BOM, nil
+	case len(head) >= 2 && head[0] == 0xFE && head[1] == 0xFF:
+		// SQL Server never writes big-endian; a converted copy might. It is
+		// rare enough that x/text's general decoder is fast enough for it.
+		_, _ = raw.Discard(2)
+		dec := unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM).NewDecoder()
+		return transform.NewReader(raw, dec), EncUTF16BEBOM, nil
+	}
+	switch sniffUTF16(head) {
+	case 1:
+		d := newUTF16LEReader(raw)
+		return d, EncUTF16LE, d
+	case 2:
+		// NULs at even offsets: UTF-16LE text that lost its first byte (a
+		// tail or a split copy). Realign; the first line is then damaged and
+		// gets rejected like any other bad line.
+		_, _ = raw.Discard(1)
+		d := newUTF16LEReader(raw)
+		return d, EncUTF16LEOdd, d
+	}
+	return raw, EncUTF8, nil
+}
+
+// sniffUTF16 looks at byte pairs: ASCII text in UTF-16LE is (char, 0) pairs.
+// A run of NUL bytes (a crashed log's tail) is (0, 0) pairs and counts for
+// nothing, so a UTF-8 file with NUL runs is not mistaken for UTF-16.
+// It returns 0 for "not UTF-16", 1 for UTF-16LE, 2 for UTF-16LE shifted by a byte.
+func sniffUTF16(head []byte) int {
+	var le, be, other int
+	for i := 0; i+1 < len(head); i += 2 {
+		a, b := head[i], head[i+1]
+		switch {
+		case a != 0 && b == 0:
+			le++
+		case a == 0 && b != 0:
+			be++
+		case a != 0 && b != 0:
+			other++
+		}
+	}
+	switch {
+	case le > 0 && le >= be && le*2 >= le+be+other:
+		return 1
+	case be > 0 && be*2 >= le+be+other:
+		return 2
+	}
+	return 0
+}
+
+// utf16LEReader decodes UTF-16LE into UTF-8. It replaces x/text's decoder on
+// the hot path: Windows error logs are UTF-16LE and mostly ASCII, and a loop
+// that moves four ASCII code units per step is several times faster (see
+// BenchmarkDecodeUTF16). Invalid input (an unpaired surrogate, a lone last
+// byte) becomes badByte where x/text writes U+FFFD (FuzzUTF16 checks the two
+// agree otherwise): a byte that is never valid UTF-8 lets the line reader find
+// damaged lines with utf8.Valid, and tell them from a U+FFFD the file holds.
+type utf16LEReader struct {
+	r      io.Reader
+	raw    []byte
+	lo, hi int
+	eof    bool
+	err    error
+	bad    int64 // U+FFFD written; lines need checking only once this is > 0
+}
+
+func newUTF16LEReader(r io.Reader) *utf16LEReader {
+	return &utf16LEReader{r: r, raw: make([]byte, rawBufSize)}
+}
+
+// fill reads more raw bytes, keeping the unread tail (at most 3 bytes of a
+// split code unit or surrogate pair) at the front.
+func (d *utf16LEReader) fill() {
+	if d.lo > 0 {
+		d.hi = copy(d.raw, d.raw[d.lo:d.hi])
+		d.lo = 0
+	}
+	for d.hi < len(d.raw) && !d.eof {
+		n, err := d.r.Read(d.raw[d.hi:])
+		d.hi += n
+		if err != nil {
+			d.eof = true
+			if err != io.EOF {
+				d.err = err
+			}
+		}
+		if n > 0 {
+			return
+		}
+	}
+}
+
+// Read implements io.Reader.
+func (d *utf16LEReader) Read(p []byte) (int, error) {
+	if len(p) < utf8.UTFMax {
+		// bufio never asks for less; refuse rather than split a rune.
+		return 0, io.ErrShortBuffer
+	}
+	for {
+		if d.hi-d.lo < 4 && !d.eof {
+			d.fill()
+		}
+		n := d.decode(p)
+		if n > 0 {
+			return n, nil
+		}
+		if d.eof && d.lo == d.hi {
+			if d.err != nil {
+				return 0, d.err
+			}
+			return 0, io.EOF
+		}
+		if d.eof {
+			continue // decode consumes the last odd byte on the next pass
+		}
+	}
+}
+
+// decode converts as much of raw[lo:hi] into p as fits and returns the bytes written.
+func (d *utf16LEReader) decode(p []byte) int {
+	raw, i, hi, n := d.raw, d.lo, d.hi, 0
+	for n+utf8.UTFMax <= len(p) {
+		// Fast path: four ASCII code units in one 8-byte load.
+		if i+8 <= hi && n+4 <= len(p) {
+			v := binary.LittleEndian.Uint64(raw[i:])
+			if v&0xFF80FF80FF80FF80 == 0 {
+				p[n], p[n+1], p[n+2], p[n+3] = byte(v), byte(v>>16), byte(v>>32), byte(v>>48)
+				n += 4
+				i += 8
+				continue
+			}
+		}
+		if i+1 >= hi {
+			if i < hi && d.eof {
+				// A file cut inside a code unit.
+				p[n] = badByte
+				n++
+				d.bad++
+				i++
+			}
+			break
+		}
+		r := rune(raw[i]) | rune(raw[i+1])<<8
+		size := 2
+		if r >= 0xD800 && r <= 0xDFFF {
+			if i+3 < hi {
+				r2 := rune(raw[i+2]) | rune(raw[i+3])<<8
+				if r2 >= 0xDC00 && r2 <= 0xDFFF {
+					if r <= 0xDBFF {
+						r = (r-0xD800)<<10 | (r2 - 0xDC00) + 0x10000
+					} else {
+						r = utf8.RuneError
+					}
+					size = 4
+				}
+			} else if !d.eof {
+				break // the pair may continue in the next read
+			}
+			if r >= 0xD800 && r <= 0xDFFF || r == utf8.RuneError {
+				p[n] = badByte
+				n++
+				d.bad++
+				i += size
+				continue
+			}
+		}
+		if r < utf8.RuneSelf {
+			p[n] = byte(r)
+			n++
+		} else {
+			n += utf8.EncodeRune(p[n:], r)
+		}
+		i += size
+	}
+	d.lo = i
+	return n
+}

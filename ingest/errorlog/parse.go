@@ -1,0 +1,316 @@
+// Package errorlog reads SQL Server error logs (ERRORLOG, ERRORLOG.n, the
+// Linux errorlog, SSMS/xp_readerrorlog exports) and turns them into warehouse
+// records: one store.LogRestore per restore completion line with the 3014,
+// 4356, 3421, trace-flag 3213 and 3004 lines that belong to it, one
+// store.HostSnapshot per startup, and a store.Reject per line it cannot use.
+//
+// The file is streamed: memory stays flat whatever its size, apart from the
+// records held until the instance name is known (see Options.Instance).
+package errorlog
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"time"
+	"unicode/utf8"
+
+	"github.com/restorewatch/restorewatch/store"
+)
+
+// Options tells Parse what it cannot learn from the file.
+type Options struct {
+	// File is the name used in Origin and rejects (the base name of the path).
+	File string
+	// Instance names the instance (`--instance`). When empty the name comes
+	// from the log, in this order: the "Server name is 'X'." line; the host of
+	// the SPN line ("MSSQLSvc/host.domain:INST"), with the instance from the
+	// SPN or the log path; the instance part of the "Logging SQL Server
+	// messages in file '...\MSSQL15.INST\...'" path alone (no host: a last
+	// resort, reported in Stats.InstanceSource). A default instance's path
+	// (MSSQLSERVER) or a Linux path names nothing.
+	Instance string
+	// Progress, when set, is called with the raw bytes read every few MB and
+	// once at the end.
+	Progress func(bytesRead int64)
+}
+
+// Stats summarises one Parse.
+type Stats struct {
+	Lines    int64  // physical lines
+	Entries  int64  // timestamped entries
+	Bytes    int64  // raw bytes read
+	Encoding string // one of the Enc* names
+	// Instance is the name put on the records; InstanceSource says where it
+	// came from: "option", "server_name", "spn", "log_path" or "" (none).
+	Instance       string
+	InstanceSource string
+	Restores       int64 // LogRestore records emitted
+	Hosts          int64 // HostSnapshot records emitted
+	Rejects        int64
+	Backups        int64 // backup completion lines (18264/18265/18266/18270/18276), not imported
+	NULs           int64 // NUL bytes dropped (crash padding)
+}
+
+const progressEvery = 4 << 20
+
+// Parse streams r (a whole file) and calls sink for every restore, host
+// snapshot and reject. A bad line is rejected and skipped; Parse returns an
+// error only when reading fails, the sink fails, ctx ends, or records exist
+// but no instance name could be found (then no record is emitted).
+func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stats, error) {
+	p := newParser(opt, sink)
+	cr := &countingReader{r: r}
+	raw := bufio.NewReaderSize(cr, rawBufSize)
+	text, enc, dec := openText(raw)
+	p.stats.Encoding = enc
+	// Lines need a validity check when the text can hold bad bytes: always for
+	// UTF-8 input, for UTF-16 only once the decoder has met damage.
+	checkAll := dec == nil
+	lr := newLineReader(text)
+	nextProgress := int64(progressEvery)
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return p.stats, fmt.Errorf("errorlog: %s: read: %w", opt.File, err)
+		}
+		p.lineNo++
+		if p.lineNo&4095 == 0 {
+			if err := ctx.Err(); err != nil {
+				return p.stats, fmt.Errorf("errorlog: %s: %w", opt.File, err)
+			}
+		}
+		if opt.Progress != nil && cr.n >= nextProgress {
+			opt.Progress(cr.n)
+			nextProgress = cr.n + progressEvery
+		}
+		if lr.truncated {
+			p.reject(fmt.Sprintf("line longer than %d MiB; skipped", maxLine>>20))
+			p.endEntry()
+			continue
+		}
+		if (checkAll || dec.bad > 0) && !utf8.Valid(line) {
+			what := "invalid UTF-8"
+			if dec != nil {
+				what = "invalid UTF-16 (unpaired surrogate or a file cut inside a character)"
+			}
+			p.reject(fmt.Sprintf("%s in %q; line skipped", what, clip(line, 80)))
+			p.endEntry()
+			continue
+		}
+		p.line(line)
+		if p.err != nil {
+			return p.stats, p.err
+		}
+	}
+	p.stats.Lines = int64(p.lineNo)
+	p.stats.Bytes = cr.n
+	p.stats.NULs = lr.nuls
+	if opt.Progress != nil {
+		opt.Progress(cr.n)
+	}
+	if err := p.finish(); err != nil {
+		return p.stats, err
+	}
+	return p.stats, nil
+}
+
+// parser holds the state of one Parse. Handlers live in the files named after
+// what they read: restore.go, trace.go, host.go.
+type parser struct {
+	opt    Options
+	sink   store.Sink
+	stats  Stats
+	err    error // first sink failure; stops the parse
+	lineNo int
+	stamps stampCache
+
+	cont    contKind // what the current entry wants of its continuation lines
+	lastAt  time.Time
+	utcOff  *int // the most recent "UTC adjustment", for every restore
+	host    hostState
+	rs      restoreState
+	spids   map[string]*spidCtx
+	naming  naming
+	held    []heldRecord // records waiting for the instance name
+	emitted bool
+}
+
+func newParser(opt Options, sink store.Sink) *parser {
+	p := &parser{opt: opt, sink: sink, spids: map[string]*spidCtx{}}
+	if opt.Instance != "" {
+		p.stats.Instance, p.stats.InstanceSource = opt.Instance, "option"
+	}
+	return p
+}
+
+// line handles one physical line of valid UTF-8.
+func (p *parser) line(line []byte) {
+	if !looksStamped(line) {
+		p.continuation(line)
+		return
+	}
+	h, err := p.stamps.parseHeader(line)
+	if err != nil {
+		p.reject(err.Error())
+		p.endEntry()
+		return
+	}
+	p.endEntry()
+	p.stats.Entries++
+	p.advance(h.at)
+	p.entry(&h)
+}
+
+// continuation handles a line that does not start an entry: banner lines
+// 2–4, startup parameters, blank lines, the rest of multi-line messages.
+func (p *parser) continuation(line []byte) {
+	switch p.cont {
+	case contBanner:
+		p.host.bannerLine(line)
+	case contParams:
+		p.host.paramLine(line)
+	}
+}
+
+// endEntry closes the entry in progress (its continuation lines are over).
+func (p *parser) endEntry() { p.cont = contNone }
+
+type contKind uint8
+
+const (
+	contNone contKind = iota
+	contBanner
+	contParams
+)
+
+// entry classifies a timestamped entry by cheap prefix tests; only the few
+// lines that matter are converted to strings and parsed further.
+func (p *parser) entry(h *header) {
+	t := h.text
+	if len(t) == 0 {
+		return
+	}
+	if len(p.spids) > 0 {
+		if c := p.spids[string(h.source)]; c != nil && p.spidLine(c, h) {
+			return
+		}
+	}
+	switch t[0] {
+	case 'D':
+		switch {
+		case hasPrefix(t, "Database was restored: "):
+			p.completion(h, 18267, store.KindFull, len("Database was restored: "))
+		case hasPrefix(t, "Database changes were restored. "):
+			p.completion(h, 18271, store.KindDiff, len("Database changes were restored. "))
+		case hasPrefix(t, "Database file was restored. "):
+			p.completion(h, 18269, store.KindFile, len("Database file was restored. "))
+		case hasPrefix(t, "Database file changes were restored. "):
+			p.completion(h, 18277, store.KindFile, len("Database file changes were restored. "))
+		case hasPrefix(t, "Database backed up. "), hasPrefix(t, "Database differential changes were backed up. "),
+			hasPrefix(t, "Database file was backed up. "), hasPrefix(t, "Database file differential changes were backed up. "):
+			p.backupCompletion(h)
+		default:
+			p.hostLine(h)
+		}
+	case 'L':
+		switch {
+		case hasPrefix(t, "Log was restored. "):
+			p.completion(h, 18268, store.KindLog, len("Log was restored. "))
+		case hasPrefix(t, "Log was backed up. "):
+			p.backupCompletion(h)
+		default:
+			p.hostLine(h)
+		}
+	case 'R':
+		switch {
+		case hasPrefix(t, "RESTORE ") && contains(t, " successfully processed "):
+			p.line3014(h, true)
+		case hasPrefix(t, "Restore is complete on database '"):
+			p.line4356(h)
+		case hasPrefix(t, "Recovery completed for database "):
+			p.line3421(h)
+		case hasPrefix(t, "Restore"):
+			p.phaseStart(h)
+		default:
+			p.hostLine(h)
+		}
+	case 'B':
+		switch {
+		case hasPrefix(t, "BACKUP ") && contains(t, " successfully processed "):
+			p.line3014(h, false)
+		case hasPrefix(t, "Backup/Restore buffer configuration parameters"):
+			p.bufferStart(h)
+		case hasPrefix(t, "Backup"):
+			p.backupTrace(h)
+		}
+	case 'T':
+		if hasPrefix(t, "The database '") && contains(t, "' is marked RESTORING") {
+			p.markedRestoring(h)
+			return
+		}
+		p.hostLine(h)
+	default:
+		p.hostLine(h)
+	}
+}
+
+// hasPrefix and contains work on the line buffer without converting it.
+func hasPrefix(b []byte, s string) bool { return len(b) >= len(s) && string(b[:len(s)]) == s }
+
+func contains(b []byte, s string) bool { return indexOf(b, s) >= 0 }
+
+func indexOf(b []byte, s string) int {
+	// bytes.Index with a string argument, without allocating.
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	for i := 0; i+n <= len(b); i++ {
+		j := bytes.IndexByte(b[i:], s[0])
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if i+n <= len(b) && string(b[i:i+n]) == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// reject reports the current physical line.
+func (p *parser) reject(reason string) { p.rejectAt(p.lineNo, reason) }
+
+func (p *parser) rejectAt(line int, reason string) {
+	p.stats.Rejects++
+	p.sink.Reject(store.Reject{File: p.opt.File, Line: line, Reason: reason})
+}
+
+func (p *parser) origin(line int) store.Origin {
+	return store.Origin{Source: "errorlog", File: p.opt.File, Line: line}
+}
+
+// advance moves log time forward: restores held long enough are released.
+func (p *parser) advance(at time.Time) {
+	if !p.lastAt.IsZero() && at.Before(p.lastAt.Add(-10*time.Minute)) {
+		// The clock went back (DST, a concatenated file): nothing held can
+		// still be completed by what follows.
+		p.releaseAll()
+	}
+	p.lastAt = at
+	p.releaseDue(at)
+}
+
+// finish flushes everything held at EOF and names the instance.
+func (p *parser) finish() error {
+	p.endEntry()
+	p.releaseAll()
+	p.closeSnapshot()
+	return p.flushHeld(true)
+}
