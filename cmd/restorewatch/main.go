@@ -1,0 +1,186 @@
+// Command restorewatch keeps every SQL Server restore, measures it, and
+// explains every slowdown. See README.md and SPEC §6.1 for the commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/restorewatch/restorewatch/store"
+)
+
+// Version is set at build time with -ldflags "-X main.Version=…".
+var Version = "dev"
+
+// CLI is the command line of SPEC §6.1.
+type CLI struct {
+	DB             string `name:"db" default:"restorewatch.db" help:"Warehouse file (SQLite)." type:"path"`
+	BuildReference string `name:"build-reference" help:"A newer dbatools-format build list (JSON) to name builds with." type:"existingfile"`
+
+	Import      ImportCmd      `cmd:"" help:"Import offline files: errorlog, history (CSV) or messages."`
+	Restores    RestoresCmd    `cmd:"" help:"List restores."`
+	Analyze     AnalyzeCmd     `cmd:"" help:"Recompute every derivation and analysis from scratch."`
+	Regressions RegressionsCmd `cmd:"" help:"List regressions."`
+	Report      ReportCmd      `cmd:"" help:"Write a printable evidence report (HTML or PDF)."`
+	Serve       ServeCmd       `cmd:"" help:"Serve the dashboard."`
+	Collect     CollectCmd     `cmd:"" help:"Collect from live SQL Server instances."`
+	Demo        DemoCmd        `cmd:"" help:"Write a realistic demo fleet and import it."`
+	Backup      BackupCmd      `cmd:"" help:"Write a consistent online copy of the warehouse."`
+	Version     VersionCmd     `cmd:"" help:"Print the version."`
+}
+
+// Main is the program: ParseFlags, Run, Close, so tests boot it whole.
+type Main struct {
+	Stdout, Stderr io.Writer
+	Logger         *slog.Logger
+	// IsTerminal tells whether stderr is a terminal (progress bars).
+	IsTerminal bool
+
+	cli    CLI
+	kctx   *kong.Context
+	db     *store.DB
+	closer []func() error
+}
+
+// NewMain returns a Main writing to the process's stdout and stderr.
+func NewMain() *Main {
+	return &Main{Stdout: os.Stdout, Stderr: os.Stderr, IsTerminal: isTerminal(os.Stderr),
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))}
+}
+
+// usageError marks errors that exit with status 2.
+type usageError struct{ error }
+
+// ParseFlags parses the command line.
+func (m *Main) ParseFlags(args []string) error {
+	exited := false
+	parser, err := kong.New(&m.cli,
+		kong.Name("restorewatch"),
+		kong.Description("Keeps every SQL Server restore, measures it, and explains every slowdown."),
+		kong.Writers(m.Stdout, m.Stderr),
+		kong.Exit(func(int) { exited = true }),
+		kong.UsageOnError(),
+	)
+	if err != nil {
+		return err
+	}
+	kctx, err := parser.Parse(args)
+	if exited {
+		return errHelpShown
+	}
+	if err != nil {
+		return usageError{err}
+	}
+	m.kctx = kctx
+	return nil
+}
+
+var errHelpShown = errors.New("help shown")
+
+// Run runs the parsed command.
+func (m *Main) Run(ctx context.Context) error {
+	m.kctx.BindTo(ctx, (*context.Context)(nil))
+	return m.kctx.Run(m)
+}
+
+// Close releases what Run opened.
+func (m *Main) Close() error {
+	var errs []error
+	for i := len(m.closer) - 1; i >= 0; i-- {
+		errs = append(errs, m.closer[i]())
+	}
+	m.closer = nil
+	return errors.Join(errs...)
+}
+
+// openDB opens the warehouse once per run.
+func (m *Main) openDB(ctx context.Context) (*store.DB, error) {
+	if m.db != nil {
+		return m.db, nil
+	}
+	db, err := store.Open(ctx, m.cli.DB)
+	if err != nil {
+		return nil, err
+	}
+	m.db = db
+	m.closer = append(m.closer, db.Close)
+	return db, nil
+}
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	m := NewMain()
+	if err := m.ParseFlags(args); err != nil {
+		if errors.Is(err, errHelpShown) {
+			return 0
+		}
+		fmt.Fprintf(m.Stderr, "restorewatch: %v\n", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := m.Run(ctx)
+	if cerr := m.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		var u usageError
+		if errors.As(err, &u) {
+			fmt.Fprintf(m.Stderr, "restorewatch: %v\n", err)
+			return 2
+		}
+		fmt.Fprintf(m.Stderr, "restorewatch: %s\n", store.ErrorMessage(errOrInternal(err)))
+		return 1
+	}
+	return 0
+}
+
+// errOrInternal keeps user-facing errors and turns the rest into one clear
+// sentence that still names what failed.
+func errOrInternal(err error) error {
+	if store.ErrorCode(err) != store.EINTERNAL {
+		return err
+	}
+	return store.Errorf(store.EINTERNAL, "%v", err)
+}
+
+// VersionCmd prints the version.
+type VersionCmd struct{}
+
+// Run implements the command.
+func (c *VersionCmd) Run(m *Main) error {
+	fmt.Fprintf(m.Stdout, "restorewatch %s (schema %d)\n", Version, store.SchemaVersion())
+	return nil
+}
+
+// BackupCmd writes a consistent copy of the warehouse.
+type BackupCmd struct {
+	Out string `short:"o" required:"" help:"File to write." type:"path"`
+}
+
+// Run implements the command.
+func (c *BackupCmd) Run(ctx context.Context, m *Main) error {
+	if _, err := os.Stat(c.Out); err == nil {
+		return store.Errorf(store.ECONFLICT, "%s already exists: choose a new file", c.Out)
+	}
+	db, err := m.openDB(ctx)
+	if err != nil {
+		return err
+	}
+	if err := db.Backup(ctx, c.Out); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "wrote %s\n", c.Out)
+	return nil
+}
