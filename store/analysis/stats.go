@@ -247,18 +247,59 @@ func BootstrapRatio(a, b []float64, n int, seed uint64) (lo, hi float64) {
 		return math.NaN(), math.NaN()
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	bufA := make([]float64, len(a))
-	bufB := make([]float64, len(b))
+	ra, rb := newResampler(a), newResampler(b)
 	ratios := make([]float64, n)
 	for r := range ratios {
-		for i := range bufA {
-			bufA[i] = a[rng.IntN(len(a))]
-		}
-		for i := range bufB {
-			bufB[i] = b[rng.IntN(len(b))]
-		}
-		ratios[r] = medianInPlace(bufB) / medianInPlace(bufA)
+		ratios[r] = rb.median(rng) / ra.median(rng)
 	}
 	slices.Sort(ratios)
 	return quantile(ratios, 0.025), quantile(ratios, 0.975)
+}
+
+// resampler draws the median of a bootstrap resample without building the
+// resample: on the sorted sample, a resample is a count per position, and
+// its median is found by walking the counts. This is O(n) without
+// comparisons, several times faster than selecting on a copy, and the
+// bootstrap is most of the cost of a flagged series.
+type resampler struct {
+	sorted []float64
+	count  []int32
+}
+
+func newResampler(xs []float64) resampler {
+	return resampler{sorted: slices.Sorted(slices.Values(xs)), count: make([]int32, len(xs))}
+}
+
+func (r resampler) median(rng *rand.Rand) float64 {
+	n := len(r.sorted)
+	clear(r.count)
+	// Two indexes per 64-bit draw by multiply-shift: the generator is
+	// half the cost of a resample, and the bias, under n/2^32, is far
+	// below anything a 95 % interval can show.
+	un := uint64(n)
+	for i := 0; i < n; i += 2 {
+		x := rng.Uint64()
+		r.count[((x&0xffffffff)*un)>>32]++
+		if i+1 < n {
+			r.count[((x>>32)*un)>>32]++
+		}
+	}
+	// Values at 0-based ranks lo and hi of the resample (equal when n is
+	// odd).
+	lo, hi := (n-1)/2, n/2
+	seen := 0
+	var vlo float64
+	for i, c := range r.count {
+		if c == 0 {
+			continue
+		}
+		if seen <= lo && lo < seen+int(c) {
+			vlo = r.sorted[i]
+		}
+		if hi < seen+int(c) {
+			return (vlo + r.sorted[i]) / 2
+		}
+		seen += int(c)
+	}
+	return vlo // not reached: the counts sum to n
 }
