@@ -140,6 +140,10 @@ func drawXTicks(b *builder, a area, xs []float64, labels []string, unit string) 
 	b.close("g")
 	b.open("g", "class", "rw-axis", "fill", "currentColor", "text-anchor", "middle", "font-size", "11")
 	for i, x := range xs {
+		// Keep edge labels inside the viewBox (16 units of right margin),
+		// since an SVG used as an image clips what overflows.
+		hw := textWidth(labels[i]) * 11 / fontSize / 2
+		x = math.Max(hw, math.Min(x, a.r+14-hw))
 		b.elem("text", labels[i], "x", num(x), "y", num(a.b+16))
 	}
 	b.close("g")

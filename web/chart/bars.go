@@ -30,6 +30,7 @@ type Bar struct {
 // honestly. Height grows with the number of rows unless Frame.Height is set.
 type Bars struct {
 	Frame
+	// Bars are the rows, top to bottom in the given order.
 	Bars []Bar
 	// Unit is appended to default value texts and shown under the axis.
 	Unit string

@@ -34,7 +34,9 @@ type Box struct {
 // Reference is a labelled horizontal line across a chart, e.g. 1.0 for
 // "usual speed" on a ratio axis.
 type Reference struct {
+	// Value is where the line is drawn; a log axis skips Value ≤ 0.
 	Value float64
+	// Label is written above the line's right end.
 	Label string
 }
 
@@ -42,8 +44,10 @@ type Reference struct {
 // linear or log axis. Default size 800×360.
 type BoxPlot struct {
 	Frame
+	// Boxes are drawn left to right in the given order.
 	Boxes []Box
-	Refs  []Reference
+	// Refs are horizontal reference lines across the plot.
+	Refs []Reference
 	// YLabel is the unit or axis name, e.g. "× usual speed".
 	YLabel string
 	// LogY uses a log10 axis, which keeps ratios symmetric (0.5× and 2× are
@@ -164,23 +168,14 @@ func (c BoxPlot) draw(b *builder, W, H float64) (float64, string, bool) {
 	if c.YLabel != "" {
 		a.l += 18
 	}
+	if rotate && len(wrapped) > 0 { // the first rotated label reaches left of its box
+		a.l = math.Max(a.l, math.Min(W*0.3, textWidth(wrapped[0][0])*11/fontSize*0.71-slot/2+4))
+	}
 	slot = a.w() / n
 	drawYAxis(b, a, ax, c.YLabel)
 	b.leaf("line", "class", "rw-axis", "x1", num(a.l), "x2", num(a.r), "y1", num(a.b), "y2", num(a.b),
 		"stroke", "currentColor", "stroke-opacity", "0.6")
-	for _, r := range c.Refs {
-		if !usable(r.Value, c.LogY) {
-			continue
-		}
-		y := ax.sc.at(r.Value)
-		b.open("g")
-		b.title(r.Label)
-		b.leaf("line", "class", "rw-ref", "x1", num(a.l), "x2", num(a.r), "y1", num(y), "y2", num(y),
-			"stroke", "currentColor", "stroke-dasharray", "6 3")
-		b.elem("text", truncate(r.Label, 40), "class", "rw-ref-label", "x", num(a.r-2), "y", num(y-4),
-			"text-anchor", "end", "font-size", "11", "fill", "currentColor")
-		b.close("g")
-	}
+	c.drawRefs(b, a, ax.sc, false)
 	yfmt := c.YFormat
 	if yfmt == nil {
 		yfmt = formatValue
@@ -230,11 +225,35 @@ func (c BoxPlot) draw(b *builder, W, H float64) (float64, string, bool) {
 		b.close("g")
 		b.linkClose(ok)
 	}
+	c.drawRefs(b, a, ax.sc, true) // labels on top of the boxes
 	desc := fmt.Sprintf("Box plot of %d categories: %s", len(c.Boxes), strings.Join(summary, "; "))
 	if len(c.Boxes) > len(summary) {
 		desc += "; …"
 	}
 	return H, desc + ".", true
+}
+
+// drawRefs draws the reference lines (labels false) or their labels at the
+// right end (labels true); labels go last so boxes do not hide them.
+func (c BoxPlot) drawRefs(b *builder, a area, sc scale, labels bool) {
+	for _, r := range c.Refs {
+		if !usable(r.Value, c.LogY) {
+			continue
+		}
+		y := sc.at(r.Value)
+		if labels {
+			if r.Label != "" {
+				b.elem("text", truncate(r.Label, 40), "class", "rw-ref-label", "x", num(a.r-2), "y", num(y-4),
+					"text-anchor", "end", "font-size", "11", "fill", "currentColor")
+			}
+			continue
+		}
+		b.open("g")
+		b.title(r.Label)
+		b.leaf("line", "class", "rw-ref", "x1", num(a.l), "x2", num(a.r), "y1", num(y), "y2", num(y),
+			"stroke", "currentColor", "stroke-dasharray", "6 3")
+		b.close("g")
+	}
 }
 
 // drawLabel writes a category label under the plot, wrapped or rotated,

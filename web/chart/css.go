@@ -48,6 +48,7 @@ const DefaultCSS = `/* restorewatch charts */
   display: block; max-width: 100%; height: auto; overflow: visible;
   font-family: system-ui, -apple-system, "Segoe UI", sans-serif;
 }
+/* Label classes below use .rw-chart too, to outrank this rule. */
 .rw-chart text { fill: currentColor; }
 .rw-sparkline { display: inline-block; vertical-align: -0.15em; }
 .rw-axis { stroke: currentColor; stroke-opacity: 0.6; }
@@ -71,10 +72,10 @@ const DefaultCSS = `/* restorewatch charts */
 .rw-marker { stroke: currentColor; stroke-opacity: 0.55; stroke-dasharray: 4 3; }
 .rw-marker-label { font-size: 11px; }
 .rw-changepoint { stroke: var(--rw-cp); stroke-width: 2; }
-.rw-changepoint-glyph, .rw-changepoint-label { fill: var(--rw-cp); stroke: none; }
+.rw-chart .rw-changepoint-glyph, .rw-chart .rw-changepoint-label { fill: var(--rw-cp); stroke: none; }
 .rw-changepoint-label { font-size: 11px; font-weight: 600; }
 .rw-ref { stroke: var(--rw-ref); stroke-width: 1.5; stroke-dasharray: 6 3; }
-.rw-ref-label { fill: var(--rw-ref); font-size: 11px; }
+.rw-chart .rw-ref-label { fill: var(--rw-ref); font-size: 11px; }
 .rw-box { fill: var(--rw-box); fill-opacity: 0.25; stroke: currentColor; }
 .rw-whisker { stroke: currentColor; }
 .rw-median { stroke: currentColor; stroke-width: 2.5; }

@@ -25,18 +25,27 @@ const (
 
 // XY is one point of a Line series. A NaN or infinite Y breaks the line,
 // so gaps in sampling are visible instead of being bridged.
-type XY struct{ X, Y float64 }
+type XY struct {
+	// X is a number, Unix seconds or elapsed seconds, per Line.XKind.
+	X float64
+	// Y is the value.
+	Y float64
+}
 
 // LineSeries is a named polyline.
 type LineSeries struct {
-	Name   string
+	// Name appears in the legend and as the line's tooltip.
+	Name string
+	// Points are joined in the given order (sort them by X).
 	Points []XY
 }
 
 // Annotation marks one point of a Line chart, e.g. the knee where a
 // restore's progress slows down.
 type Annotation struct {
-	X, Y  float64
+	// X and Y locate the point in data units.
+	X, Y float64
+	// Label is written beside the circle and in its tooltip.
 	Label string
 }
 
@@ -44,8 +53,10 @@ type Annotation struct {
 // elapsed time, with an optional annotated knee point. Default size 800×300.
 type Line struct {
 	Frame
+	// Series are drawn in order, each with its own colour.
 	Series []LineSeries
-	XKind  XKind
+	// XKind selects a numeric, calendar-time or elapsed-time x axis.
+	XKind XKind
 	// XLabel and YLabel name the axes or units, e.g. "elapsed", "%".
 	XLabel, YLabel string
 	// YMin and YMax fix the y range when YMax > YMin (e.g. 0 and 100 for

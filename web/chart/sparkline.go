@@ -14,6 +14,7 @@ import (
 // the aspect ratio. NaN and infinite values leave gaps.
 type Sparkline struct {
 	Frame
+	// Values are spaced evenly left to right.
 	Values []float64
 	// MarkLast draws a dot on the last value, the one readers look for.
 	MarkLast bool

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"time"
 )
 
@@ -35,14 +34,18 @@ type Series struct {
 // Marker is a vertical line at a moment, e.g. a build or configuration
 // change, labelled above the plot.
 type Marker struct {
-	T     time.Time
+	// T is when the change happened.
+	T time.Time
+	// Label is shown above the plot (truncated) and in the tooltip.
 	Label string
 }
 
 // ChangePoint is a detected shift in the data, drawn as a solid accent line
 // with a triangle so it is distinct from the dashed Markers.
 type ChangePoint struct {
-	T     time.Time
+	// T is the first observation after the shift.
+	T time.Time
+	// Label describes it, e.g. "-35% throughput".
 	Label string
 }
 
@@ -50,9 +53,12 @@ type ChangePoint struct {
 // e.g. the baseline median before and after a change point. A zero From or
 // To extends the line to that edge of the plot.
 type RefLine struct {
-	Y        float64
+	// Y is the reference value; a log axis skips Y ≤ 0.
+	Y float64
+	// From and To bound the segment in time; zero means the plot edge.
 	From, To time.Time
-	Label    string
+	// Label is written above the segment's right end.
+	Label string
 }
 
 // TimeScatter plots values over time for several series, e.g. restore
@@ -60,10 +66,14 @@ type RefLine struct {
 // and highlighted outliers. Default size 800×360.
 type TimeScatter struct {
 	Frame
-	Series       []Series
-	Markers      []Marker
+	// Series are drawn in order, each with its own colour and shape.
+	Series []Series
+	// Markers are dashed vertical lines, e.g. build changes.
+	Markers []Marker
+	// ChangePoints are solid accent lines, e.g. detected shifts.
 	ChangePoints []ChangePoint
-	RefLines     []RefLine
+	// RefLines are horizontal segments, e.g. medians before/after a shift.
+	RefLines []RefLine
 	// YLabel is the unit or axis name, e.g. "MiB/s".
 	YLabel string
 	// LogY uses a log10 y axis, for values spanning orders of magnitude.
@@ -252,61 +262,96 @@ func (c TimeScatter) drawRefs(b *builder, a area, ys, xs scale, t0, t1 float64) 
 	}
 }
 
-// vline is a marker or change point to draw.
+// vline is a marker or change point to draw, with its label placement.
 type vline struct {
-	t     float64
-	label string
-	cp    bool
+	t, x, lx, lw float64
+	label, full  string // shown (truncated) and tooltip text
+	cp           bool
+	row          int // label row, 0 upper, 1 lower, -1 no room
 }
 
-// drawMarkers draws markers and change points in time order. Labels go in
-// two rows above the plot; a label takes the first row where it does not
-// overlap the previous one, so nearby build changes stay readable.
+// drawMarkers draws markers and then change points (on top). Labels go in
+// two rows above the plot, each placed in the lower row if it does not
+// overlap a label already there, else the upper row, else left out rather
+// than overprinted (the line keeps its tooltip). Change points are placed
+// first because they are the finding the chart exists to show.
 func (c TimeScatter) drawMarkers(b *builder, a area, xs scale, t0, t1 float64, loc *time.Location) {
 	var vs []vline
+	add := func(t time.Time, label string, cp bool) {
+		v := vline{t: unixSeconds(t), label: truncate(label, 24), full: label, cp: cp, row: -1}
+		if v.t < t0 || v.t > t1 {
+			return // outside the data's time range: would only squash it
+		}
+		v.x = xs.at(v.t)
+		v.lw = textWidth(v.label) * 11 / fontSize
+		v.lx = math.Max(0, math.Min(v.x+3, a.r+14-v.lw))
+		vs = append(vs, v)
+	}
 	for _, m := range c.Markers {
-		vs = append(vs, vline{unixSeconds(m.T), m.Label, false})
+		add(m.T, m.Label, false)
 	}
 	for _, p := range c.ChangePoints {
-		vs = append(vs, vline{unixSeconds(p.T), p.Label, true})
+		add(p.T, p.Label, true)
 	}
-	sort.SliceStable(vs, func(i, j int) bool { return vs[i].t < vs[j].t })
-	rowEnd := []float64{math.Inf(-1), math.Inf(-1)}
-	for _, v := range vs {
-		if v.t < t0 || v.t > t1 {
-			continue // outside the data's time range: would only squash it
+	var rows [2][][2]float64
+	place := func(v *vline) {
+		if v.label == "" {
+			return
 		}
-		x := xs.at(v.t)
-		tip := v.label + "\n" + fromUnix(v.t, loc).Format("2006-01-02 15:04:05 MST")
-		cls, lcls := "rw-marker", "rw-marker-label"
-		if v.cp {
-			cls, lcls = "rw-changepoint", "rw-changepoint-label"
-			tip = "Change point: " + tip
-		}
-		b.open("g", "class", cls+"-group")
-		b.title(tip)
-		kv := []string{"class", cls, "x1", num(x), "x2", num(x), "y1", num(a.t), "y2", num(a.b), "stroke", "currentColor"}
-		if v.cp {
-			kv = append(kv, "stroke-width", "2")
-		} else {
-			kv = append(kv, "stroke-dasharray", "4 3", "stroke-opacity", "0.6")
-		}
-		b.leaf("line", kv...)
-		if v.cp {
-			b.leaf("path", "class", "rw-changepoint-glyph", "d", polygon(x, a.t+4, 5, 3, 90, 0), "fill", "currentColor")
-		}
-		if v.label != "" {
-			l := truncate(v.label, 24)
-			lw := textWidth(l) * 11 / fontSize
-			lx := math.Min(x+3, a.r-lw)
-			row := 0
-			if rowEnd[0] > lx && rowEnd[1] <= lx {
-				row = 1
+		for row := 1; row >= 0; row-- {
+			free := true
+			for _, iv := range rows[row] {
+				if v.lx < iv[1] && iv[0] < v.lx+v.lw+4 {
+					free = false
+					break
+				}
 			}
-			rowEnd[row] = lx + lw + 4
-			b.elem("text", l, "class", lcls, "x", num(lx), "y", num(a.t-6-float64(1-row)*lineH),
-				"font-size", "11", "fill", "currentColor")
+			if free {
+				rows[row] = append(rows[row], [2]float64{v.lx, v.lx + v.lw + 4})
+				v.row = row
+				return
+			}
 		}
-		b.close("g")
 	}
+	for _, cp := range []bool{true, false} {
+		for i := range vs {
+			if vs[i].cp == cp {
+				place(&vs[i])
+			}
+		}
+	}
+	for _, cp := range []bool{false, true} {
+		for _, v := range vs {
+			if v.cp == cp {
+				drawVLine(b, a, v, loc)
+			}
+		}
+	}
+}
+
+// drawVLine draws one marker (dashed) or change point (solid, with a
+// triangle at the top) with its tooltip and label.
+func drawVLine(b *builder, a area, v vline, loc *time.Location) {
+	tip := v.full + "\n" + fromUnix(v.t, loc).Format("2006-01-02 15:04:05 MST")
+	cls := "rw-marker"
+	if v.cp {
+		cls, tip = "rw-changepoint", "Change point: "+tip
+	}
+	b.open("g", "class", cls+"-group")
+	b.title(tip)
+	kv := []string{"class", cls, "x1", num(v.x), "x2", num(v.x), "y1", num(a.t), "y2", num(a.b), "stroke", "currentColor"}
+	if v.cp {
+		kv = append(kv, "stroke-width", "2")
+	} else {
+		kv = append(kv, "stroke-dasharray", "4 3", "stroke-opacity", "0.6")
+	}
+	b.leaf("line", kv...)
+	if v.cp {
+		b.leaf("path", "class", "rw-changepoint-glyph", "d", polygon(v.x, a.t+4, 5, 3, 90, 0), "fill", "currentColor")
+	}
+	if v.row >= 0 {
+		b.elem("text", v.label, "class", cls+"-label", "x", num(v.lx), "y", num(a.t-6-float64(1-v.row)*lineH),
+			"font-size", "11", "fill", "currentColor")
+	}
+	b.close("g")
 }
