@@ -208,7 +208,7 @@ type legendEntry struct {
 const legendMaxChars = 40
 
 func legendItemWidth(e legendEntry) float64 {
-	return 22 + textWidth(truncate(e.name, legendMaxChars))
+	return 30 + textWidth(truncate(e.name, legendMaxChars))
 }
 
 // legendRows returns how many rows the legend needs at the given width.
