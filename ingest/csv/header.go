@@ -138,7 +138,8 @@ func readHeader(rd *stdcsv.Reader, opt Options) (header, error) {
 		}
 	}
 	return header{}, store.Errorf(store.EINVALID,
-		"no header row naming the columns of the history export (instance, restore_date, destination_database_name, ...)")
+		"no header row naming the columns of the history export (instance, restore_date, destination_database_name, ...); "+
+			"SSMS saves one only with \"Include column headers when copying or saving the results\" on")
 }
 
 func layout(rec []string, opt Options) (header, bool, error) {

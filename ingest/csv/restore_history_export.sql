@@ -39,8 +39,11 @@ PowerShell (SqlServer module):
   quotes of @quote_text = 1 too.
 
 SSMS: run with Results to Grid, then right-click the grid, "Save Results As...",
-CSV. Leave Tools > Options > Query Results > Results to Grid > "Quote strings
-containing list separators" off: this query already quotes.
+CSV. Under Tools > Options > Query Results > SQL Server > Results to Grid, turn
+"Include column headers when copying or saving the results" on (the importer
+needs the header; it takes effect in new query windows) and leave "Quote
+strings containing list separators when saving .csv results" off: this query
+already quotes.
 
 Dates are CONVERT(..., 121), i.e. yyyy-mm-dd hh:mi:ss.mmm in the instance's
 local time. LSNs and sizes are exported as decimal text so no client can turn
