@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"time"
+	"unicode/utf8"
 )
 
 // maxLine bounds one physical line so memory stays flat on garbage input (a
@@ -213,4 +214,22 @@ func clip(b []byte, n int) string {
 		b = b[:n]
 	}
 	return string(bytes.ToValidUTF8(b, []byte("\uFFFD")))
+}
+
+// damage shows where a line stops being valid UTF-8: its column and the text
+// around it, the bad bytes shown as U+FFFD.
+func damage(line []byte) string {
+	i := 0
+	for i < len(line) {
+		r, n := utf8.DecodeRune(line[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	from, to := max(0, i-60), min(len(line), i+20)
+	for from > 0 && !utf8.RuneStart(line[from]) {
+		from--
+	}
+	return fmt.Sprintf("column %d in %q", i+1, bytes.ToValidUTF8(line[from:to], []byte("\uFFFD")))
 }

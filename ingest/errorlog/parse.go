@@ -99,7 +99,7 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stat
 			if dec != nil {
 				what = "invalid UTF-16 (unpaired surrogate or a file cut inside a character)"
 			}
-			p.reject(fmt.Sprintf("%s in %q; line skipped", what, clip(line, 80)))
+			p.reject(fmt.Sprintf("%s: %s; line skipped", what, damage(line)))
 			p.endEntry()
 			continue
 		}

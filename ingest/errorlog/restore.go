@@ -142,43 +142,53 @@ func (p *parser) line3014(h *header, restore bool) {
 		p.backupEvent(h.at, f.seconds)
 		return
 	}
-	for i := len(p.rs.pending) - 1; i >= 0; i-- {
-		pr := p.rs.pending[i]
-		d := h.at.Sub(pr.at)
-		if pr.rec.Has3014 || d < 0 || d > window3014 || !fits(f.stmt, pr.rec.Kind) {
-			continue
-		}
+	if pr := p.pending3014(f.stmt, h.at, window3014); pr != nil {
 		set3014(pr.rec, f)
 		return
 	}
 	p.orphan3014(h, f)
 }
 
+// pending3014 finds the newest held restore without a 3014 line that
+// completed at most window before at and whose kind fits the statement.
+func (p *parser) pending3014(stmt string, at time.Time, window time.Duration) *pendingRestore {
+	for i := len(p.rs.pending) - 1; i >= 0; i-- {
+		pr := p.rs.pending[i]
+		d := at.Sub(pr.at)
+		if !pr.rec.Has3014 && d >= 0 && d <= window && fits(stmt, pr.rec.Kind) {
+			return pr
+		}
+	}
+	return nil
+}
+
 func set3014(rec *store.LogRestore, f line3014Fields) {
 	rec.Has3014, rec.Statement, rec.Pages, rec.Seconds, rec.MBps = true, f.stmt, f.pages, f.seconds, f.mbps
 }
 
-// orphan3014 handles a RESTORE 3014 line whose completion line is missing
-// (lost, or a log cut between them). It still is a restore when the database
-// can be named: from a 4356 line just before, else the restoring spid's
-// trace lines, else a "marked RESTORING" line just before (NORECOVERY).
-// Without a name it is rejected: a restore of an unknown database cannot be
-// matched to anything.
+// orphan3014 handles a RESTORE 3014 line with no completion line within
+// window3014 before it (the line was lost, or the log cut between them). In
+// order: a 4356 line just before names the database; else a held restore up
+// to holdWindow old takes the late line; else the restoring spid's trace
+// lines within the last minute name it; else a "marked RESTORING" line just
+// before (NORECOVERY) does. A named orphan is a restore with MessageID 0 and
+// its kind from the statement. Without a name the line is rejected: a restore
+// of an unknown database cannot be matched to anything.
 func (p *parser) orphan3014(h *header, f line3014Fields) {
-	db := ""
-	for _, pass := range []bool{true, false} {
-		for i := len(p.rs.hints) - 1; i >= 0 && db == ""; i-- {
-			hn := p.rs.hints[i]
-			is4356 := strings.HasPrefix(hn.text, "Restore is complete")
-			if hn.recovery == nil && is4356 == pass && h.at.Sub(hn.at) <= hintWindow && !hn.at.After(h.at) {
-				db = hn.db
-			}
+	db := p.hintDB(h.at, true)
+	if db == "" {
+		// A 3014 line later than window3014 still belongs to a restore held
+		// for it, rather than to a guess.
+		if pr := p.pending3014(f.stmt, h.at, holdWindow); pr != nil {
+			set3014(pr.rec, f)
+			return
 		}
-		if db == "" && pass {
-			if c := p.restoreCtx("", h.at); c != nil {
-				db = c.db
-			}
+		if c := p.restoreCtx("", h.at, time.Minute); c != nil {
+			db = c.db
 		}
+	}
+	if db == "" {
+		db = p.hintDB(h.at, false)
 	}
 	if db == "" {
 		p.reject(fmt.Sprintf("%s 3014 line without a restore completion line or a database to attach it to; skipped", f.stmt))
@@ -190,6 +200,19 @@ func (p *parser) orphan3014(h *header, f line3014Fields) {
 	}
 	set3014(rec, f)
 	p.hold(rec, h.at)
+}
+
+// hintDB names the database of the newest 4356 line (is4356) or "marked
+// RESTORING" line within hintWindow before at.
+func (p *parser) hintDB(at time.Time, is4356 bool) string {
+	for i := len(p.rs.hints) - 1; i >= 0; i-- {
+		hn := p.rs.hints[i]
+		if hn.recovery == nil && strings.HasPrefix(hn.text, "Restore is complete") == is4356 &&
+			at.Sub(hn.at) <= hintWindow && !hn.at.After(at) {
+			return hn.db
+		}
+	}
+	return ""
 }
 
 // line4356 handles "Restore is complete on database 'X'.  The database is now available.".

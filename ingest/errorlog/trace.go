@@ -265,9 +265,9 @@ func (p *parser) bufferLabel(c *spidCtx, t []byte) bool {
 // it: the newest restoring session of that database, else the newest
 // restoring session that never named its database.
 func (p *parser) takeContext(pr *pendingRestore) {
-	c := p.restoreCtx(pr.rec.Database, pr.at)
+	c := p.restoreCtx(pr.rec.Database, pr.at, ctxMaxAge)
 	if c == nil {
-		c = p.restoreCtx("?", pr.at)
+		c = p.restoreCtx("?", pr.at, ctxMaxAge)
 	}
 	if c == nil {
 		return
@@ -282,11 +282,12 @@ func (p *parser) takeContext(pr *pendingRestore) {
 }
 
 // restoreCtx finds an unattached restoring session: of database db, of any
-// named database when db is "", or of an unnamed one when db is "?".
-func (p *parser) restoreCtx(db string, at time.Time) *spidCtx {
+// named database when db is "", or of an unnamed one when db is "?"; its last
+// line at most maxAge before at.
+func (p *parser) restoreCtx(db string, at time.Time, maxAge time.Duration) *spidCtx {
 	var best *spidCtx
 	for _, c := range p.spids {
-		if c.kind != ctxRestore || c.attached != nil || at.Sub(c.lastAt) > ctxMaxAge {
+		if c.kind != ctxRestore || c.attached != nil || at.Sub(c.lastAt) > maxAge {
 			continue
 		}
 		switch db {
