@@ -15,7 +15,9 @@ type Config struct {
 	// Handler answers every query. A nil Handler answers every query with
 	// no result set. The driver's own ping (the batch "select 1;") is
 	// answered by the server itself so that the Handler only sees the
-	// application's queries; it is still recorded in Queries.
+	// application's queries; it is still recorded in Queries. So are
+	// transaction requests (BeginTx, Commit, Rollback), which the server
+	// acknowledges without involving the Handler.
 	Handler Handler
 
 	// ServerVersion is reported in PRELOGIN and LOGINACK, e.g.

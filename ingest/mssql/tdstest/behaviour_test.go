@@ -280,3 +280,36 @@ func TestConcurrentClients(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestBadServerVersion(t *testing.T) {
+	srv := tdstest.New(tdstest.Config{ServerVersion: "sixteen"})
+	defer srv.Close()
+	if _, err := srv.Start(); err == nil {
+		t.Fatal("Start accepted a malformed ServerVersion")
+	}
+}
+
+func TestCloseWithBlockedHandler(t *testing.T) {
+	started := make(chan struct{})
+	h := tdstest.HandlerFunc(func(ctx context.Context, q tdstest.Query) ([]tdstest.ResultSet, error) {
+		close(started)
+		<-ctx.Done() // a well-behaved handler returns when its context ends
+		return nil, ctx.Err()
+	})
+	srv, d := startServer(t, h)
+	db := openDB(t, d)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := db.ExecContext(context.Background(), "block")
+		errc <- err
+	}()
+	<-started
+	start := time.Now()
+	srv.Close()
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Close took %v", d)
+	}
+	if err := <-errc; err == nil {
+		t.Error("query interrupted by Close succeeded")
+	}
+}
