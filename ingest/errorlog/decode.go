@@ -106,12 +106,15 @@ func sniffUTF16(head []byte) int {
 // agree otherwise): a byte that is never valid UTF-8 lets the line reader find
 // damaged lines with utf8.Valid, and tell them from a U+FFFD the file holds.
 type utf16LEReader struct {
-	r      io.Reader
-	raw    []byte
-	lo, hi int
-	eof    bool
-	err    error
-	bad    int64 // U+FFFD written; lines need checking only once this is > 0
+	r       io.Reader
+	raw     []byte
+	lo, hi  int
+	eof     bool
+	err     error
+	bad     int64 // bad bytes written; lines need checking only once this is > 0
+	pend    [utf8.UTFMax]byte
+	pendN   int // pend[pendOff:pendN] is decoded text not yet handed out
+	pendOff int
 }
 
 func newUTF16LEReader(r io.Reader) *utf16LEReader {
@@ -142,9 +145,23 @@ func (d *utf16LEReader) fill() {
 
 // Read implements io.Reader.
 func (d *utf16LEReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if d.pendOff < d.pendN {
+		n := copy(p, d.pend[d.pendOff:d.pendN])
+		d.pendOff += n
+		return n, nil
+	}
 	if len(p) < utf8.UTFMax {
-		// bufio never asks for less; refuse rather than split a rune.
-		return 0, io.ErrShortBuffer
+		// bufio may offer a few bytes at the end of its buffer: decode one
+		// rune aside and hand it out in pieces.
+		n, err := d.Read(d.pend[:])
+		if n == 0 {
+			return 0, err
+		}
+		d.pendN, d.pendOff = n, 0
+		return d.Read(p)
 	}
 	for {
 		if d.hi-d.lo < 4 && !d.eof {
@@ -159,9 +176,6 @@ func (d *utf16LEReader) Read(p []byte) (int, error) {
 				return 0, d.err
 			}
 			return 0, io.EOF
-		}
-		if d.eof {
-			continue // decode consumes the last odd byte on the next pass
 		}
 	}
 }
