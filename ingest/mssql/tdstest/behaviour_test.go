@@ -313,3 +313,14 @@ func TestCloseWithBlockedHandler(t *testing.T) {
 		t.Error("query interrupted by Close succeeded")
 	}
 }
+
+// TestEncryptRequired documents that the server has no TLS: a client that
+// insists on encryption gets a clear driver error instead of a hang.
+func TestEncryptRequired(t *testing.T) {
+	srv, _ := startServer(t, nil)
+	d := strings.Replace(dsn(testUser, testPass, srv.Addr(), ""), "encrypt=disable", "encrypt=true", 1)
+	err := openDB(t, d).PingContext(ctxT(t))
+	if err == nil || !strings.Contains(err.Error(), "does not support encryption") {
+		t.Fatalf("got %v, want the driver's 'server does not support encryption'", err)
+	}
+}
