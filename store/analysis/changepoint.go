@@ -13,6 +13,11 @@ import (
 // variance (Detect uses penaltyFactor·ln(n)·σ²). Least squares on log
 // throughput is the maximum-likelihood location of a step in lognormal
 // data, which is why the input is the logarithm.
+//
+// Binary segmentation costs O(n log n) when changes are few, but O(n·k)
+// for k changes that each split off a short piece, so the search stops at
+// maxChanges changes; it searches the later side of each split first, so
+// what a cap leaves unsplit is the old history, not the current level.
 func ChangePoints(logx []float64, minSeg int, penalty float64) []int {
 	minSeg = max(minSeg, 1)
 	n := len(logx)
@@ -31,7 +36,7 @@ func ChangePoints(logx []float64, minSeg int, penalty float64) []int {
 	var cps []int
 	var split func(lo, hi int)
 	split = func(lo, hi int) {
-		if hi-lo < 2*minSeg {
+		if hi-lo < 2*minSeg || len(cps) >= maxChanges {
 			return
 		}
 		whole := sse(lo, hi)
@@ -45,13 +50,18 @@ func ChangePoints(logx []float64, minSeg int, penalty float64) []int {
 			return
 		}
 		cps = append(cps, best)
-		split(lo, best)
 		split(best, hi)
+		split(lo, best)
 	}
 	split(0, n)
 	slices.Sort(cps)
 	return cps
 }
+
+// maxChanges bounds ChangePoints. No real restore series has hundreds of
+// lasting levels; one that seems to is noise at a scale the penalty does
+// not expect, and the cap keeps it from costing seconds.
+const maxChanges = 256
 
 // noiseSigma estimates the standard deviation of the noise around the
 // level from successive differences (MAD of the differences, scaled, over
@@ -101,7 +111,22 @@ func findOutliers(logx []float64, r outlierRule) []int {
 		side = append(side[:0], logx[lo:hi]...)
 		return medianInPlace(side), true
 	}
-	rest := make([]float64, 0, n)
+	// Leaving the run out matters on short series, where two spoilt
+	// differences move the MAD; on long ones it changes nothing visible and
+	// would cost a sort per candidate, quadratic on a noisy log-shipping
+	// series of thousands of restores.
+	var rest []float64
+	sigmaAll := -1.0
+	leaveOut := func(s, L int) float64 {
+		if n > leaveOutMax {
+			if sigmaAll < 0 {
+				sigmaAll = noiseSigma(logx)
+			}
+			return sigmaAll
+		}
+		rest = append(append(rest[:0], logx[:s]...), logx[s+L:]...)
+		return noiseSigma(rest)
+	}
 	for L := 1; L <= r.maxRun; L++ {
 		for s := 0; s+L <= n; s++ {
 			if slices.Contains(taken[s:s+L], true) {
@@ -125,8 +150,7 @@ func findOutliers(logx []float64, r outlierRule) []int {
 				}
 				// Material; now check it is also more than noise. Done
 				// only here because it costs a sort of the whole series.
-				rest = append(append(rest[:0], logx[:s]...), logx[s+L:]...)
-				thr = max(thr, r.k*noiseSigma(rest))
+				thr = max(thr, r.k*leaveOut(s, L))
 				if !allBeyond(logx[s:s+L], beyond) {
 					continue
 				}
@@ -141,6 +165,10 @@ func findOutliers(logx []float64, r outlierRule) []int {
 	slices.Sort(out)
 	return out
 }
+
+// leaveOutMax is the longest series on which findOutliers re-estimates the
+// noise without each candidate.
+const leaveOutMax = 64
 
 func allBeyond(xs []float64, beyond func(float64) bool) bool {
 	for _, x := range xs {

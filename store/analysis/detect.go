@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -212,22 +213,34 @@ func lastChange(logx []float64, cfg Config, down, up float64) (lo, c int, ok boo
 	}
 	sigma := max(noiseSigma(logx), minSigma)
 	cps := ChangePoints(logx, cfg.MinEach, penaltyFactor*math.Log(float64(n))*sigma*sigma)
+	// Judgements are cached and only the two neighbours of a merged change
+	// are judged again, so a long series with many proposed changes costs
+	// O(changes · n log n), not its square.
+	type judgement struct {
+		d, p  float64
+		valid bool
+	}
+	js := make([]judgement, len(cps))
 	for len(cps) > 0 {
 		weakest, weakestSize := -1, math.Inf(1)
 		for k, cp := range cps {
-			from, to := 0, n
-			if k > 0 {
-				from = cps[k-1]
+			if !js[k].valid {
+				from, to := 0, n
+				if k > 0 {
+					from = cps[k-1]
+				}
+				if k+1 < len(cps) {
+					to = cps[k+1]
+				}
+				d, p := shift(logx[from:cp], logx[cp:to])
+				js[k] = judgement{d, p, true}
 			}
-			if k+1 < len(cps) {
-				to = cps[k+1]
-			}
-			d, p := shift(logx[from:cp], logx[cp:to])
-			if (d <= down || d >= up) && p < cfg.Alpha {
+			j := js[k]
+			if (j.d <= down || j.d >= up) && j.p < cfg.Alpha {
 				continue
 			}
-			if math.Abs(d) < weakestSize {
-				weakest, weakestSize = k, math.Abs(d)
+			if math.Abs(j.d) < weakestSize {
+				weakest, weakestSize = k, math.Abs(j.d)
 			}
 		}
 		if weakest < 0 {
@@ -236,7 +249,14 @@ func lastChange(logx []float64, cfg Config, down, up float64) (lo, c int, ok boo
 			}
 			return lo, cps[len(cps)-1], true
 		}
-		cps = append(cps[:weakest], cps[weakest+1:]...)
+		cps = slices.Delete(cps, weakest, weakest+1)
+		js = slices.Delete(js, weakest, weakest+1)
+		if weakest > 0 {
+			js[weakest-1].valid = false
+		}
+		if weakest < len(js) {
+			js[weakest].valid = false
+		}
 	}
 	return 0, 0, false
 }
