@@ -1,0 +1,241 @@
+// Package mssql reads restore facts from live SQL Server instances over
+// github.com/microsoft/go-mssqldb: msdb restore history, the error log
+// through xp_readerrorlog, SQL Agent job history, a host snapshot and the
+// restores in flight. Each source's T-SQL lives in an embedded .sql file
+// that a DBA can read and paste into SSMS; permissions.sql creates the
+// minimal login. The scheduling (timeouts, concurrency, watermarks, run
+// records) lives in ingest/collector.
+package mssql
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is the collector's TOML configuration (SPEC §6.2).
+type Config struct {
+	Collector Collector  `toml:"collector"`
+	Instances []Instance `toml:"instance"`
+	// CMS, when set, adds the instances registered on a Central Management
+	// Server to Instances each time the collector starts.
+	CMS *CMS `toml:"cms"`
+}
+
+// Collector holds the scheduling settings.
+type Collector struct {
+	Interval time.Duration `toml:"interval"` // between passes; default 15m
+	Timeout  time.Duration `toml:"timeout"`  // per instance and pass; default 30s
+	// Concurrency caps the instances queried at once; default 16.
+	Concurrency int `toml:"concurrency"`
+	// InflightInterval is the sampling period of restores in flight; default 10s.
+	InflightInterval time.Duration `toml:"inflight_interval"`
+	// Jitter spreads the first passes of continuous mode over [0, Jitter);
+	// default 30s, "0s" disables it.
+	Jitter *time.Duration `toml:"jitter"`
+}
+
+// Instance is one SQL Server instance to collect from.
+type Instance struct {
+	Name         string `toml:"name"` // the name restorewatch shows
+	Host         string `toml:"host"`
+	Port         int    `toml:"port"`
+	InstanceName string `toml:"instance"` // named instance, resolved through SQL Browser
+	Auth         string `toml:"auth"`     // sql (default) | windows | entra
+	User         string `toml:"user"`
+	// PasswordEnv and PasswordFile name where the password (an access
+	// token for entra) is read at connect time. The value itself never
+	// enters the configuration.
+	PasswordEnv            string            `toml:"password_env"`
+	PasswordFile           string            `toml:"password_file"`
+	Encrypt                string            `toml:"encrypt"` // go-mssqldb's encrypt: true, false, disable, strict, mandatory, optional
+	TrustServerCertificate bool              `toml:"trust_server_certificate"`
+	Certificate            string            `toml:"certificate"` // CA certificate file for the server's TLS certificate
+	Tags                   map[string]string `toml:"tags"`        // env, team, rto
+}
+
+// CMS names a Central Management Server and the group whose registered
+// servers (subgroups included) are collected. The listed instances use the
+// CMS's own auth, user, secret, encryption and tags settings; an [[instance]]
+// of the same name overrides its CMS entry.
+type CMS struct {
+	Instance
+	Group string `toml:"group"` // "Production/Billing"; empty = every group
+}
+
+// Defaults.
+const (
+	DefaultInterval         = 15 * time.Minute
+	DefaultTimeout          = 30 * time.Second
+	DefaultConcurrency      = 16
+	DefaultInflightInterval = 10 * time.Second
+	DefaultJitter           = 30 * time.Second
+)
+
+// LoadConfig reads and validates the TOML file at path.
+func LoadConfig(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	cfg, err := ParseConfig(b)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// ParseConfig decodes and validates a TOML document. Unknown keys are
+// errors: a misspelt password_env would otherwise fail only at connect time.
+func ParseConfig(b []byte) (*Config, error) {
+	var cfg Config
+	md, err := toml.NewDecoder(bytes.NewReader(b)).Decode(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		return nil, fmt.Errorf("unknown key(s): %s", strings.Join(keys, ", "))
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
+func (c *Config) validate() error {
+	cc := &c.Collector
+	for _, d := range []struct {
+		key string
+		v   *time.Duration
+		def time.Duration
+	}{{"interval", &cc.Interval, DefaultInterval}, {"timeout", &cc.Timeout, DefaultTimeout},
+		{"inflight_interval", &cc.InflightInterval, DefaultInflightInterval}} {
+		switch {
+		case *d.v == 0:
+			*d.v = d.def
+		case *d.v < time.Second:
+			// BurntSushi/toml reads a bare integer as nanoseconds.
+			return fmt.Errorf("[collector] %s = %v is under a second: write durations as strings such as \"30s\"", d.key, *d.v)
+		}
+	}
+	if cc.Concurrency == 0 {
+		cc.Concurrency = DefaultConcurrency
+	}
+	if cc.Concurrency < 0 {
+		return fmt.Errorf("[collector] concurrency must be positive, not %d", cc.Concurrency)
+	}
+	if cc.Jitter == nil {
+		j := DefaultJitter
+		cc.Jitter = &j
+	}
+	if len(c.Instances) == 0 && c.CMS == nil {
+		return errors.New("no [[instance]] and no cms: nothing to collect")
+	}
+	seen := map[string]bool{}
+	var errs []error
+	for i := range c.Instances {
+		in := &c.Instances[i]
+		if err := in.validate(); err != nil {
+			if in.Name == "" {
+				err = fmt.Errorf("[[instance]] #%d: %w", i+1, err)
+			}
+			errs = append(errs, err)
+			continue
+		}
+		key := strings.ToLower(in.Name)
+		if seen[key] {
+			errs = append(errs, fmt.Errorf("instance %q: name appears twice", in.Name))
+		}
+		seen[key] = true
+	}
+	if c.CMS != nil {
+		if c.CMS.Name == "" {
+			c.CMS.Name = "cms:" + c.CMS.Host
+		}
+		if err := c.CMS.Instance.validate(); err != nil {
+			errs = append(errs, fmt.Errorf("cms: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// validate checks one instance; the error names it and the key at fault.
+// A password_env that is not set is not checked here: the secret is read
+// at connect time, and only that instance fails.
+func (in *Instance) validate() error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("instance %q: "+format, append([]any{in.Name}, args...)...)
+	}
+	in.Name = strings.TrimSpace(in.Name)
+	in.Host = strings.TrimSpace(in.Host)
+	if in.Name == "" {
+		if in.Host == "" {
+			return errors.New("name and host are missing")
+		}
+		in.Name = in.Host
+		if in.InstanceName != "" {
+			in.Name += `\` + in.InstanceName
+		}
+	}
+	switch {
+	case in.Host == "":
+		return fail("host is missing")
+	case in.Port != 0 && in.InstanceName != "":
+		return fail("give port or instance, not both")
+	case in.Port < 0 || in.Port > 65535:
+		return fail("port %d is out of range", in.Port)
+	case in.PasswordEnv != "" && in.PasswordFile != "":
+		return fail("give password_env or password_file, not both")
+	}
+	in.Auth = strings.ToLower(strings.TrimSpace(in.Auth))
+	if in.Auth == "" {
+		in.Auth = "sql"
+	}
+	hasSecret := in.PasswordEnv != "" || in.PasswordFile != ""
+	switch in.Auth {
+	case "sql":
+		if in.User == "" {
+			return fail("auth = \"sql\" needs user")
+		}
+		if !hasSecret {
+			return fail("auth = \"sql\" needs password_env or password_file")
+		}
+	case "windows":
+		// DOMAIN\user with a secret logs in with NTLM; neither means the
+		// service's own identity (SSPI on Windows, Kerberos elsewhere).
+		if (in.User != "") != hasSecret {
+			return fail("auth = \"windows\" takes user with password_env/password_file, or neither (integrated)")
+		}
+	case "entra":
+		if !hasSecret {
+			return fail("auth = \"entra\" needs password_env or password_file holding an access token")
+		}
+	default:
+		return fail("unknown auth %q: want sql, windows or entra", in.Auth)
+	}
+	switch strings.ToLower(in.Encrypt) {
+	case "", "true", "false", "disable", "strict", "mandatory", "optional":
+	default:
+		return fail("encrypt %q: want true, false, disable, strict, mandatory or optional", in.Encrypt)
+	}
+	for k := range in.Tags {
+		switch k {
+		case "rto":
+			if _, err := time.ParseDuration(in.Tags[k]); err != nil {
+				return fail("tags.rto %q is not a duration such as \"4h\"", in.Tags[k])
+			}
+		case "":
+			return fail("empty tag name")
+		}
+	}
+	return nil
+}

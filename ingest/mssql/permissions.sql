@@ -1,0 +1,89 @@
+/*
+permissions.sql - the login restorewatch collects with: read-only, no sysadmin.
+
+Run as a sysadmin on every instance restorewatch collects from (and on the
+CMS, see the end). It is idempotent: running it again changes nothing. Pick
+a strong password, store it where the collector reads it (password_env or
+password_file in the configuration), never in the configuration itself.
+
+What each permission unlocks, and what happens without it (the collector
+degrades that source, records why in the run record, and goes on):
+
+  VIEW SERVER STATE     sys.dm_exec_requests for every session (restores in
+                        flight; without it only the login's own requests),
+                        sys.dm_os_sys_info (CPU, memory, VM), sys.dm_server_services
+                        (instant file initialization), sys.dm_os_loaded_modules,
+                        sys.dm_os_volume_stats. Per Microsoft's current
+                        sp_readerrorlog page also the error log on SQL Server
+                        2008 R2 to 2019.
+  VIEW ANY ERROR LOG    the error log on SQL Server 2022 and later (the
+                        permission exists only there; granted only there).
+  EXECUTE on master.dbo.xp_readerrorlog
+                        older documentation and builds check this object
+                        permission (or sysadmin) instead; granting it as well
+                        covers both. Needs a user for the login in master.
+  SELECT on six msdb tables
+                        restorehistory, backupset, backupmediaset,
+                        backupmediafamily (restore history); sysjobhistory,
+                        sysjobs (Agent job steps with 3014 lines). Chosen over
+                        db_datareader in msdb, which would also expose job step
+                        commands and Database Mail settings that can hold
+                        credentials. db_datareader works too (see below).
+  nothing more          SERVERPROPERTY, @@VERSION, sys.configurations,
+                        DBCC TRACESTATUS and SYSDATETIMEOFFSET() are open to
+                        every login.
+
+What is verified and what is not (no SQL Server was available while writing
+this; the collector's tests run against a TDS test server that does not
+check permissions):
+  - VIEW SERVER STATE for the DMVs, VIEW ANY ERROR LOG on 2022+, SELECT on
+    msdb tables: Microsoft documentation.
+  - xp_readerrorlog with only VIEW SERVER STATE (<= 2019): documented for
+    sp_readerrorlog; the older page said sysadmin only. Not tested.
+  - xp_enumerrorlogs / sp_enumerrorlogs, which list the archived logs, are
+    reported (third-party, not tested) to require securityadmin membership,
+    which this script deliberately does not grant. Without it the collector
+    finds archives by reading ERRORLOG.1, .2, ... until one is missing or
+    holds nothing newer than its watermark; the run record says so.
+  - No permission here lets the login change anything.
+*/
+USE master;
+SET NOCOUNT ON;
+
+DECLARE @major int = CONVERT(int, PARSENAME(CONVERT(varchar(32), SERVERPROPERTY('ProductVersion')), 4));
+
+IF SUSER_ID(N'restorewatch') IS NULL
+    -- Replace the password, or use CREATE LOGIN [DOMAIN\svc-restorewatch] FROM WINDOWS
+    -- and change the name in every statement below.
+    CREATE LOGIN restorewatch WITH PASSWORD = N'change me: a long random password',
+        CHECK_POLICY = ON, DEFAULT_DATABASE = master;
+
+GRANT VIEW SERVER STATE TO restorewatch;
+
+IF @major >= 16
+    EXEC (N'GRANT VIEW ANY ERROR LOG TO restorewatch;');
+
+IF DATABASE_PRINCIPAL_ID(N'restorewatch') IS NULL
+    CREATE USER restorewatch FOR LOGIN restorewatch;
+GRANT EXECUTE ON master.dbo.xp_readerrorlog TO restorewatch;
+
+-- Optional: VIEW ANY DEFINITION lets sys.master_files list every database's
+-- files, so the host snapshot names all volumes that hold database files.
+-- GRANT VIEW ANY DEFINITION TO restorewatch;
+
+USE msdb;
+IF DATABASE_PRINCIPAL_ID(N'restorewatch') IS NULL
+    CREATE USER restorewatch FOR LOGIN restorewatch;
+GRANT SELECT ON dbo.restorehistory TO restorewatch;
+GRANT SELECT ON dbo.backupset TO restorewatch;
+GRANT SELECT ON dbo.backupmediaset TO restorewatch;
+GRANT SELECT ON dbo.backupmediafamily TO restorewatch;
+GRANT SELECT ON dbo.sysjobhistory TO restorewatch;
+GRANT SELECT ON dbo.sysjobs TO restorewatch;
+
+-- The simpler alternative of SPEC 3.1, wider than needed:
+-- EXEC sp_addrolemember N'db_datareader', N'restorewatch';
+
+-- On a Central Management Server only (cms = { ... } in the configuration):
+-- read the registered servers and groups.
+-- EXEC sp_addrolemember N'ServerGroupReaderRole', N'restorewatch';
