@@ -195,3 +195,41 @@ func TestSingleOutlierRate(t *testing.T) {
 		t.Errorf("outlier flagged %d/%d (want >= 95%%), non-stable verdicts %d (want 0)", flagged, trials, regressions)
 	}
 }
+
+// TestPenaltyCalibration reproduces the calibration behind the penalty of
+// Detect (4 · ln n · σ², σ from the MAD of successive differences, floored
+// at 0.02; keep in step with detect.go): how often segmentation alone
+// splits a stable series, before the materiality and rank-test checks.
+func TestPenaltyCalibration(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		nz   noise
+	}{
+		{"uniform ±25%", uniform25},
+		{"lognormal σ=0.12", lognormal12},
+	} {
+		r := rand.New(rand.NewPCG(13, 13))
+		const trials = 2000
+		split := 0
+		for range trials {
+			n := 8 + r.IntN(33)
+			x := make([]float64, n)
+			for i := range x {
+				x[i] = math.Log(tc.nz(r))
+			}
+			d := make([]float64, n-1)
+			for i := range d {
+				d[i] = x[i+1] - x[i]
+			}
+			sigma := max(1.4826*analysis.MAD(d)/math.Sqrt2, 0.02)
+			if len(analysis.ChangePoints(x, 3, 4*math.Log(float64(n))*sigma*sigma)) > 0 {
+				split++
+			}
+		}
+		rate := float64(split) / trials
+		t.Logf("segmentation alone splits %.1f%% of stable %s series of 8–40", 100*rate, tc.name)
+		if rate > 0.08 {
+			t.Errorf("%s: split rate %.3f, want about 0.05", tc.name, rate)
+		}
+	}
+}

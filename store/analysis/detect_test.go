@@ -95,12 +95,18 @@ func TestImprovement(t *testing.T) {
 }
 
 func TestSingleOutlier(t *testing.T) {
-	for _, at := range []int{0, 9, 19} { // first, middle, latest restore
+	for _, tc := range []struct {
+		at    int
+		mibps float64
+	}{
+		{0, 90}, {9, 90}, {19, 90}, // slow: first, middle, latest restore
+		{9, 1600}, {19, 1600}, // fast: a restore served from cache, say
+	} {
 		s := series(20, func(int) float64 { return 400 })
-		s[at].MiBps = 90
+		s[tc.at].MiBps = tc.mibps
 		f := analysis.Detect(s, analysis.DefaultConfig())
-		if f.Verdict != analysis.Stable || !slices.Equal(f.Outliers, []int{at}) || f.BaselineN != 19 {
-			t.Errorf("slow restore at %d: got %s, outliers %v, n %d", at, f.Verdict, f.Outliers, f.BaselineN)
+		if f.Verdict != analysis.Stable || !slices.Equal(f.Outliers, []int{tc.at}) || f.BaselineN != 19 {
+			t.Errorf("%v MiB/s at %d: got %s, outliers %v, n %d", tc.mibps, tc.at, f.Verdict, f.Outliers, f.BaselineN)
 		}
 		if !strings.HasSuffix(f.Note, "; 1 outlier shown apart") {
 			t.Errorf("note %q", f.Note)
