@@ -68,10 +68,10 @@ type hardware struct {
 func (h hardware) cpus() int { return h.sockets * h.logical }
 
 var (
-	vmware  = hardware{1, 8, 8, 65536, "VMware, Inc.", "VMware7,1", true}
-	hyperV  = hardware{2, 4, 4, 32768, "Microsoft Corporation", "Virtual Machine", true}
-	hpe     = hardware{2, 8, 16, 262144, "HPE", "ProLiant DL380 Gen10 Plus", false}
-	dell    = hardware{2, 16, 32, 524288, "Dell Inc.", "PowerEdge R750", false}
+	vmware = hardware{1, 8, 8, 65536, "VMware, Inc.", "VMware7,1", true}
+	hyperV = hardware{2, 4, 4, 32768, "Microsoft Corporation", "Virtual Machine", true}
+	hpe    = hardware{2, 8, 16, 262144, "HPE", "ProLiant DL380 Gen10 Plus", false}
+	dell   = hardware{2, 16, 32, 524288, "Dell Inc.", "PowerEdge R750", false}
 )
 
 const (

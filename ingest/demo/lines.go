@@ -112,7 +112,9 @@ func (lw *logWriter) restore(r *restore) {
 		return t
 	}
 	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
-	frac := func(f float64) time.Time { return start.Add(time.Duration(f * float64(r.durMS) * float64(time.Millisecond))) }
+	frac := func(f float64) time.Time {
+		return start.Add(time.Duration(f * float64(r.durMS) * float64(time.Millisecond)))
+	}
 	tf3004, tf3213 := in.hasFlag(3004), in.hasFlag(3213)
 	verb := "RestoreDatabase"
 	if r.kind == store.KindLog {

@@ -30,7 +30,7 @@ type restore struct {
 	buf        bufCfg
 	recovery   bool
 	replace    bool
-	changed    bool  // the story's change shows in this restore
+	changed    bool     // the story's change shows in this restore
 	rec        [4]int64 // 3421: seconds, analysis, redo, undo (ms)
 	spid       int
 	histID     int64

@@ -35,7 +35,7 @@ func (g *gen) instance(in *instance) error {
 			heap.Push(&runs, s.draw(p, 0))
 		}
 	}
-	var ends []time.Time  // completions near the current time
+	var ends []time.Time   // completions near the current time
 	var spids []restoreEnd // sessions busy restoring
 	for runs.Len() > 0 {
 		j := runs[0]
