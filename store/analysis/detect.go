@@ -78,7 +78,10 @@ type Finding struct {
 	BaselineMiBps, CurrentMiBps float64
 	Ratio                       float64 // CurrentMiBps / BaselineMiBps
 	RatioLow, RatioHigh         float64 // bootstrap 95 % interval of Ratio, computed only for a regression or improvement
-	BaselineN, CurrentN         int     // restores behind each median (outliers and unknown throughput excluded)
+	// BaselineN and CurrentN count the restores behind each median
+	// (outliers and unknown throughput excluded); for not_enough_data,
+	// BaselineN is the number of restores with a known throughput.
+	BaselineN, CurrentN int
 	// PValue is the one-sided Mann–Whitney p-value in the direction of the
 	// observed change (after slower, or after faster); 1 with no change.
 	PValue        float64
