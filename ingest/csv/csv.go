@@ -52,7 +52,7 @@ type Stats struct {
 func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stats, error) {
 	var st Stats
 	cr := &countingReader{r: r, progress: opt.Progress}
-	defer func() { cr.done() }()
+	defer cr.done()
 	in, err := utf8Reader(cr)
 	if err != nil {
 		st.Bytes = cr.n

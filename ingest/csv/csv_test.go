@@ -342,3 +342,41 @@ func TestProgressAndCancel(t *testing.T) {
 		t.Errorf("cancelled parse: err = %v", err)
 	}
 }
+
+// TestResultsToText reads SSMS "Results to Text" with comma-delimited output:
+// dashes, a row count and the completion stamp around the rows, while a
+// stray one-field line is still reported.
+func TestResultsToText(t *testing.T) {
+	in := "instance,restore_date,destination_database_name\r\n--------,------------,----\r\n" +
+		"S1,2024-01-02 03:04:05.000,d1\r\nstray\r\nS1,2024-01-02 03:04:06.000,d2\r\n\r\n(2 rows affected)\r\n\r\n" +
+		"Completion time: 2024-01-02T03:05:00.1234567+01:00\r\n"
+	var c store.Collect
+	st, err := csv.Parse(context.Background(), strings.NewReader(in), csv.Options{File: "t"}, &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Histories) != 2 || st.Rows != 3 || len(c.Rejects) != 1 || c.Rejects[0].Line != 4 {
+		t.Errorf("histories %d rows %d rejects %v", len(c.Histories), st.Rows, c.Rejects)
+	}
+}
+
+// TestUTF16 reads UTF-16 files: big-endian with a BOM, and little-endian
+// that lost its BOM (recognised by the zero high bytes of ASCII).
+func TestUTF16(t *testing.T) {
+	text := "instance,restore_date,destination_database_name\r\nS1,2024-01-02 03:04:05,Café\r\n"
+	var le, be []byte
+	be = append(be, 0xFE, 0xFF)
+	for _, r := range text {
+		le = append(le, byte(r), byte(r>>8))
+		be = append(be, byte(r>>8), byte(r))
+	}
+	for name, in := range map[string][]byte{"le-no-bom": le, "be-bom": be} {
+		var c store.Collect
+		if _, err := csv.Parse(context.Background(), strings.NewReader(string(in)), csv.Options{}, &c); err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Histories) != 1 || c.Histories[0].Database != "Café" {
+			t.Errorf("%s: %+v %v", name, c.Histories, c.Rejects)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package csv
 import (
 	"errors"
 	"io"
+	"regexp"
 	"strings"
 
 	stdcsv "encoding/csv"
@@ -187,9 +188,14 @@ func isDashes(rec []string) bool {
 	return len(rec) > 0
 }
 
+// stamp is the "Completion time: 2024-03-18T09:30:05.1234567+01:00" line
+// that SSMS appends to results saved as text; its label is localised.
+var stamp = regexp.MustCompile(`^[^:\d]{1,60}:\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$`)
+
 // isNoise reports whether rec is a one-field line that is no row: a blank
-// line of spaces or sqlcmd's "(12 rows affected)" (localised, so only its
-// shape is checked: parenthesised and holding a count).
+// line of spaces, sqlcmd's "(12 rows affected)" (localised, so only its
+// shape is checked: parenthesised and holding a count) or SSMS's completion
+// stamp. Any other short row is reported, not skipped.
 func isNoise(rec []string) bool {
 	if len(rec) != 1 {
 		return false
@@ -198,5 +204,8 @@ func isNoise(rec []string) bool {
 	if f == "" {
 		return true
 	}
-	return len(f) > 2 && f[0] == '(' && f[len(f)-1] == ')' && strings.ContainsAny(f, "0123456789")
+	if len(f) > 2 && f[0] == '(' && f[len(f)-1] == ')' && strings.ContainsAny(f, "0123456789") {
+		return true
+	}
+	return stamp.MatchString(f)
 }
