@@ -48,7 +48,10 @@ type Stats struct {
 // a whole (an EINVALID *store.Error) only when the header is missing or lacks
 // a required column, and stops when ctx is done, r fails or the sink fails.
 // Rows with restore_type V (VERIFYONLY) are emitted like any other: the
-// warehouse, not the parser, keeps them apart.
+// warehouse, not the parser, keeps them apart. Text values are kept byte for
+// byte, except that GUIDs take SQL Server's upper-case form and the export
+// query's own quotes are removed where a quoting client (Export-Csv) quoted
+// them a second time.
 func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stats, error) {
 	var st Stats
 	cr := &countingReader{r: r, progress: opt.Progress}
@@ -90,6 +93,9 @@ func (p *parser) run(ctx context.Context, in io.Reader, st *Stats) error {
 		return fmt.Errorf("csv: read %s: %w", p.opt.File, err)
 	}
 	p.hdr = hdr
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	first := true
 	for {
 		rec, err := rd.Read()
@@ -135,7 +141,7 @@ func (p *parser) row(rec []string, line int) error {
 	if len(rec) != p.hdr.names {
 		reason := fmt.Sprintf("row has %d fields, the header has %d", len(rec), p.hdr.names)
 		for _, f := range rec {
-			if strings.ContainsAny(f, "\n") {
+			if strings.IndexByte(f, '\n') >= 0 {
 				// A multi-line field with the wrong width is almost always a
 				// quote that was never closed and swallowed the lines after it.
 				reason += " (a quoted field spans lines: unbalanced quote?)"
