@@ -4,11 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/restorewatch/restorewatch/ingest/messages"
 	"github.com/restorewatch/restorewatch/store"
 )
 
@@ -70,16 +69,15 @@ func (s *Session) Agent(ctx context.Context, mark AgentMark, maxRows int) (*Agen
 			if !ok {
 				return nil
 			}
+			// The step's text goes through the client-output parser, which
+			// knows Agent's "[SQLSTATE 01000] (Message 3014)" markers, their
+			// localised forms and failed statements (3013).
 			dur := agentDuration(runDur)
-			recs, skipped := agentRestores(msg.String)
-			res.Skipped += skipped
-			for i := range recs {
-				l := &recs[i]
-				l.Instance, l.CompletedAt, l.UpperBoundS = s.inst.Name, start.Add(time.Duration(dur)*time.Second), float64(dur)
-				l.Origin = store.Origin{Source: "agent", File: s.inst.Name + " job " + job.String + " step " + stepName.String, Line: int(id)}
-				res.Restores = append(res.Restores, *l)
-			}
-			return nil
+			sink := &stepSink{res: res, upper: float64(dur), origin: store.Origin{Source: "agent",
+				File: s.inst.Name + " job " + job.String + " step " + stepName.String, Line: int(id)}}
+			_, err := messages.Parse(ctx, strings.NewReader(msg.String), messages.Options{
+				File: "sysjobhistory", Instance: s.inst.Name, At: start.Add(time.Duration(dur) * time.Second)}, sink)
+			return err
 		})
 		if err != nil {
 			return nil, err
@@ -113,51 +111,28 @@ func agentDuration(v int64) int64 {
 	return v/10000*3600 + v/100%100*60 + v%100
 }
 
-var (
-	re3014 = regexp.MustCompile(`(RESTORE [A-Z ]+?) successfully processed (\d+) pages in (\d+(?:\.\d+)?) seconds \((\d+(?:\.\d+)?) MB/sec\)`)
-	re4035 = regexp.MustCompile(`Processed \d+ pages for database '((?:[^']|'')*)'`)
-)
-
-// agentRestores finds the 3014 lines of a step's output and names each
-// one's database from the "Processed N pages for database 'D'" (4035) lines
-// before it; Agent prints no completion line. A 3014 line without one (cut
-// by Agent's 4000-character limit) is skipped: a restore of an unknown
-// database matches nothing.
-func agentRestores(msg string) ([]store.LogRestore, int) {
-	var out []store.LogRestore
-	skipped, prev := 0, 0
-	for _, m := range re3014.FindAllStringSubmatchIndex(msg, -1) {
-		db := ""
-		for _, d := range re4035.FindAllStringSubmatch(msg[prev:m[0]], -1) {
-			db = strings.ReplaceAll(d[1], "''", "'")
-		}
-		prev = m[1]
-		if db == "" {
-			skipped++
-			continue
-		}
-		stmt := strings.Join(strings.Fields(msg[m[2]:m[3]]), " ")
-		pages, _ := strconv.ParseInt(msg[m[4]:m[5]], 10, 64)
-		secs, _ := strconv.ParseFloat(msg[m[6]:m[7]], 64)
-		mbps, _ := strconv.ParseFloat(msg[m[8]:m[9]], 64)
-		out = append(out, store.LogRestore{Database: db, Kind: kindOfStatement(stmt), Has3014: true,
-			Statement: stmt, Pages: pages, Seconds: secs, MBps: mbps})
-	}
-	return out, skipped
+// stepSink turns what ingest/messages made of one step's text into Agent
+// records: the step's duration bounds each restore from above, and the
+// offset is left to the warehouse's timeline of the instance, since the
+// step's date may lie in another daylight-saving period than today.
+type stepSink struct {
+	res    *AgentResult
+	origin store.Origin
+	upper  float64
 }
 
-// kindOfStatement reads the restore kind from a 3014 statement, as the
-// error-log parser does: "RESTORE DATABASE" is a full or a differential
-// restore (3014 does not tell them apart).
-func kindOfStatement(stmt string) store.Kind {
-	u := strings.ToUpper(stmt)
-	switch {
-	case strings.HasPrefix(u, "RESTORE LOG"):
-		return store.KindLog
-	case strings.Contains(u, " PAGE"):
-		return store.KindPage
-	case strings.Contains(u, " FILE"):
-		return store.KindFile
-	}
-	return store.KindFull
+// History implements store.Sink; step text holds no history rows.
+func (k *stepSink) History(store.HistoryRow) error { return nil }
+
+// Host implements store.Sink; step text holds no host facts.
+func (k *stepSink) Host(store.HostSnapshot) error { return nil }
+
+// Reject implements store.Sink: a 3014 line without a database counts as skipped.
+func (k *stepSink) Reject(store.Reject) { k.res.Skipped++ }
+
+// LogRestore implements store.Sink.
+func (k *stepSink) LogRestore(l store.LogRestore) error {
+	l.UpperBoundS, l.UTCOffset, l.Origin = k.upper, nil, k.origin
+	k.res.Restores = append(k.res.Restores, l)
+	return nil
 }

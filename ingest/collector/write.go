@@ -1,0 +1,279 @@
+package collector
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/restorewatch/restorewatch/ingest/mssql"
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
+)
+
+// passOut is what a pass leaves for its instance's loop.
+type passOut struct {
+	sess        *mssql.Session // open while restores run, for sampling
+	running     bool
+	unreachable bool // nothing was read: retry sooner
+}
+
+func (o passOut) sampling() bool { return o.sess != nil && o.running }
+
+func (o passOut) closeSession() {
+	if o.sess != nil {
+		o.sess.Close()
+	}
+}
+
+// pass collects one instance once: it records the run, reads the sources
+// under the pass's deadline, writes what completed in one import and only
+// then advances the watermarks, and re-judges the instance.
+func (c *collector) pass(ctx context.Context, in mssql.Instance) passOut {
+	started := time.Now()
+	// Writes outlive a cancelled ctx: a stop signal must not leave a run
+	// "running" or an import half-closed. Each write is local and short.
+	wctx := context.WithoutCancel(ctx)
+	runID, err := c.db.StartRun(wctx, in.Name, started)
+	if err != nil {
+		c.storeFailed(err)
+		return passOut{}
+	}
+	run := store.CollectorRun{ID: runID, Instance: in.Name, Started: started,
+		Rows: map[string]int64{}, Errors: map[string]string{}}
+	f := &fetched{errs: map[string]string{}}
+	m := c.loadMarks(wctx, in.Name, &run)
+
+	pctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.fetch(pctx, in, m, f)
+	}()
+	select {
+	case <-done:
+	case <-pctx.Done():
+		// The instance is slow or hung: stop waiting now. The fetch ends on
+		// its own soon (its queries share pctx; a hung login ends at the
+		// DSN's connection timeout, a hung query at the driver's attention
+		// wait) and then closes its session.
+	}
+	f.mu.Lock()
+	if !f.done {
+		f.abandoned = true
+		reason := "timed out after " + c.cfg.Timeout.String()
+		if ctx.Err() != nil {
+			reason = "canceled: the collector is stopping"
+		}
+		f.errs[f.current] = reason
+		if f.fatal == nil {
+			kind := mssql.KindTimeout
+			if ctx.Err() != nil {
+				kind = mssql.KindCanceled
+			}
+			f.fatal = &mssql.Error{Source: f.current, Kind: kind, Msg: reason}
+		}
+	}
+	out := passOut{sess: f.sess, running: f.sampled && len(f.inflight) > 0}
+	f.mu.Unlock()
+
+	c.write(wctx, in, f, &run)
+	run.Status = status(f, &run)
+	out.unreachable = !f.connected || (f.host == nil && f.fatal != nil)
+	for k, v := range f.errs {
+		run.Errors[k] = v
+	}
+	fin := time.Now()
+	run.Finished = &fin
+	c.storeFailed(c.db.FinishRun(wctx, run))
+	c.logRun(in, run)
+	if f.fatal != nil || ctx.Err() != nil {
+		out.closeSession()
+		out.sess = nil
+	}
+	return out
+}
+
+// loadMarks reads the watermarks; an unreadable one starts its source over
+// (harmless: the warehouse deduplicates) and is noted.
+func (c *collector) loadMarks(ctx context.Context, inst string, run *store.CollectorRun) marks {
+	var m marks
+	for _, x := range []struct {
+		source string
+		into   any
+	}{{mssql.SourceHistory, &m.hist}, {mssql.SourceErrorLog, &m.elog}, {mssql.SourceAgent, &m.agent}} {
+		v, ok, err := c.db.Watermark(ctx, inst, x.source)
+		if err != nil {
+			c.storeFailed(err)
+			continue
+		}
+		if ok && json.Unmarshal([]byte(v), x.into) != nil {
+			run.Notes = append(run.Notes, x.source+": unreadable watermark, read from the start")
+		}
+	}
+	return m
+}
+
+// write imports the completed sources in one import, advances their
+// watermarks once it committed, stores the in-flight sample and runs the
+// analysis of the instance.
+func (c *collector) write(ctx context.Context, in mssql.Instance, f *fetched, run *store.CollectorRun) {
+	f.mu.Lock()
+	h, hist, elog, agent := f.host, f.hist, f.elog, f.agent
+	inflight, sampled := f.inflight, f.sampled
+	f.mu.Unlock()
+
+	if sampled {
+		run.Rows[mssql.SourceInflight] = int64(len(inflight))
+		if err := c.db.AddInflightSamples(ctx, in.Name, inflight); err != nil {
+			c.storeFailed(err)
+			run.Errors["warehouse"] = err.Error()
+		}
+	}
+	if h == nil && hist == nil && elog == nil && agent == nil {
+		return
+	}
+	im, err := c.db.NewImport(ctx, "live", in.Name)
+	if err != nil {
+		c.storeFailed(err)
+		run.Errors["warehouse"] = err.Error()
+		return
+	}
+	feed := func() error {
+		if h != nil {
+			run.Rows[mssql.SourceHost] = 1
+			if err := im.Host(h.Snapshot); err != nil {
+				return err
+			}
+		}
+		if hist != nil {
+			run.Rows[mssql.SourceHistory] = int64(len(hist.Rows))
+			if hist.Rebuilt != "" {
+				run.Notes = append(run.Notes, "history: "+hist.Rebuilt+"; history re-read from its start")
+			}
+			if hist.More {
+				run.Notes = append(run.Notes, "history: row cap reached, the next pass continues")
+			}
+			for _, r := range hist.Rows {
+				if err := im.History(r); err != nil {
+					return err
+				}
+			}
+		}
+		if elog != nil {
+			run.Rows[mssql.SourceErrorLog] = int64(len(elog.Restores))
+			run.Rows["errorlog_lines"] = int64(elog.Rows)
+			run.Rows["errorlog_rejects"] = int64(elog.Rejects)
+			run.Rows["errorlog_startups"] = int64(len(elog.Hosts))
+			for _, n := range elog.Notes {
+				run.Notes = append(run.Notes, "errorlog: "+n)
+			}
+			if elog.More {
+				run.Notes = append(run.Notes, "errorlog: row cap reached, the next pass continues")
+			}
+			for _, x := range elog.Hosts {
+				if err := im.Host(x); err != nil {
+					return err
+				}
+			}
+			for _, r := range elog.Restores {
+				if err := im.LogRestore(r); err != nil {
+					return err
+				}
+			}
+		}
+		if agent != nil {
+			run.Rows[mssql.SourceAgent] = int64(len(agent.Restores))
+			run.Rows["agent_steps"] = int64(agent.Steps)
+			if agent.Rebuilt != "" {
+				run.Notes = append(run.Notes, "agent: "+agent.Rebuilt+"; job history re-read from its start")
+			}
+			for _, r := range agent.Restores {
+				if err := im.LogRestore(r); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	ferr := feed()
+	sum, cerr := im.Close()
+	if ferr == nil {
+		ferr = cerr
+	}
+	run.Rows["added"], run.Rows["duplicates"] = sum.Added, sum.Duplicates
+	if len(sum.Rejects) > 0 {
+		run.Rows["rejected"] = int64(len(sum.Rejects))
+	}
+	if ferr != nil {
+		// Nothing advances: the next pass reads the same rows again and the
+		// warehouse keeps whatever batches did commit exactly once.
+		c.storeFailed(ferr)
+		run.Errors["warehouse"] = ferr.Error()
+		return
+	}
+	set := func(source string, v any) {
+		b, _ := json.Marshal(v)
+		if err := c.db.SetWatermark(ctx, in.Name, source, string(b)); err != nil {
+			c.storeFailed(err)
+			run.Errors["warehouse"] = err.Error()
+		}
+	}
+	if hist != nil {
+		set(mssql.SourceHistory, hist.Mark)
+	}
+	if elog != nil {
+		set(mssql.SourceErrorLog, elog.Mark)
+	}
+	if agent != nil {
+		set(mssql.SourceAgent, agent.Mark)
+	}
+	if len(sum.InstanceIDs) > 0 {
+		if _, err := analysis.Run(ctx, c.db, sum.InstanceIDs, c.opt.Analysis); err != nil {
+			// Findings are derived; the facts are in. Log and go on.
+			c.log.Error("analysis failed", "instance", in.Name, "error", err.Error())
+			run.Errors["analysis"] = err.Error()
+		}
+	}
+}
+
+// status sums a pass up.
+func status(f *fetched, run *store.CollectorRun) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	read := f.host != nil || f.hist != nil || f.elog != nil || f.agent != nil || f.sampled
+	switch {
+	case f.fatal != nil && f.fatal.Kind == mssql.KindCanceled:
+		return store.RunCanceled
+	case f.fatal != nil && f.fatal.Kind == mssql.KindTimeout:
+		return store.RunTimeout
+	case f.fatal != nil && !read:
+		return store.RunFailed
+	case f.fatal != nil || len(f.errs) > 0 || run.Errors["warehouse"] != "":
+		return store.RunPartial
+	}
+	return store.RunOK
+}
+
+func (c *collector) logRun(in mssql.Instance, run store.CollectorRun) {
+	attrs := []any{"instance", in.Name, "status", run.Status,
+		"duration_ms", run.Finished.Sub(run.Started).Milliseconds()}
+	for _, k := range []string{mssql.SourceHistory, mssql.SourceErrorLog, mssql.SourceAgent, mssql.SourceInflight, "added"} {
+		if n, ok := run.Rows[k]; ok {
+			attrs = append(attrs, k, n)
+		}
+	}
+	level := slog.LevelInfo
+	if run.Status != store.RunOK {
+		level = slog.LevelWarn
+		for k, v := range run.Errors {
+			attrs = append(attrs, "error_"+k, v)
+		}
+	}
+	for i, n := range run.Notes {
+		attrs = append(attrs, fmt.Sprintf("note_%d", i+1), n)
+	}
+	c.log.Log(context.Background(), level, "collected", attrs...)
+}
