@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -141,5 +142,31 @@ func BenchmarkDecodeUTF16(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkParseFile parses a real file named by RW_ERRORLOG_BENCH_FILE from
+// disk, as an import does (skipped when unset).
+func BenchmarkParseFile(b *testing.B) {
+	p := os.Getenv("RW_ERRORLOG_BENCH_FILE")
+	if p == "" {
+		b.Skip("RW_ERRORLOG_BENCH_FILE not set")
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	for b.Loop() {
+		f, err := os.Open(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var s countSink
+		_, err = errorlog.Parse(context.Background(), f, errorlog.Options{File: filepath.Base(p), Instance: "BENCH"}, &s)
+		f.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -163,8 +163,11 @@ func (p *parser) line(line []byte) {
 	}
 	p.endEntry()
 	p.stats.Entries++
-	p.advance(h.at)
+	p.clock(h.at)
 	p.entry(&h)
+	// Release after the entry, so that a completion line takes the lines
+	// meant for it before an older restore of its database is released.
+	p.releaseDue(h.at)
 }
 
 // continuation handles a line that does not start an entry: banner lines
@@ -296,15 +299,13 @@ func (p *parser) origin(line int) store.Origin {
 	return store.Origin{Source: "errorlog", File: p.opt.File, Line: line}
 }
 
-// advance moves log time forward: restores held long enough are released.
-func (p *parser) advance(at time.Time) {
+// clock watches log time: when it goes back (DST, concatenated files),
+// nothing held can still be completed by what follows.
+func (p *parser) clock(at time.Time) {
 	if !p.lastAt.IsZero() && at.Before(p.lastAt.Add(-10*time.Minute)) {
-		// The clock went back (DST, a concatenated file): nothing held can
-		// still be completed by what follows.
 		p.releaseAll()
 	}
 	p.lastAt = at
-	p.releaseDue(at)
 }
 
 // finish flushes everything held at EOF and names the instance.

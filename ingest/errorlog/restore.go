@@ -26,6 +26,9 @@ const (
 	maxPending = 256
 	// maxPhases caps the trace-flag lines kept per restore.
 	maxPhases = 200
+	// clockSlack is how much earlier than the completion line a line of the
+	// same restore may be stamped (threads stamp before they write).
+	clockSlack = time.Second
 )
 
 // pendingRestore is a restore held for the lines that follow its completion line.
@@ -111,24 +114,22 @@ func (p *parser) applyHint(pr *pendingRestore, hn hint) {
 }
 
 // addHint remembers a line for the restore that may follow; old ones go.
+// A hint is kept while a completion line may still take it (hintWindow) or
+// a held restore may take it on release.
 func (p *parser) addHint(hn hint) {
+	floor := hn.at.Add(-hintWindow)
+	for _, pr := range p.rs.pending {
+		if f := pr.at.Add(-clockSlack); f.Before(floor) {
+			floor = f
+		}
+	}
 	kept := p.rs.hints[:0]
 	for _, o := range p.rs.hints {
-		if hn.at.Sub(o.at) <= hintWindow && !o.at.After(hn.at.Add(hintWindow)) {
+		if !o.at.Before(floor) && !o.at.After(hn.at.Add(hintWindow)) {
 			kept = append(kept, o)
 		}
 	}
 	p.rs.hints = append(kept, hn)
-}
-
-// pendingFor returns the newest held restore of db.
-func (p *parser) pendingFor(db string) *pendingRestore {
-	for i := len(p.rs.pending) - 1; i >= 0; i-- {
-		if strings.EqualFold(p.rs.pending[i].rec.Database, db) {
-			return p.rs.pending[i]
-		}
-	}
-	return nil
 }
 
 // line3014 handles "<stmt> successfully processed N pages in X seconds".
@@ -242,27 +243,22 @@ func (p *parser) markedRestoring(h *header) {
 	p.dbLine(h, db, text)
 }
 
-// dbLine attaches a line naming a restored database to its held restore, or
-// keeps it for the completion line that follows.
+// dbLine keeps a line naming a restored database (4356, "marked
+// RESTORING") for its restore. Such lines come just before the completion
+// line, which takes them (hold); one that comes after it is taken when the
+// restore is released. Deciding late keeps a quick series of restores of one
+// database (log shipping) from taking each other's lines.
 func (p *parser) dbLine(h *header, db, text string) {
-	if pr := p.pendingFor(db); pr != nil && !h.at.Before(pr.at) {
-		addPhase(&pr.rec.Phases, store.Phase{At: h.at, Text: text})
-		return
-	}
 	p.addHint(hint{at: h.at, db: db, text: text, phase: true})
 }
 
 // line3421 handles "Recovery completed for database X (database ID n) in ...".
 // Every database's startup prints one too; only a restore of the same
-// database within the windows takes it.
+// database within the windows takes it, as for dbLine.
 func (p *parser) line3421(h *header) {
 	db, rt, err := parse3421(string(h.text))
 	if err != nil {
 		p.reject("3421 line: " + err.Error())
-		return
-	}
-	if pr := p.pendingFor(db); pr != nil && pr.rec.Recovery == nil && !h.at.Before(pr.at) {
-		pr.rec.Recovery = &rt
 		return
 	}
 	p.addHint(hint{at: h.at, db: db, recovery: &rt})
@@ -308,6 +304,17 @@ func (p *parser) release(pr *pendingRestore) {
 	if pr.ctx != nil {
 		pr.ctx.detach()
 	}
+	// Lines after the completion line that name its database are its own
+	// (the next completion of that database would have taken them first).
+	kept := p.rs.hints[:0]
+	for _, hn := range p.rs.hints {
+		if strings.EqualFold(hn.db, rec.Database) && !hn.at.Before(pr.at.Add(-clockSlack)) && !hn.at.After(pr.at.Add(holdWindow)) {
+			p.applyHint(pr, hn)
+			continue
+		}
+		kept = append(kept, hn)
+	}
+	p.rs.hints = kept
 	if rec.Buffer == nil {
 		p.matchUnknownBlock(rec)
 	}
