@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/alecthomas/kong"
@@ -120,6 +121,13 @@ func main() {
 }
 
 func run(args []string) int {
+	if path := os.Getenv("RW_CPUPROFILE"); path != "" {
+		// A developer's switch for profiling imports and analysis.
+		if f, err := os.Create(path); err == nil {
+			_ = pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+	}
 	m := NewMain()
 	if err := m.ParseFlags(args); err != nil {
 		if errors.Is(err, errHelpShown) {
