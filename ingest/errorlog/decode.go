@@ -2,6 +2,7 @@ package errorlog
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"io"
 	"unicode/utf8"
@@ -12,12 +13,15 @@ import (
 
 // Encoding names reported in Stats.Encoding.
 const (
-	EncUTF8        = "UTF-8"
-	EncUTF8BOM     = "UTF-8 BOM"
-	EncUTF16LE     = "UTF-16LE"
-	EncUTF16LEBOM  = "UTF-16LE BOM"
-	EncUTF16BEBOM  = "UTF-16BE BOM"
-	EncUTF16LEOdd  = "UTF-16LE (first byte missing)"
+	EncUTF8       = "UTF-8"
+	EncUTF8BOM    = "UTF-8 BOM"
+	EncUTF16LE    = "UTF-16LE"
+	EncUTF16LEBOM = "UTF-16LE BOM"
+	EncUTF16BEBOM = "UTF-16BE BOM"
+	EncUTF16LEOdd = "UTF-16LE (first byte missing)"
+)
+
+const (
 	sniffLen       = 4096
 	rawBufSize     = 64 << 10
 	badByte        = 0xFF // marks an undecodable code unit; see utf16LEReader
@@ -37,39 +41,58 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// openText sniffs the encoding of the raw stream and returns a reader of UTF-8
-// text, the encoding's name, and whether decoding can produce U+FFFD for bad
-// input (then lines must be checked for it; a clean UTF-16 file costs nothing).
-func openText(raw *bufio.Reader) (text io.Reader, enc string, dec *utf16LEReader) {
+// text is the decoded stream and how to tell its damaged lines.
+type text struct {
+	r   io.Reader
+	enc string
+	dec *utf16LEReader // the UTF-16LE decoder, if any: damage shows as badByte
+	// fffd: damage shows as U+FFFD (x/text's UTF-16BE decoder).
+	fffd bool
+}
+
+// damaged reports whether a line holds undecodable input. UTF-8 lines are
+// always checked; UTF-16LE lines only once the decoder has met damage, so a
+// clean Windows log pays nothing.
+func (t *text) damaged(line []byte) bool {
+	switch {
+	case t.fffd:
+		return bytes.Contains(line, []byte("\uFFFD"))
+	case t.dec != nil && t.dec.bad == 0:
+		return false
+	}
+	return !utf8.Valid(line)
+}
+
+// openText sniffs the encoding of the raw stream and returns it as UTF-8 text.
+func openText(raw *bufio.Reader) text {
 	head, _ := raw.Peek(sniffLen) // a short file is fine: Peek returns what there is
 	switch {
 	case len(head) >= 2 && head[0] == 0xFF && head[1] == 0xFE:
 		_, _ = raw.Discard(2)
 		d := newUTF16LEReader(raw)
-		return d, EncUTF16LEBOM, d
+		return text{r: d, enc: EncUTF16LEBOM, dec: d}
 	case len(head) >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF:
 		_, _ = raw.Discard(3)
-		return raw, EncUTF8BOM, nil
+		return text{r: raw, enc: EncUTF8BOM}
 	case len(head) >= 2 && head[0] == 0xFE && head[1] == 0xFF:
 		// SQL Server never writes big-endian; a converted copy might. It is
 		// rare enough that x/text's general decoder is fast enough for it.
 		_, _ = raw.Discard(2)
 		dec := unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM).NewDecoder()
-		return transform.NewReader(raw, dec), EncUTF16BEBOM, nil
+		return text{r: transform.NewReader(raw, dec), enc: EncUTF16BEBOM, fffd: true}
 	}
 	switch sniffUTF16(head) {
 	case 1:
 		d := newUTF16LEReader(raw)
-		return d, EncUTF16LE, d
+		return text{r: d, enc: EncUTF16LE, dec: d}
 	case 2:
 		// NULs at even offsets: UTF-16LE text that lost its first byte (a
-		// tail or a split copy). Realign; the first line is then damaged and
-		// gets rejected like any other bad line.
+		// tail or a split copy). Realigned, only the first line is damaged.
 		_, _ = raw.Discard(1)
 		d := newUTF16LEReader(raw)
-		return d, EncUTF16LEOdd, d
+		return text{r: d, enc: EncUTF16LEOdd, dec: d}
 	}
-	return raw, EncUTF8, nil
+	return text{r: raw, enc: EncUTF8}
 }
 
 // sniffUTF16 looks at byte pairs: ASCII text in UTF-16LE is (char, 0) pairs.

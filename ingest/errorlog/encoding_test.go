@@ -119,6 +119,16 @@ func TestUTF16CutInsideCodeUnit(t *testing.T) {
 	}
 }
 
+// The big-endian path (x/text) rejects a cut line too.
+func TestUTF16BECut(t *testing.T) {
+	b := toUTF16BE(fixture(t, "full_diff_log_norecovery_2023.log"))
+	r := parseBytes(t, "be", b[:len(b)-301], "I")
+	if len(r.got.LogRestores) != 2 || len(r.got.Rejects) != 1 || r.got.Rejects[0].Line != 11 ||
+		!strings.Contains(r.got.Rejects[0].Reason, "invalid UTF-16") {
+		t.Fatalf("%d restores, rejects %q", len(r.got.LogRestores), r.got.Rejects)
+	}
+}
+
 // An unpaired surrogate in one line rejects that line; its neighbours stay.
 func TestUTF16InvalidUnitMidFile(t *testing.T) {
 	src := string(fixture(t, "full_diff_log_norecovery_2023.log"))

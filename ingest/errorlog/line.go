@@ -227,6 +227,9 @@ func damage(line []byte) string {
 		}
 		i += n
 	}
+	if i == len(line) { // x/text has already turned the damage into U+FFFD
+		i = max(0, bytes.Index(line, []byte("\uFFFD")))
+	}
 	from, to := max(0, i-60), min(len(line), i+20)
 	for from > 0 && !utf8.RuneStart(line[from]) {
 		from--

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io"
 	"time"
-	"unicode/utf8"
 
 	"github.com/restorewatch/restorewatch/store"
 )
@@ -64,12 +63,9 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stat
 	p := newParser(opt, sink)
 	cr := &countingReader{r: r}
 	raw := bufio.NewReaderSize(cr, rawBufSize)
-	text, enc, dec := openText(raw)
-	p.stats.Encoding = enc
-	// Lines need a validity check when the text can hold bad bytes: always for
-	// UTF-8 input, for UTF-16 only once the decoder has met damage.
-	checkAll := dec == nil
-	lr := newLineReader(text)
+	txt := openText(raw)
+	p.stats.Encoding = txt.enc
+	lr := newLineReader(txt.r)
 	nextProgress := int64(progressEvery)
 	for {
 		line, err := lr.next()
@@ -94,9 +90,9 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stat
 			p.endEntry()
 			continue
 		}
-		if (checkAll || dec.bad > 0) && !utf8.Valid(line) {
+		if txt.damaged(line) {
 			what := "invalid UTF-8"
-			if dec != nil {
+			if txt.enc != EncUTF8 && txt.enc != EncUTF8BOM {
 				what = "invalid UTF-16 (unpaired surrogate or a file cut inside a character)"
 			}
 			p.reject(fmt.Sprintf("%s: %s; line skipped", what, damage(line)))
