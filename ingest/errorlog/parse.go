@@ -48,7 +48,7 @@ type Stats struct {
 	InstanceSource string
 	Restores       int64 // LogRestore records emitted
 	Hosts          int64 // HostSnapshot records emitted
-	Rejects        int64
+	Rejects        int64 // lines reported to the sink as rejects (they are not held)
 	Backups        int64 // backup completion lines (18264/18265/18266/18270/18276), not imported
 	NULs           int64 // NUL bytes dropped (crash padding)
 }
@@ -126,15 +126,14 @@ type parser struct {
 	lineNo int
 	stamps stampCache
 
-	cont    contKind // what the current entry wants of its continuation lines
-	lastAt  time.Time
-	utcOff  *int // the most recent "UTC adjustment", for every restore
-	host    hostState
-	rs      restoreState
-	spids   map[string]*spidCtx
-	naming  naming
-	held    []heldRecord // records waiting for the instance name
-	emitted bool
+	cont   contKind // what the current entry wants of its continuation lines
+	lastAt time.Time
+	utcOff *int // the most recent "UTC adjustment", for every restore
+	host   hostState
+	rs     restoreState
+	spids  map[string]*spidCtx
+	naming naming
+	held   []heldRecord // records waiting for the instance name
 }
 
 func newParser(opt Options, sink store.Sink) *parser {
@@ -283,12 +282,11 @@ func indexOf(b []byte, s string) int {
 	return -1
 }
 
-// reject reports the current physical line.
-func (p *parser) reject(reason string) { p.rejectAt(p.lineNo, reason) }
-
-func (p *parser) rejectAt(line int, reason string) {
+// reject reports the current physical line. Rejects are not held for the
+// instance name: they name a file and a line, not an instance.
+func (p *parser) reject(reason string) {
 	p.stats.Rejects++
-	p.sink.Reject(store.Reject{File: p.opt.File, Line: line, Reason: reason})
+	p.sink.Reject(store.Reject{File: p.opt.File, Line: p.lineNo, Reason: reason})
 }
 
 func (p *parser) origin(line int) store.Origin {
