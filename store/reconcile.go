@@ -58,7 +58,7 @@ func (db *DB) reconcileInstance(ctx context.Context, id int64) error {
 		return fmt.Errorf("store: reconcile instance %d: %w", id, err)
 	}
 	out := derive(in)
-	if err := writeRestores(ctx, tx, id, out, db.now().UnixNano()); err != nil {
+	if err := writeRestores(ctx, tx, id, out); err != nil {
 		return fmt.Errorf("store: reconcile instance %d: %w", id, err)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE instance SET dirty = 0, restore_date_semantics = ?, semantics_samples = ? WHERE id = ?`,
@@ -199,7 +199,7 @@ type derived struct {
 }
 
 type derivedRestore struct {
-	key  string
+	key  int64
 	h    *histFact
 	l    *logFact // the error-log (or only) log record
 	m    *logFact // client output merged into l

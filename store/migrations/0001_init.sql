@@ -110,12 +110,14 @@ CREATE TABLE host_snapshot (
 );
 
 -- restore is derived: rebuilt for an instance from the three tables above.
--- natural_key keeps a restore's id stable across reconciliations.
+-- natural_key keeps a restore's id stable across reconciliations: the
+-- history_row id it derives from, or minus the log_restore id when no history
+-- row describes it. content_hash lets reconciliation skip unchanged rows.
 CREATE TABLE restore (
     id               INTEGER PRIMARY KEY,
     instance_id      INTEGER NOT NULL REFERENCES instance (id) ON DELETE CASCADE,
-    natural_key      TEXT NOT NULL UNIQUE,
-    generation       INTEGER NOT NULL,
+    natural_key      INTEGER NOT NULL UNIQUE,
+    content_hash     INTEGER NOT NULL,
     history_id       INTEGER,
     log_id           INTEGER,
     extra_log_id     INTEGER,
