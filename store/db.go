@@ -184,8 +184,15 @@ func (db *DB) applyMigration(ctx context.Context, m migration) error {
 // Backup writes a consistent copy of the warehouse to path with VACUUM INTO,
 // which reads one snapshot while imports go on.
 func (db *DB) Backup(ctx context.Context, path string) error {
-	if _, err := db.read.ExecContext(ctx, `VACUUM INTO ?`, path); err != nil {
-		return fmt.Errorf("store: backup to %s: %w", path, err)
+	// The read pool is query_only, which refuses VACUUM INTO; a connection of
+	// its own reads one WAL snapshot without holding up the writer.
+	c, err := sql.Open("sqlite", "file:"+db.path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		return fmt.Errorf("store: backup: %w", err)
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, `VACUUM INTO ?`, path); err != nil {
+		return Errorf(EINVALID, "store: backup to %s: %v", path, err)
 	}
 	return nil
 }

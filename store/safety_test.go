@@ -1,0 +1,81 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/restorewatch/restorewatch/store"
+)
+
+// TestUpgradeFromEveryMigration opens warehouses left at each earlier schema
+// version, with data in them, and checks the current binary upgrades them and
+// keeps the data.
+func TestUpgradeFromEveryMigration(t *testing.T) {
+	ctx := context.Background()
+	versions := store.MigrationVersionsForTest()
+	for _, v := range versions[:len(versions)-1] {
+		t.Run(fmt.Sprint(v), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "old.db")
+			if err := store.OpenAtVersionForTest(ctx, path, v); err != nil {
+				t.Fatal(err)
+			}
+			raw, err := sql.Open("sqlite", "file:"+path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Every version has had instance and history_row since 0001.
+			if _, err := raw.Exec(`INSERT INTO instance (id, name, dirty, created_at) VALUES (1, 'OLD01', 1, 0)`); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := raw.Exec(`INSERT INTO history_row (instance_id, restore_history_id, restore_local, database_name,
+				restore_type, source) VALUES (1, 1, 1700000000000, 'Billing', 'D', 'history')`); err != nil {
+				t.Fatal(err)
+			}
+			raw.Close()
+			db, err := store.Open(ctx, path)
+			if err != nil {
+				t.Fatalf("upgrade from %d: %v", v, err)
+			}
+			defer db.Close()
+			if err := db.Check(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Reconcile(ctx); err != nil {
+				t.Fatal(err)
+			}
+			rs, _, err := db.ListRestores(ctx, store.RestoreFilter{})
+			if err != nil || len(rs) != 1 || rs[0].Database != "Billing" {
+				t.Fatalf("after upgrade from %d: %v %+v", v, err, rs)
+			}
+		})
+	}
+}
+
+func TestBackupIsAConsistentCopy(t *testing.T) {
+	ctx := context.Background()
+	db := open(t)
+	h, l, hs := fixture()
+	importAll(t, db, h, l, hs)
+	out := filepath.Join(t.TempDir(), "copy.db")
+	if err := db.Backup(ctx, out); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := store.Open(ctx, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Close()
+	if err := cp.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a, b := list(t, db), list(t, cp)
+	if len(a) != 1 || len(b) != 1 || *a[0].DurationS != *b[0].DurationS {
+		t.Fatalf("copy differs: %+v vs %+v", a, b)
+	}
+	if err := db.Backup(ctx, out); err == nil {
+		t.Errorf("backup over an existing file succeeded; want an error")
+	}
+}
