@@ -152,6 +152,7 @@ type truthRow struct {
 	inLog              bool
 	first, last        string
 	story              string
+	devices            string
 }
 
 func readTruth(t *testing.T, f demo.Fleet) []truthRow {
@@ -164,7 +165,7 @@ func readTruth(t *testing.T, f demo.Fleet) []truthRow {
 		e, _ := time.Parse(time.RFC3339Nano, r[5])
 		d, _ := strconv.ParseInt(r[6], 10, 64)
 		out = append(out, truthRow{instance: r[0], histID: id, db: r[2], kind: r[3], start: s, end: e, durMS: d,
-			inLog: r[7] == "1", first: r[8], last: r[9], story: r[11]})
+			inLog: r[7] == "1", first: r[8], last: r[9], story: r[11], devices: r[12]})
 	}
 	return out
 }

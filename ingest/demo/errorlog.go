@@ -167,11 +167,11 @@ func (lw *logWriter) rotate(b boundary) error {
 		base += "." + itoa(int64(n))
 	}
 	lw.name = filepath.Join(lw.dir, base)
-	f, w, c, err := createFile(lw.name)
+	f, w, c, err := createFile(lw.name, lw.g.logBuf)
 	if err != nil {
 		return err
 	}
-	lw.f, lw.w, lw.c = f, w, c
+	lw.f, lw.w, lw.c, lw.g.logBuf = f, w, c, w
 	if lw.utf16 {
 		_, _ = w.Write([]byte{0xFF, 0xFE})
 	}

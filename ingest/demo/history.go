@@ -123,7 +123,7 @@ func (h *historyWriter) close() (int64, error) {
 
 // TruthHeader is the header of truth.csv, the answer key tests read.
 var TruthHeader = []string{"instance", "restore_history_id", "database", "kind", "start_utc", "end_utc",
-	"duration_ms", "in_errorlog", "first_lsn", "last_lsn", "backup_size", "story"}
+	"duration_ms", "in_errorlog", "first_lsn", "last_lsn", "backup_size", "story", "devices"}
 
 // truthWriter writes truth.csv: one row per restore, as generated.
 type truthWriter struct{ historyWriter }
@@ -151,5 +151,6 @@ func (t *truthWriter) write(r *restore, story string) error {
 	row[8], row[9] = r.first.numeric(), r.last.numeric()
 	row[10] = itoa(r.backupSize)
 	row[11] = story
+	row[12] = strings.Join(r.devices, "|")
 	return t.w.Write(row)
 }

@@ -199,7 +199,7 @@ func (s *series) devices(kind store.Kind, bStart, start time.Time) []string {
 		typ, ext = "LOG", ".trn"
 	}
 	safe := safeName(s.srcDB)
-	dir = strings.NewReplacer("{src}", s.src, "{db}", safe, "{type}", typ).Replace(dir)
+	dir = strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(dir, "{src}", s.src), "{db}", safe), "{type}", typ)
 	sep := `\`
 	if strings.HasPrefix(dir, "/") {
 		sep = "/"
