@@ -275,9 +275,10 @@ func logKey(instanceID int64, l *LogRestore) string {
 	fmt.Fprintf(h, "%d\x00%s\x00%s\x00%s\x00%d\x00%d\x00%s\x00%s\x00%t\x00%s\x00%d\x00%.3f",
 		instanceID, src, l.Database, l.Kind, l.MessageID, l.CompletedAt.UnixMilli()/10,
 		l.FirstLSN, l.LastLSN, l.Has3014, l.Statement, l.Pages, l.Seconds)
-	if l.CompletedAt.IsZero() {
-		// Without a time, identical statements of one file are told apart by
-		// their position in it.
+	if l.CompletedAt.IsZero() || l.Origin.Source == "messages" {
+		// Client output shares one completion stamp (or --at) across several
+		// statements, and may have none: identical statements of one file are
+		// told apart by their position in it.
 		fmt.Fprintf(h, "\x00%s\x00%d", l.Origin.File, l.Origin.Line)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
