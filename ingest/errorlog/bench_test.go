@@ -168,5 +168,7 @@ func BenchmarkParseFile(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		b.ReportMetric(float64(s.restores), "restores")
+		b.ReportMetric(float64(s.rejects), "rejects")
 	}
 }
