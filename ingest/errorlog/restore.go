@@ -38,7 +38,8 @@ type pendingRestore struct {
 	ctx *spidCtx // the spid whose trace lines it took, for its trailing phases
 }
 
-// hint is a line naming a database shortly before a completion line.
+// hint is a 4356, 3421 or "marked RESTORING" line naming a database, kept
+// for the completion line of that database just before or after it.
 type hint struct {
 	at       time.Time
 	db       string
