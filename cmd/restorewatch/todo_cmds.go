@@ -30,10 +30,3 @@ func (c *CollectCmd) Run(ctx context.Context, m *Main) error {
 	return store.Errorf(store.EUNAVAILABLE, "collect: not built yet")
 }
 
-// DemoCmd writes the demo fleet.
-type DemoCmd struct{}
-
-// Run implements the command.
-func (c *DemoCmd) Run(ctx context.Context, m *Main) error {
-	return store.Errorf(store.EUNAVAILABLE, "demo: not built yet")
-}
