@@ -32,10 +32,14 @@ type fetched struct {
 	abandoned bool
 }
 
+// set changes f under its lock, unless the pass stopped waiting: from then
+// on what the pass recorded stands, and a late result is dropped.
 func (f *fetched) set(fn func()) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	fn()
+	if !f.abandoned {
+		fn()
+	}
 }
 
 // fail records a source's error; false when the error ends the pass.

@@ -76,6 +76,11 @@ func (c *collector) pass(ctx context.Context, in mssql.Instance) passOut {
 			f.fatal = &mssql.Error{Source: f.current, Kind: kind, Msg: reason}
 		}
 	}
+	if f.fatal != nil && f.fatal.Kind == mssql.KindTimeout {
+		// The driver's read timeout and the pass's deadline are the same
+		// limit; say so in one way.
+		f.errs[f.fatal.Source] = "timed out after " + c.cfg.Timeout.String()
+	}
 	out := passOut{sess: f.sess, running: f.sampled && len(f.inflight) > 0}
 	f.mu.Unlock()
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 
 	mssql "github.com/microsoft/go-mssqldb"
@@ -108,7 +109,8 @@ func classify(source string, err error) *Error {
 		out.Kind, out.Msg = KindCanceled, "canceled"
 		return out
 	default:
-		if strings.Contains(err.Error(), "timeout") || strings.Contains(err.Error(), "i/o timeout") {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
 			out.Kind = KindTimeout
 		}
 		return out

@@ -1,0 +1,196 @@
+package collector_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/restorewatch/restorewatch/ingest/collector"
+	"github.com/restorewatch/restorewatch/ingest/mssql"
+	"github.com/restorewatch/restorewatch/ingest/mssql/tdstest"
+	"github.com/restorewatch/restorewatch/store"
+)
+
+func TestWrongPasswordFailsOnlyThatInstance(t *testing.T) {
+	f := newFleet(t)
+	for _, name := range []string{"SQL01", "SQL02", "SQL03", "SQL04"} {
+		in := f.add(name, "16.0.4135.4")
+		in.Startup(base.Add(-72 * time.Hour))
+		scriptRestores(in, "Sales", base.Add(-48*time.Hour), 2, 30)
+	}
+	f.cfg.Instances[1].PasswordEnv = wrongEnv
+	f.cfg.Instances[3].PasswordEnv = "RW_TEST_NOT_SET"
+	f.once()
+	runs := f.runs()
+	for _, name := range []string{"SQL01", "SQL03"} {
+		if r := runs[name]; r.Status != store.RunOK {
+			t.Errorf("%s: status %s %v", name, r.Status, r.Errors)
+		}
+	}
+	r := runs["SQL02"]
+	if r.Status != store.RunFailed || !strings.Contains(r.Errors["connect"], "Login failed") || !strings.Contains(r.Errors["connect"], "18456") {
+		t.Errorf("SQL02: status %s errors %v, want a failed login", r.Status, r.Errors)
+	}
+	r = runs["SQL04"]
+	if r.Status != store.RunFailed || !strings.Contains(r.Errors["connect"], "RW_TEST_NOT_SET is not set") {
+		t.Errorf("SQL04: status %s errors %v, want the unset variable named", r.Status, r.Errors)
+	}
+	if !strings.Contains(f.logs.String(), "Login failed") {
+		t.Errorf("the log does not report the failed login:\n%s", f.logs.String())
+	}
+
+	// No form of either password is anywhere the collector writes: the
+	// warehouse files (before and after the WAL is folded in), the run
+	// records as the /collector page would read them, and the log.
+	runsJSON, _ := json.Marshal(runs)
+	places := map[string]string{"run records": string(runsJSON), "log": f.logs.String()}
+	read := func(tag string) {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			if b, err := os.ReadFile(f.path + suffix); err == nil {
+				places[tag+" warehouse"+suffix] = string(b)
+			}
+		}
+	}
+	read("open")
+	f.db.Close()
+	read("closed")
+	for _, pw := range []string{testPass, wrongPass} {
+		for _, form := range []string{pw, url.QueryEscape(pw), url.PathEscape(pw), pw[:12]} {
+			for where, text := range places {
+				if strings.Contains(text, form) {
+					t.Errorf("%s holds the password (as %q)", where, form)
+				}
+			}
+		}
+	}
+}
+
+func TestHungInstanceCostsOnlyItsTimeout(t *testing.T) {
+	f := newFleet(t)
+	f.cfg.Collector.Timeout = 3 * time.Second
+	for _, name := range []string{"SQL01", "SQL02", "HUNG", "MIDPASS", "SQL05"} {
+		in := f.add(name, "16.0.4135.4")
+		in.Startup(base.Add(-72 * time.Hour))
+		scriptRestores(in, "Sales", base.Add(-48*time.Hour), 2, 30)
+	}
+	f.srv["HUNG"].Hang(true)                                 // accepts TCP, never answers the login
+	f.inst["MIDPASS"].Delay("errorlog/read", 30*time.Second) // hangs after host and history
+	start := time.Now()
+	f.once()
+	elapsed := time.Since(start)
+	// Generous bounds for a shared machine: what matters is one timeout,
+	// not the driver's login timeout plus its 5 s attention wait.
+	if elapsed > f.cfg.Collector.Timeout+1500*time.Millisecond {
+		t.Errorf("the pass took %v with a %v timeout", elapsed, f.cfg.Collector.Timeout)
+	}
+	runs := f.runs()
+	for _, name := range []string{"SQL01", "SQL02", "SQL05"} {
+		r := runs[name]
+		if r.Status != store.RunOK {
+			t.Errorf("%s: %s %v", name, r.Status, r.Errors)
+		}
+		if d := runs["HUNG"].Finished.Sub(*r.Finished); d < time.Second {
+			t.Errorf("%s finished only %v before the hung instance: it waited for it", name, d)
+		}
+	}
+	if r := runs["HUNG"]; r.Status != store.RunTimeout || !strings.Contains(r.Errors["connect"], "timed out after 3s") {
+		t.Errorf("HUNG: %s %v", r.Status, r.Errors)
+	}
+	r := runs["MIDPASS"]
+	if r.Status != store.RunTimeout || !strings.Contains(r.Errors["errorlog"], "timed out") {
+		t.Errorf("MIDPASS: %s %v", r.Status, r.Errors)
+	}
+	// What finished before the deadline is written, with its watermark; the
+	// error log is not, and keeps none.
+	if r.Rows["history"] != 2 {
+		t.Errorf("MIDPASS: history rows %v, want the 2 read before the deadline", r.Rows)
+	}
+	if _, ok, _ := f.db.Watermark(context.Background(), "MIDPASS", mssql.SourceHistory); !ok {
+		t.Error("MIDPASS: history watermark not stored")
+	}
+	if _, ok, _ := f.db.Watermark(context.Background(), "MIDPASS", mssql.SourceErrorLog); ok {
+		t.Error("MIDPASS: error-log watermark stored for a source that did not finish")
+	}
+}
+
+func TestPermissionErrorDegradesOneSource(t *testing.T) {
+	f := newFleet(t)
+	a, b := f.add("NOLOG", "15.0.4236.7"), f.add("NOAGENT", "15.0.4236.7")
+	f.add("FINE", "15.0.4236.7")
+	for _, name := range []string{"NOLOG", "NOAGENT", "FINE"} {
+		f.inst[name].Startup(base.Add(-72 * time.Hour))
+		scriptRestores(f.inst[name], "Sales", base.Add(-48*time.Hour), 3, 45)
+	}
+	a.Fail("errorlog/archives", tdstest.Error{Number: 15003, Class: 16, Message: "Only members of the securityadmin role can execute this stored procedure."})
+	a.Fail("errorlog/read", tdstest.Error{Number: 297, Class: 16, Message: "The user does not have permission to perform this action."})
+	b.Fail("agent_history/check", tdstest.Error{Number: 229, Class: 14, Message: "The SELECT permission was denied on the object 'sysjobhistory', database 'msdb', schema 'dbo'."})
+	b.Fail("host/modules", tdstest.Error{Number: 300, Class: 14, Message: "VIEW SERVER STATE permission was denied on object 'server', database 'master'."})
+	f.once()
+	runs := f.runs()
+	r := runs["NOLOG"]
+	if r.Status != store.RunPartial || !strings.Contains(r.Errors["errorlog"], "error 297") || !strings.Contains(r.Errors["errorlog"], "permissions.sql") {
+		t.Errorf("NOLOG: %s %v", r.Status, r.Errors)
+	}
+	if r.Rows["history"] != 3 || r.Rows["host"] != 1 {
+		t.Errorf("NOLOG: rows %v, want history and host collected", r.Rows)
+	}
+	// Without the error log the restores are known from msdb, without an
+	// engine-measured duration.
+	for _, x := range f.restores("NOLOG") {
+		if x.DurationSource == store.DurationEngine {
+			t.Errorf("NOLOG restore %d has an engine duration without an error log", x.ID)
+		}
+	}
+	r = runs["NOAGENT"]
+	if r.Status != store.RunPartial || !strings.Contains(r.Errors["agent"], "error 229") || !strings.Contains(r.Errors["host/modules"], "error 300") {
+		t.Errorf("NOAGENT: %s %v", r.Status, r.Errors)
+	}
+	if r.Rows["errorlog"] != 3 || r.Rows["history"] != 3 {
+		t.Errorf("NOAGENT: rows %v", r.Rows)
+	}
+	if r := runs["FINE"]; r.Status != store.RunOK {
+		t.Errorf("FINE: %s %v", r.Status, r.Errors)
+	}
+}
+
+func TestStopsCleanlyOnCancel(t *testing.T) {
+	f := newFleet(t)
+	for _, name := range []string{"SQL01", "SLOW"} {
+		in := f.add(name, "16.0.4135.4")
+		in.Startup(base.Add(-72 * time.Hour))
+		scriptRestores(in, "Sales", base.Add(-48*time.Hour), 2, 30)
+	}
+	f.inst["SLOW"].Delay("errorlog/read", time.Minute)
+	f.cfg.Collector.Timeout = 30 * time.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- collector.Run(ctx, f.db, f.cfg, collector.Options{Logger: f.logger()}) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for f.inst["SLOW"].Calls("errorlog/read") == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	runs := f.runs()
+	if r := runs["SQL01"]; r.Status != store.RunOK {
+		t.Errorf("SQL01: %s %v", r.Status, r.Errors)
+	}
+	r := runs["SLOW"]
+	if r.Status != store.RunCanceled || r.Finished == nil {
+		t.Errorf("SLOW: %s finished %v errors %v", r.Status, r.Finished, r.Errors)
+	}
+	if _, ok, _ := f.db.Watermark(context.Background(), "SLOW", mssql.SourceErrorLog); ok {
+		t.Error("SLOW: error-log watermark stored although the source was cut off")
+	}
+}
