@@ -1,0 +1,11 @@
+// Package static embeds the dashboard's stylesheets and images, so the binary
+// serves them without files on disk and the CSP can stay at 'self'.
+package static
+
+import "embed"
+
+// FS holds style.css (the dashboard), report.css (the printable evidence
+// report, also inlined into saved report files) and favicon.svg.
+//
+//go:embed style.css report.css favicon.svg
+var FS embed.FS

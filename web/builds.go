@@ -1,0 +1,174 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/web/chart"
+	"github.com/restorewatch/restorewatch/web/view"
+)
+
+// slowCohort is the median relative speed below which a build is marked
+// slow: the regression threshold of SPEC §5 applied to a whole cohort.
+const slowCohort = 0.67
+
+// cohortRow is a cohort with its build's release name.
+type cohortRow struct {
+	analysis.Cohort
+	release string
+}
+
+// cohortSet is the fleet's cohorts by instance build and by source build.
+type cohortSet struct {
+	instance, source []cohortRow
+	measured         int
+}
+
+// cohorts computes the build cohorts, cached: it reads every measured
+// restore once (a join with the series table), which takes seconds on a
+// million restores, so it runs once per data version.
+func (s *Server) cohorts(ctx context.Context) (cohortSet, error) {
+	return cached(ctx, s, "cohorts", func(ctx context.Context) (cohortSet, error) {
+		rs, err := s.db.RelativeSpeeds(ctx, store.RestoreFilter{})
+		if err != nil {
+			return cohortSet{}, err
+		}
+		var byInst, bySrc []analysis.CohortPoint
+		set := cohortSet{}
+		for _, r := range rs {
+			if r.Rel <= 0 {
+				continue
+			}
+			set.measured++
+			if r.InstanceBuild != "" {
+				byInst = append(byInst, analysis.CohortPoint{Group: r.InstanceBuild, Rel: r.Rel})
+			}
+			if r.SourceBuild != "" {
+				bySrc = append(bySrc, analysis.CohortPoint{Group: r.SourceBuild, Rel: r.Rel})
+			}
+		}
+		named := func(cs []analysis.Cohort) []cohortRow {
+			out := make([]cohortRow, len(cs))
+			for i, c := range cs {
+				out[i] = cohortRow{Cohort: c, release: s.cfg.Namer(c.Group)}
+			}
+			return out
+		}
+		set.instance, set.source = named(analysis.Cohorts(byInst)), named(analysis.Cohorts(bySrc))
+		return set, nil
+	})
+}
+
+func sortCohorts(cs []APICohort) {
+	slices.SortStableFunc(cs, func(a, b APICohort) int { return strings.Compare(a.By, b.By) })
+}
+
+func (s *Server) handleBuilds(c echo.Context) error {
+	ctx := c.Request().Context()
+	set, err := s.cohorts(ctx)
+	if err != nil {
+		return err
+	}
+	insts, err := s.db.ListInstances(ctx, "")
+	if err != nil {
+		return err
+	}
+	perBuild := map[string]int64{}
+	for _, in := range insts {
+		perBuild[in.Build]++
+	}
+	m := view.Builds{Empty: set.measured == 0, Measured: view.Plural(int64(set.measured), "restore", "restores") +
+		" with a measured throughput and a series baseline."}
+	m.Sections = []view.CohortSection{
+		s.cohortSection("by-instance", "By instance build (the restoring server)",
+			"The build of the instance that ran the restore, at the time of the restore.", set.instance, perBuild, "build"),
+		s.cohortSection("by-source", "By source build (the server that took the backup)",
+			"The build recorded in the backup set (software_major/minor/build_version).", set.source, nil, ""),
+	}
+	for i, r := range set.instance {
+		m.Options = append(m.Options, view.Option{Value: r.Group, Label: r.Group + " " + r.release, Selected: i == 0})
+	}
+	return s.render(c, http.StatusOK, view.BuildsPage(s.page(c, "Builds", "builds"), m))
+}
+
+// cohortSection shapes one grouping: the box plot (up to 24 largest
+// cohorts, in build order) and the table of all.
+func (s *Server) cohortSection(id, title, lede string, rows []cohortRow, perBuild map[string]int64, filterKey string) view.CohortSection {
+	sec := view.CohortSection{ID: id, Title: title, Lede: lede}
+	best := ""
+	bestMed := 0.0
+	for _, r := range rows {
+		if r.N >= 10 && r.Median > bestMed {
+			best, bestMed = r.Group, r.Median
+		}
+	}
+	shown := slices.Clone(rows)
+	if len(shown) > 24 {
+		slices.SortStableFunc(shown, func(a, b cohortRow) int { return b.N - a.N })
+		shown = shown[:24]
+		keep := map[string]bool{}
+		for _, r := range shown {
+			keep[r.Group] = true
+		}
+		shown = slices.DeleteFunc(slices.Clone(rows), func(r cohortRow) bool { return !keep[r.Group] })
+	}
+	box := chart.BoxPlot{Frame: chart.Frame{Title: title + ": speed relative to each series' usual speed", ID: id + "-box"},
+		Refs: []chart.Reference{{Value: 1, Label: "usual speed"}}, YLabel: "× usual speed", LogY: true,
+		YFormat: func(v float64) string { return view.Ratio(v) }}
+	for _, r := range shown {
+		b := chart.Box{Label: r.Group, Min: r.Min, Q1: r.Q1, Median: r.Median, Q3: r.Q3, Max: r.Max, N: r.N,
+			CILow: r.CILow, CIHigh: r.CIHigh,
+			Tooltip: fmt.Sprintf("%s %s\n%s restores\nmedian %s (95 %% %s)", r.Group, r.release, view.Int(int64(r.N)), view.Ratio(r.Median), view.Interval(r.CILow, r.CIHigh))}
+		if filterKey != "" {
+			b.Href = view.RestoresURL(filterKey, r.Group)
+		}
+		box.Boxes = append(box.Boxes, b)
+	}
+	sec.Chart = box
+	for _, r := range rows {
+		row := view.CohortRow{Build: r.Group, Release: r.release, N: view.Int(int64(r.N)), Median: view.Ratio(r.Median),
+			CI: view.Interval(r.CILow, r.CIHigh), IQR: view.Ratio(r.Q1) + " – " + view.Ratio(r.Q3),
+			Slow: r.Median <= slowCohort, Instances: view.Unknown, Issues: s.buildIssues(r.Group)}
+		if filterKey != "" {
+			row.RestoresURL = view.RestoresURL(filterKey, r.Group)
+			row.Instances = view.Int(perBuild[r.Group])
+			if best != "" && best != r.Group {
+				row.CompareURL = view.CompareURL("build:"+best, "build:"+r.Group)
+			}
+		} else {
+			row.RestoresURL = view.RestoresURL()
+		}
+		sec.Rows = append(sec.Rows, row)
+	}
+	return sec
+}
+
+// buildIssues lists the catalogued issues whose affected ranges hold the
+// build, whatever the conditions (the table shows them).
+func (s *Server) buildIssues(build string) []view.IssueRef {
+	all := map[string]bool{}
+	for _, ki := range s.issues {
+		for _, c := range ki.Conditions {
+			all[c] = true
+		}
+	}
+	var out []view.IssueRef
+	for _, ki := range analysis.MatchKnownIssues(s.issues, build, all) {
+		if len(ki.Affected) == 0 {
+			continue
+		}
+		out = append(out, view.IssueRef{ID: ki.ID, Title: ki.Title, Conditions: "if " + strings.Join(ki.Conditions, " + ")})
+	}
+	return out
+}
+
+// finite reports whether v is a usable number.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

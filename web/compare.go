@@ -1,0 +1,280 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/web/chart"
+	"github.com/restorewatch/restorewatch/web/view"
+)
+
+// sideLimit caps the restores read per side: the newest 20,000, which keeps
+// the bootstrap interval affordable and a comparison of two busy builds
+// under a second.
+const sideLimit = 20000
+
+// operand is one side of a comparison, parsed.
+type operand struct {
+	raw, label, what, href string
+	filter                 store.RestoreFilter
+}
+
+// parseOperand reads "build:13.0.4474.0", "period:2025-01-01..2025-03-01"
+// (end exclusive), "instance:NAME" or a bare instance name.
+func (s *Server) parseOperand(raw string) (operand, error) {
+	op := operand{raw: raw}
+	switch {
+	case strings.HasPrefix(raw, "build:"):
+		b := strings.TrimSpace(strings.TrimPrefix(raw, "build:"))
+		if b == "" {
+			return op, store.Errorf(store.EINVALID, "build: needs a version, e.g. build:13.0.4474.0")
+		}
+		op.filter.Build, op.what = b, "build"
+		op.label = strings.TrimSpace(b + " " + s.cfg.Namer(b))
+		op.href = view.RestoresURL("build", b)
+	case strings.HasPrefix(raw, "period:"):
+		from, to, ok := strings.Cut(strings.TrimPrefix(raw, "period:"), "..")
+		f, err1 := time.Parse(time.DateOnly, strings.TrimSpace(from))
+		t, err2 := time.Parse(time.DateOnly, strings.TrimSpace(to))
+		if !ok || err1 != nil || err2 != nil || !t.After(f) {
+			return op, store.Errorf(store.EINVALID, "period %q: write period:YYYY-MM-DD..YYYY-MM-DD with the end after the start", raw)
+		}
+		op.filter.From, op.filter.To, op.what = f, t, "period"
+		op.label = view.Date(f) + " to " + view.Date(t) + " (end exclusive)"
+		op.href = view.RestoresURL("from", view.Date(f), "to", view.Date(t.AddDate(0, 0, -1)))
+	default:
+		name := strings.TrimPrefix(raw, "instance:")
+		op.filter.Instance, op.what, op.label, op.href = name, "instance", name, view.InstanceURL(name)
+	}
+	op.filter.Limit = sideLimit
+	return op, nil
+}
+
+// comparison is the computed comparison of two operands.
+type comparison struct {
+	a, b     operand
+	ra, rb   []store.RelativeSpeed
+	rel, raw analysis.Comparison
+}
+
+// compare loads both sides and compares them, cached per operand pair.
+func (s *Server) compare(ctx context.Context, rawA, rawB string) (comparison, error) {
+	a, err := s.parseOperand(rawA)
+	if err != nil {
+		return comparison{}, err
+	}
+	b, err := s.parseOperand(rawB)
+	if err != nil {
+		return comparison{}, err
+	}
+	return cached(ctx, s, "compare\x00"+rawA+"\x00"+rawB, func(ctx context.Context) (comparison, error) {
+		cmp := comparison{a: a, b: b}
+		var err error
+		if cmp.ra, err = s.db.RelativeSpeeds(ctx, a.filter); err != nil {
+			return cmp, err
+		}
+		if cmp.rb, err = s.db.RelativeSpeeds(ctx, b.filter); err != nil {
+			return cmp, err
+		}
+		pick := func(rs []store.RelativeSpeed, rel bool) []float64 {
+			out := make([]float64, 0, len(rs))
+			for _, r := range rs {
+				out = append(out, map[bool]float64{true: r.Rel, false: r.MiBps}[rel])
+			}
+			return out
+		}
+		cmp.rel = analysis.Compare(pick(cmp.ra, true), pick(cmp.rb, true), 1)
+		cmp.raw = analysis.Compare(pick(cmp.ra, false), pick(cmp.rb, false), 1)
+		return cmp, nil
+	})
+}
+
+func (s *Server) handleCompare(c echo.Context) error {
+	m, err := s.compareModel(c.Request().Context(), c.QueryParam("a"), c.QueryParam("b"))
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, view.ComparePage(s.page(c, "Compare", "compare"), m))
+}
+
+// compareModel shapes a comparison for the page and the build report. An
+// operand that does not parse is a problem shown on the form, not an error
+// page: the user is mid-typing.
+func (s *Server) compareModel(ctx context.Context, rawA, rawB string) (view.Compare, error) {
+	m := view.Compare{A: rawA, B: rawB, Generated: view.Time(s.cfg.Now()), Version: s.version()}
+	if err := s.compareExamples(ctx, &m); err != nil {
+		return m, err
+	}
+	if rawA == "" || rawB == "" {
+		return m, nil
+	}
+	cmp, err := s.compare(ctx, rawA, rawB)
+	if store.ErrorCode(err) == store.EINVALID {
+		m.Problem = store.ErrorMessage(err)
+		return m, nil
+	} else if err != nil {
+		return m, err
+	}
+	m.Ready = true
+	m.SideA, m.SideB = compareSide(cmp.a, cmp.ra, cmp.rel, cmp.raw, true), compareSide(cmp.b, cmp.rb, cmp.rel, cmp.raw, false)
+	m.Measures = []view.CompareMeasure{
+		measure("Speed relative to each series' usual speed", cmp.rel, view.Ratio),
+		measure("Logical throughput (MiB/s)", cmp.raw, view.MiBps),
+	}
+	m.Headline = fmt.Sprintf("Restores on %s ran at %s of the speed of those on %s, relative to each database's usual speed (95 %% interval %s, p = %s; %s vs %s restores).",
+		cmp.b.label, view.Ratio(cmp.rel.Ratio), cmp.a.label, view.Interval(cmp.rel.RatioLow, cmp.rel.RatioHigh),
+		view.PValue(cmp.rel.PValue), view.Int(int64(cmp.rel.NB)), view.Int(int64(cmp.rel.NA)))
+	m.RelChart = compareBoxes("Speed relative to usual", "× usual speed", "cmp-rel", cmp, true)
+	m.RawChart = compareBoxes("Logical throughput", "MiB/s", "cmp-raw", cmp, false)
+	if cmp.a.what == "build" && cmp.b.what == "build" {
+		m.ReportURL = "/reports/builds?" + strings.TrimPrefix(view.CompareURL(rawA, rawB), "/compare?")
+	}
+	m.HoursNote = hoursNote(cmp)
+	for _, op := range []operand{cmp.a, cmp.b} {
+		if op.what == "build" {
+			for _, k := range s.buildIssues(op.filter.Build) {
+				k.Title = op.filter.Build + ": " + k.Title
+				m.Issues = append(m.Issues, k)
+			}
+		}
+	}
+	m.Method = compareMethod(cmp)
+	return m, nil
+}
+
+func measure(name string, c analysis.Comparison, f func(float64) string) view.CompareMeasure {
+	return view.CompareMeasure{Measure: name, A: f(c.MedianA), B: f(c.MedianB), Ratio: view.Ratio(c.Ratio),
+		Interval: view.Interval(c.RatioLow, c.RatioHigh), PValue: view.PValue(c.PValue), Slower: c.Ratio <= slowCohort && c.PValue < 0.05}
+}
+
+func compareSide(op operand, rs []store.RelativeSpeed, rel, raw analysis.Comparison, isA bool) view.CompareSide {
+	side := view.CompareSide{Label: op.label, What: op.what, Href: op.href}
+	n, mr, mx := rel.NB, raw.MedianB, rel.MedianB
+	if isA {
+		n, mr, mx = rel.NA, raw.MedianA, rel.MedianA
+	}
+	side.N, side.MedianRaw, side.MedianRel = view.Int(int64(n)), view.MiBps(mr), view.Ratio(mx)
+	if len(rs) > 0 {
+		side.Span = view.Date(rs[len(rs)-1].At) + " to " + view.Date(rs[0].At)
+		if len(rs) >= sideLimit {
+			side.Span += " (newest " + view.Int(sideLimit) + ")"
+		}
+	}
+	return side
+}
+
+// compareBoxes draws both sides' distributions on one axis.
+func compareBoxes(title, unit, id string, cmp comparison, rel bool) chart.BoxPlot {
+	bp := chart.BoxPlot{Frame: chart.Frame{Title: title, ID: id, Height: 300}, YLabel: unit, LogY: true}
+	if rel {
+		bp.Refs = []chart.Reference{{Value: 1, Label: "usual speed"}}
+	}
+	for _, side := range []struct {
+		op operand
+		rs []store.RelativeSpeed
+	}{{cmp.a, cmp.ra}, {cmp.b, cmp.rb}} {
+		var pts []analysis.CohortPoint
+		for _, r := range side.rs {
+			pts = append(pts, analysis.CohortPoint{Group: "x", Rel: map[bool]float64{true: r.Rel, false: r.MiBps}[rel]})
+		}
+		if cs := analysis.Cohorts(pts); len(cs) == 1 {
+			c := cs[0]
+			bp.Boxes = append(bp.Boxes, chart.Box{Label: side.op.label, Min: c.Min, Q1: c.Q1, Median: c.Median, Q3: c.Q3,
+				Max: c.Max, N: c.N, CILow: c.CILow, CIHigh: c.CIHigh, Href: side.op.href})
+		} else {
+			bp.Boxes = append(bp.Boxes, chart.Box{Label: side.op.label + " (no data)"})
+		}
+	}
+	return bp
+}
+
+// hoursNote estimates the time side B loses against side A: each restore
+// on B would take rel(B)/rel(A) of its time at A's relative speed.
+func hoursNote(cmp comparison) string {
+	if !(cmp.rel.Ratio > 0) || cmp.rel.Ratio >= 1 || !finite(cmp.rel.Ratio) {
+		return ""
+	}
+	var total, n float64
+	var newest time.Time
+	for _, r := range cmp.rb {
+		if r.At.After(newest) {
+			newest = r.At
+		}
+	}
+	var durs []float64
+	for _, r := range cmp.rb {
+		if r.DurationS > 0 && r.At.After(newest.AddDate(-1, 0, 0)) {
+			total += r.DurationS * (1 - cmp.rel.Ratio)
+			n++
+			durs = append(durs, r.DurationS)
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	per := analysis.Median(durs) * (1 - cmp.rel.Ratio) / 3600
+	return fmt.Sprintf("At the speed of %s, the typical restore on %s would take %s less; over the %s restores of its latest year that is %s.",
+		cmp.a.label, cmp.b.label, view.Hours(per), view.Int(int64(n)), view.Hours(total/3600))
+}
+
+func compareMethod(cmp comparison) []view.MethodItem {
+	return []view.MethodItem{
+		{Term: "Restores", Text: fmt.Sprintf("Every restore with a measured logical throughput on each side, the newest %s at most per side.", view.Int(sideLimit))},
+		{Term: "Relative speed", Text: "Each restore's logical MiB/s divided by the baseline median of its own series (instance, database, kind), so large and small databases compare fairly."},
+		{Term: "Timestamps and size", Text: "Durations from the engine's 3014 seconds where present, else the completion line minus the measured start; size is backup_size, a striped backup counted once."},
+		{Term: "Test", Text: "Two-sided Mann–Whitney rank test; the 95 % interval of the ratio of medians is a seeded percentile bootstrap (1,000 resamples), or the log-scale combination of order-statistic intervals above 20,000 restores."},
+	}
+}
+
+// compareExamples offers ready comparisons: the two largest builds and the
+// last two quarters, so a first visit is one click from an answer.
+func (s *Server) compareExamples(ctx context.Context, m *view.Compare) error {
+	insts, err := s.db.ListInstances(ctx, "")
+	if err != nil {
+		return err
+	}
+	builds := map[string]int{}
+	for _, in := range insts {
+		if in.Build != "" {
+			builds[in.Build]++
+		}
+	}
+	top := topKeys(builds)
+	if len(top) >= 2 {
+		m.Examples = append(m.Examples, view.Link{Text: "build " + top[0] + " vs " + top[1], Href: view.CompareURL("build:"+top[0], "build:"+top[1])})
+	}
+	if len(insts) >= 2 {
+		m.Examples = append(m.Examples, view.Link{Text: insts[0].Name + " vs " + insts[1].Name, Href: view.CompareURL(insts[0].Name, insts[1].Name)})
+	}
+	t, err := s.db.Totals(ctx)
+	if err == nil && !t.Last.IsZero() {
+		end := t.Last.Truncate(24*time.Hour).AddDate(0, 0, 1)
+		mid, start := end.AddDate(0, -3, 0), end.AddDate(0, -6, 0)
+		p := func(a, b time.Time) string { return "period:" + view.Date(a) + ".." + view.Date(b) }
+		m.Examples = append(m.Examples, view.Link{Text: "the last 3 months vs the 3 before", Href: view.CompareURL(p(start, mid), p(mid, end))})
+	}
+	return err
+}
+
+// topKeys returns the keys of m, largest count first.
+func topKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if m[a] != m[b] {
+			return m[b] - m[a]
+		}
+		return strings.Compare(a, b)
+	})
+	return keys
+}

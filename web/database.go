@@ -1,0 +1,122 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/web/chart"
+	"github.com/restorewatch/restorewatch/web/view"
+)
+
+func (s *Server) handleDatabase(c echo.Context) error {
+	inst, err := nameParam(c, "name")
+	if err != nil {
+		return err
+	}
+	dbName, err := nameParam(c, "db")
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	series, err := s.db.ListSeries(ctx, store.SeriesFilter{Instance: inst, Database: dbName})
+	if err != nil {
+		return err
+	}
+	if len(series) == 0 {
+		return store.Errorf(store.ENOTFOUND, "no restores of database %q on instance %q have been analysed", dbName, inst)
+	}
+	se := pickSeries(series, c.QueryParam("kind"))
+	rs, _, err := s.db.ListRestores(ctx, store.RestoreFilter{Instance: inst, Database: dbName, Kind: se.Kind, Limit: chartLimit})
+	if err != nil {
+		return err
+	}
+	regs, err := s.db.ListRegressions(ctx, store.RegressionFilter{Instance: inst, Database: dbName, Status: "active"})
+	if err != nil {
+		return err
+	}
+	m := s.databaseModel(series, se, rs, regs)
+	return s.render(c, http.StatusOK, view.DatabasePage(s.page(c, dbName+" on "+inst, "instances"), m))
+}
+
+// pickSeries chooses the kind asked for, else full restores, else the
+// series with the most restores.
+func pickSeries(series []store.Series, kind string) store.Series {
+	for _, want := range []string{kind, "full"} {
+		for _, se := range series {
+			if string(se.Kind) == want {
+				return se
+			}
+		}
+	}
+	return slices.MaxFunc(series, func(a, b store.Series) int { return a.N - b.N })
+}
+
+// databaseModel shapes a database page: three charts of the chosen
+// series, its buffer settings and its newest restores.
+func (s *Server) databaseModel(series []store.Series, se store.Series, rs []store.Restore, regs []store.Regression) view.Database {
+	m := view.Database{Instance: se.Instance, InstanceURL: view.InstanceURL(se.Instance), Database: se.Database,
+		Kind: string(se.Kind), Series: s.seriesRow(se, regs),
+		AllURL: view.RestoresURL("instance", se.Instance, "database", se.Database, "kind", string(se.Kind))}
+	m.RegressionURL = m.Series.RegressionURL
+	for _, x := range series {
+		m.Kinds = append(m.Kinds, view.Tab{Label: fmt.Sprintf("%s (%s)", x.Kind, view.Int(int64(x.N))),
+			Href: view.DatabaseKindURL(x.Instance, x.Database, string(x.Kind)), Current: x.Kind == se.Kind})
+	}
+	m.Shown = "newest " + view.Int(int64(len(rs))) + " charted"
+	isOut, isChange := map[int64]bool{}, map[int64]bool{}
+	for _, id := range se.Outliers {
+		isOut[id] = true
+	}
+	for _, id := range se.ChangePoints {
+		isChange[id] = true
+	}
+	tput := chart.Series{Name: "logical MiB/s"}
+	dur := chart.Series{Name: "duration"}
+	size := chart.Series{Name: "backup size (GiB)"}
+	var cps []chart.ChangePoint
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := &rs[i]
+		tp, dp := restorePoints(r, isOut[r.ID])
+		tput.Points, dur.Points = appendPoint(tput.Points, tp), appendPoint(dur.Points, dp)
+		if r.BackupBytes != nil {
+			size.Points = append(size.Points, chart.Point{T: r.At, V: float64(*r.BackupBytes) / (1 << 30), Href: view.RestoreURL(r.ID),
+				Tooltip: fmt.Sprintf("%s\n%s", view.Time(r.At), view.BytesPtr(r.BackupBytes))})
+		}
+		if isChange[r.ID] {
+			cps = append(cps, chart.ChangePoint{T: r.At, Label: "change " + view.Date(r.At)})
+		}
+		if r.BufferCount != nil || r.MaxTransferKiB != nil || r.IOAlignment != nil {
+			m.Buffers = append(m.Buffers, view.BufferRow{At: view.Time(r.At), URL: view.RestoreURL(r.ID),
+				BufferCount: view.IntPtr(r.BufferCount), MaxTransfer: kib(r.MaxTransferKiB), Alignment: bytesAlign(r.IOAlignment),
+				Throughput: view.MiBpsPtr(r.LogicalMiBps)})
+		}
+	}
+	slices.Reverse(m.Buffers)
+	if len(m.Buffers) > 50 {
+		m.Buffers = m.Buffers[:50]
+	}
+	var refs []chart.RefLine
+	if se.BaselineMiBps != nil {
+		refs = append(refs, chart.RefLine{Y: *se.BaselineMiBps, Label: "baseline " + view.MiBpsPtr(se.BaselineMiBps)})
+		if len(cps) > 0 {
+			refs[0].To = cps[len(cps)-1].T
+		}
+	}
+	if se.CurrentMiBps != nil && len(cps) > 0 {
+		refs = append(refs, chart.RefLine{Y: *se.CurrentMiBps, From: cps[len(cps)-1].T, Label: "recent " + view.MiBpsPtr(se.CurrentMiBps)})
+	}
+	m.Throughput = chart.TimeScatter{Frame: chart.Frame{Title: "Throughput over time (logical MiB/s, log scale)", ID: "db-tput"},
+		Series: []chart.Series{tput}, ChangePoints: cps, RefLines: refs, YLabel: "MiB/s", LogY: true}
+	m.Duration = chart.TimeScatter{Frame: chart.Frame{Title: "Duration over time", ID: "db-dur"},
+		Series: []chart.Series{dur}, ChangePoints: cps, YLabel: "duration", YFormat: chart.FormatDuration, YFromZero: true}
+	m.Size = chart.TimeScatter{Frame: chart.Frame{Title: "Backup size over time (GiB)", ID: "db-size", Height: 240},
+		Series: []chart.Series{size}, YLabel: "GiB", YFromZero: true}
+	for i := range rs[:min(len(rs), 100)] {
+		m.Rows = append(m.Rows, s.restoreRow(&rs[i], isOut[rs[i].ID]))
+	}
+	return m
+}

@@ -1,0 +1,204 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/web/chart"
+	"github.com/restorewatch/restorewatch/web/view"
+)
+
+// chartLimit caps the restores drawn in one chart: the newest ones, so a
+// series of years of log restores stays a readable (and fast) picture.
+const chartLimit = 2000
+
+// evidence assembles the case for one regression, for its page and its
+// report alike.
+func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) {
+	r, err := s.db.GetRegression(ctx, id)
+	if err != nil {
+		return view.Evidence{}, err
+	}
+	rs, _, err := s.db.ListRestores(ctx, store.RestoreFilter{Instance: r.Instance, Database: r.Database, Kind: r.Kind, Limit: chartLimit})
+	if err != nil {
+		return view.Evidence{}, err
+	}
+	sers, err := s.db.ListSeries(ctx, store.SeriesFilter{Instance: r.Instance, Database: r.Database})
+	if err != nil {
+		return view.Evidence{}, err
+	}
+	var outliers []int64
+	for _, se := range sers {
+		if se.Kind == r.Kind {
+			outliers = se.Outliers
+		}
+	}
+	perYear := r.HoursLostPerRestore() * r.RestoresPerYear
+	headline := fmt.Sprintf("%s (%s restores) on %s has restored at %s of its usual throughput since %s",
+		r.Database, r.Kind, r.Instance, view.Ratio(r.Ratio), view.Date(r.ChangedAt))
+	if r.HoursLostPerRestore() > 0 {
+		headline += fmt.Sprintf(", %s longer per restore", view.Hours(r.HoursLostPerRestore()))
+	}
+	ev := view.Evidence{
+		ID: r.ID, Instance: r.Instance, InstanceURL: view.InstanceURL(r.Instance), Database: r.Database,
+		DatabaseURL: view.DatabaseURL(r.Instance, r.Database), Kind: string(r.Kind),
+		SeriesURL: view.DatabaseKindURL(r.Instance, r.Database, string(r.Kind)),
+		ReportURL: view.RegressionReportURL(r.ID), PageURL: view.RegressionURL(r.ID),
+		Direction: r.Direction, Status: r.Status, StatusNote: r.StatusNote, StatusAt: view.TimePtr(r.StatusAt),
+		ChangedAt: view.Time(r.ChangedAt), Baseline: view.MiBps(r.BaselineMiBps), Current: view.MiBps(r.CurrentMiBps),
+		BaselineN: view.Int(int64(r.BaselineN)), CurrentN: view.Int(int64(r.CurrentN)), Ratio: view.Ratio(r.Ratio),
+		Interval: view.Interval(r.RatioLow, r.RatioHigh), PValue: view.PValue(r.PValue),
+		BaselineDur: view.Duration(r.BaselineDurationS), CurrentDur: view.Duration(r.CurrentDurationS),
+		HoursPerRestore: view.Hours(r.HoursLostPerRestore()), RestoresPerYear: fmt.Sprintf("%.0f", r.RestoresPerYear),
+		HoursPerYear: view.Hours(perYear), Note: r.Note, SizeNote: sizeNote(r),
+		Generated: view.Time(s.cfg.Now()), Version: s.version(),
+		Headline: headline + ".",
+	}
+	if r.ChangeRestoreID > 0 {
+		ev.ChangeRestoreURL = view.RestoreURL(r.ChangeRestoreID)
+	}
+	ev.Throughput, ev.Duration = evidenceCharts(r, rs, outliers)
+	for _, f := range r.ChangedFactors {
+		ev.Factors = append(ev.Factors, view.FactorRow{Factor: factorLabel(f.Factor), Before: s.factorValue(f.Factor, f.Before),
+			After: s.factorValue(f.Factor, f.After), Score: fmt.Sprintf("%.0f %%", f.Score*100)})
+	}
+	for _, id := range r.KnownIssues {
+		ki := s.issue(id)
+		ev.Issues = append(ev.Issues, view.IssueRow{ID: ki.ID, Title: ki.Title, Description: ki.Description,
+			Conditions: strings.Join(ki.Conditions, ", "), FixBuilds: s.fixBuilds(ki), Source: ki.Source})
+	}
+	ev.Method = regressionMethod(r)
+	return ev, nil
+}
+
+// sizeNote tells a DBA whether the duration grew because the database did.
+func sizeNote(r *store.Regression) string {
+	switch {
+	case r.SizeGrowth <= 0 || r.DurationRatio <= 0:
+		return "The backup sizes or durations on one side are unknown, so duration and size cannot be set against each other."
+	case math.Abs(math.Log(r.DurationRatio/r.SizeGrowth)) < math.Log(1.25):
+		return fmt.Sprintf("The duration changed %s and the backup size %s: the size explains the duration, and throughput is what changed only if the ratio above says so.",
+			view.Ratio(r.DurationRatio), view.Ratio(r.SizeGrowth))
+	}
+	return fmt.Sprintf("The duration changed %s while the backup size changed only %s: the database did not grow enough to explain it; the restores themselves got %s.",
+		view.Ratio(r.DurationRatio), view.Ratio(r.SizeGrowth), map[bool]string{true: "slower", false: "faster"}[r.DurationRatio > r.SizeGrowth])
+}
+
+// evidenceCharts draws the series' throughput (log scale: a drop to a third
+// looks as big at 50 MiB/s as at 900) and duration, before and after the
+// change in two marker shapes, with the medians and the change point.
+func evidenceCharts(r *store.Regression, rs []store.Restore, outliers []int64) (chart.TimeScatter, chart.TimeScatter) {
+	isOut := map[int64]bool{}
+	for _, id := range outliers {
+		isOut[id] = true
+	}
+	before, after := chart.Series{Name: "before the change"}, chart.Series{Name: "since the change"}
+	dBefore, dAfter := chart.Series{Name: "before the change"}, chart.Series{Name: "since the change"}
+	var first time.Time
+	for i := len(rs) - 1; i >= 0; i-- {
+		x := rs[i]
+		if first.IsZero() || x.At.Before(first) {
+			first = x.At
+		}
+		tp, dp := restorePoints(&x, isOut[x.ID])
+		if x.At.Before(r.ChangedAt) {
+			before.Points, dBefore.Points = appendPoint(before.Points, tp), appendPoint(dBefore.Points, dp)
+		} else {
+			after.Points, dAfter.Points = appendPoint(after.Points, tp), appendPoint(dAfter.Points, dp)
+		}
+	}
+	cp := []chart.ChangePoint{{T: r.ChangedAt, Label: "change " + view.Date(r.ChangedAt)}}
+	tput := chart.TimeScatter{
+		Frame:  chart.Frame{Title: "Logical throughput of each restore (MiB/s, log scale)", ID: "ev-tput"},
+		Series: []chart.Series{before, after}, ChangePoints: cp, YLabel: "MiB/s", LogY: true,
+		RefLines: []chart.RefLine{
+			{Y: r.BaselineMiBps, To: r.ChangedAt, Label: "median before " + view.MiBps(r.BaselineMiBps)},
+			{Y: r.CurrentMiBps, From: r.ChangedAt, Label: "median since " + view.MiBps(r.CurrentMiBps)},
+		},
+	}
+	dur := chart.TimeScatter{
+		Frame:  chart.Frame{Title: "Duration of each restore", ID: "ev-dur"},
+		Series: []chart.Series{dBefore, dAfter}, ChangePoints: cp, YLabel: "duration", YFromZero: true,
+		YFormat: chart.FormatDuration,
+	}
+	if r.BaselineDurationS > 0 && r.CurrentDurationS > 0 {
+		dur.RefLines = []chart.RefLine{
+			{Y: r.BaselineDurationS, To: r.ChangedAt, Label: "median before " + view.Duration(r.BaselineDurationS)},
+			{Y: r.CurrentDurationS, From: r.ChangedAt, Label: "median since " + view.Duration(r.CurrentDurationS)},
+		}
+	}
+	return tput, dur
+}
+
+// restorePoints makes a restore's throughput and duration points, each a
+// link to the restore with a tooltip naming it.
+func restorePoints(x *store.Restore, outlier bool) (tp, dp *chart.Point) {
+	tip := fmt.Sprintf("%s · %s\n%s\n%s · %s", x.Database, x.Kind, view.Time(x.At), view.MiBpsPtr(x.LogicalMiBps), view.DurationPtr(x.DurationS))
+	if outlier {
+		tip += "\noutlier: left out of the medians"
+	}
+	if x.LogicalMiBps != nil {
+		tp = &chart.Point{T: x.At, V: *x.LogicalMiBps, Href: view.RestoreURL(x.ID), Tooltip: tip, Outlier: outlier}
+	}
+	if x.DurationS != nil {
+		dp = &chart.Point{T: x.At, V: *x.DurationS, Href: view.RestoreURL(x.ID), Tooltip: tip, Outlier: outlier}
+	}
+	return tp, dp
+}
+
+func appendPoint(ps []chart.Point, p *chart.Point) []chart.Point {
+	if p == nil {
+		return ps
+	}
+	return append(ps, *p)
+}
+
+// regressionMethod explains how the figures were made (SPEC §5's "which
+// timestamps, which size, which test").
+func regressionMethod(r *store.Regression) []view.MethodItem {
+	return []view.MethodItem{
+		{Term: "Unit", Text: fmt.Sprintf("The series of %s restores of %s on %s, in the order they finished.", r.Kind, r.Database, r.Instance)},
+		{Term: "Timestamps", Text: "Duration is, in order of trust, the engine's own seconds from message 3014, else the completion line minus restore_date where the instance's restore_date was measured to be the start, else an Agent job step's duration (an upper bound). Instants are UTC, converted with the instance's offset at the time."},
+		{Term: "Size", Text: "Logical throughput is backupset.backup_size (a striped backup counted once) ÷ duration, in MiB/s; where msdb's row is gone, pages × 8 KiB from message 3014."},
+		{Term: "Baseline", Text: fmt.Sprintf("The median throughput of the %d restores before the change point; current is the median of the %d since. Brief outliers are shown but left out of both medians.", r.BaselineN, r.CurrentN)},
+		{Term: "Change point", Text: "Located by penalised least squares on log throughput; the change is dated at the first slow restore."},
+		{Term: "Test", Text: fmt.Sprintf("One-sided Mann–Whitney rank test of after against before: p = %s. The 95 %% interval of the ratio is a seeded percentile bootstrap (1,000 resamples) of the ratio of medians.", view.PValue(r.PValue))},
+		{Term: "Threshold", Text: "A series is flagged when the median after the change is at most 0.67× the median before, with at least 3 restores on each side."},
+		{Term: "Hours lost", Text: fmt.Sprintf("Per restore: median duration since the change minus median before (%s − %s). Per year: that × %.0f restores a year, the series' rate over its history.",
+			view.Duration(r.CurrentDurationS), view.Duration(r.BaselineDurationS), r.RestoresPerYear)},
+	}
+}
+
+// factorLabels are the words a manager reads for SPEC §6.1's factor names.
+var factorLabels = map[string]string{
+	"instance_build": "Instance build", "source_build": "Source build (of the backup)", "source_server": "Source server",
+	"compression": "Backup compression", "encryption": "Backup encryption", "checksum": "Backup checksum",
+	"device_kind": "Backup device", "stripes": "Stripes (backup files)", "buffer_count": "Buffer count",
+	"max_transfer_size": "Max transfer size", "io_alignment": "File-system I/O alignment (bytes)",
+	"ifi": "Instant file initialisation", "cpu_count": "CPU count", "memory": "Memory", "loaded_modules": "Loaded non-Microsoft modules",
+	"trace_flags": "Trace flags", "size_class": "Database size class",
+}
+
+func factorLabel(f string) string {
+	if l, ok := factorLabels[f]; ok {
+		return l
+	}
+	return f
+}
+
+// factorValue names builds in factor values and says "unknown" for blanks.
+func (s *Server) factorValue(factor, v string) string {
+	switch {
+	case v == "":
+		return "unknown"
+	case factor == "instance_build" || factor == "source_build":
+		if n := s.cfg.Namer(v); n != "" {
+			return v + " (" + n + ")"
+		}
+	}
+	return v
+}

@@ -1,0 +1,226 @@
+package web_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/restorewatch/restorewatch/ingest/demo"
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/web"
+)
+
+// Names a hostile (or just unusual) server could report. They must be
+// escaped everywhere and survive a round trip through links.
+const (
+	hostileInstance = `<script>alert(1)</script>`
+	hostileDB       = `O'Brien "&"`
+	slashDB         = `a/b\c ..`
+	dotDB           = `..`
+	formulaDB       = `=cmd|' /C calc'!A0`
+	slashInstance   = `SQL\PROD/EU`
+)
+
+// The demo warehouse is built once and shared by the read-only tests.
+var (
+	demoOnce sync.Once
+	demoPath string
+	demoErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if demoPath != "" {
+		os.RemoveAll(filepath.Dir(demoPath))
+	}
+	os.Exit(code)
+}
+
+// demoDB returns the shared demo warehouse: the demo fleet imported through
+// the real importers, plus instances and databases with hostile names.
+func demoDB(t testing.TB) *store.DB {
+	t.Helper()
+	demoOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "rw-web-")
+		if err != nil {
+			demoErr = err
+			return
+		}
+		demoPath = filepath.Join(dir, "demo.db")
+		demoErr = buildDemo(dir, demoPath)
+	})
+	if demoErr != nil {
+		t.Fatal(demoErr)
+	}
+	db, err := store.Open(context.Background(), demoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func buildDemo(dir, path string) error {
+	ctx := context.Background()
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	fleet, err := demo.Generate(demo.Config{Seed: 1, Dir: filepath.Join(dir, "fleet")})
+	if err != nil {
+		return err
+	}
+	if _, err := demo.Import(ctx, db, fleet, nil); err != nil {
+		return err
+	}
+	if err := importHostile(ctx, db); err != nil {
+		return err
+	}
+	_, err = analysis.Run(ctx, db, nil, analysis.Options{Now: demo.DefaultNow})
+	return err
+}
+
+// importHostile adds two instances whose names and databases test
+// escaping, each with a measured series of full restores.
+func importHostile(ctx context.Context, db *store.DB) error {
+	im, err := db.NewImport(ctx, "test", "hostile.txt")
+	if err != nil {
+		return err
+	}
+	i64 := func(v int64) *int64 { return &v }
+	off := 0
+	start := demo.DefaultNow.AddDate(0, -2, 0)
+	for _, inst := range []string{hostileInstance, slashInstance} {
+		if err := im.Host(store.HostSnapshot{Instance: inst, ObservedAt: start.AddDate(0, 0, -1), UTCOffset: &off,
+			Version: "13.0.4474.0", Cores: i64(8), Origin: store.Origin{Source: "errorlog", File: "ERRORLOG", Line: 1}}); err != nil {
+			return err
+		}
+		for d, name := range []string{hostileDB, slashDB, dotDB, formulaDB} {
+			for i := 0; i < 8; i++ {
+				at := start.Add(time.Duration(i*24+d) * time.Hour)
+				lsn := int64(1000000 + d*100 + i)
+				secs := 100.0 + float64(i%3)
+				h := store.HistoryRow{Instance: inst, RestoreHistoryID: lsn, RestoreDate: at, Database: name, RestoreType: "D",
+					SourceServer: "=HYPERLINK(\"http://x\")", BackupType: "D", FirstLSN: itoa(lsn * 10), LastLSN: itoa(lsn*10 + 5),
+					BackupSize: i64(10 << 30), Devices: []string{`\\nas\<b>\` + name + `.bak`},
+					Origin: store.Origin{Source: "history", File: "hostile.csv", Line: i + 2}}
+				l := store.LogRestore{Instance: inst, Database: name, Kind: store.KindFull, MessageID: 18267,
+					CompletedAt: at.Add(time.Duration(secs) * time.Second), UTCOffset: &off, FirstLSN: h.FirstLSN, LastLSN: h.LastLSN,
+					Has3014: true, Statement: "RESTORE DATABASE", Pages: (10 << 30) / 8192, Seconds: secs, MBps: 100,
+					Buffer: &store.BufferConfig{BufferCount: 7, MaxTransferKiB: 1024, IOAlignment: 4096},
+					Phases: []store.Phase{{At: at, Text: "<b>phase</b> 1"}},
+					Origin: store.Origin{Source: "errorlog", File: "ERRORLOG", Line: 100 + i}}
+				if err := im.History(h); err != nil {
+					return err
+				}
+				if err := im.LogRestore(l); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	_, err = im.Close()
+	return err
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// emptyDB is a fresh warehouse with nothing in it.
+func emptyDB(t testing.TB) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "empty.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// copyDemo gives a test that writes its own copy of the demo warehouse.
+func copyDemo(t testing.TB) *store.DB {
+	t.Helper()
+	src := demoDB(t)
+	path := filepath.Join(t.TempDir(), "copy.db")
+	if err := src.Backup(context.Background(), path); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// serve starts the dashboard on an httptest server.
+func serve(t testing.TB, cfg web.Config) (*web.Server, *httptest.Server) {
+	t.Helper()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	if cfg.Now == nil {
+		cfg.Now = func() time.Time { return demo.DefaultNow }
+	}
+	cfg.Version = "test"
+	s := web.New(cfg)
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	return s, ts
+}
+
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// client is an HTTP client with a cookie jar that does not follow
+// redirects, so tests see the 303 of a form post.
+func client(t testing.TB) *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, Timeout: 30 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// get fetches a URL and returns the status and body.
+func get(t testing.TB, c *http.Client, u string) (int, string, http.Header) {
+	t.Helper()
+	resp, err := c.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b), resp.Header
+}
+
+// csrf returns the CSRF token the server gave this client's cookie jar.
+func csrf(t testing.TB, c *http.Client, base string) string {
+	t.Helper()
+	get(t, c, base+"/import")
+	u, _ := url.Parse(base)
+	for _, ck := range c.Jar.Cookies(u) {
+		if ck.Name == "rw_csrf" {
+			return ck.Value
+		}
+	}
+	t.Fatal("no CSRF cookie set")
+	return ""
+}

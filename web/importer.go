@@ -1,0 +1,137 @@
+package web
+
+import (
+	"errors"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/restorewatch/restorewatch/ingest"
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/web/view"
+)
+
+// maxRejectsShown bounds the rejects listed per file on the page.
+const maxRejectsShown = 200
+
+var importKinds = []view.Option{
+	{Value: string(ingest.ErrorLog), Label: "SQL Server error log (ERRORLOG, errorlog, ERRORLOG.n)", Selected: true},
+	{Value: string(ingest.History), Label: "Restore history CSV (export query)"},
+	{Value: string(ingest.Messages), Label: "Captured RESTORE output (SSMS, sqlcmd, Agent)"},
+}
+
+func (s *Server) importModel() view.Import {
+	return view.Import{Available: s.cfg.Import != nil, Kinds: slices.Clone(importKinds), MaxMiB: view.Int(s.cfg.MaxUpload >> 20)}
+}
+
+func (s *Server) handleImportForm(c echo.Context) error {
+	return s.render(c, http.StatusOK, view.ImportPage(s.page(c, "Import", "import"), s.importModel()))
+}
+
+// handleImport streams each uploaded file straight into ingest (no temp
+// file, no copy in memory). The form's fields come before its files, so the
+// token and CSRF checks run before a single byte of a file is read.
+func (s *Server) handleImport(c echo.Context) error {
+	if s.cfg.Import == nil {
+		return store.Errorf(store.EUNAVAILABLE, "uploads are not available on this server")
+	}
+	mr, err := c.Request().MultipartReader()
+	if err != nil {
+		return store.Errorf(store.EINVALID, "send the files as a multipart/form-data upload")
+	}
+	m := s.importModel()
+	fields := map[string]string{}
+	get := func(k string) string { return fields[k] }
+	checked := false
+	var kind ingest.Kind
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			return uploadError(err)
+		}
+		if part.FileName() == "" {
+			v, err := io.ReadAll(io.LimitReader(part, 4096))
+			if err != nil {
+				return uploadError(err)
+			}
+			fields[part.FormName()] = string(v)
+			continue
+		}
+		if !checked {
+			if err := s.checkWrite(c, get); err != nil {
+				return err
+			}
+			if kind, err = ingest.ParseKind(fields["kind"]); err != nil {
+				return err
+			}
+			checked = true
+		}
+		res, err := s.importPart(c, part, kind, fields)
+		if err != nil {
+			return err
+		}
+		m.Results = append(m.Results, res)
+	}
+	if !checked {
+		if err := s.checkWrite(c, get); err != nil {
+			return err
+		}
+		m.Problem = "Choose at least one file to import."
+	}
+	m.Instance, m.Database = fields["instance"], fields["database"]
+	for i := range m.Kinds {
+		m.Kinds[i].Selected = m.Kinds[i].Value == fields["kind"]
+	}
+	if strings.Contains(c.Request().Header.Get("Accept"), "application/json") {
+		return c.JSON(http.StatusOK, m.Results)
+	}
+	return s.render(c, http.StatusOK, view.ImportPage(s.page(c, "Import", "import"), m))
+}
+
+// importPart runs one file. A file the parser rejects as a whole is shown
+// in its result; an upload cut short or a warehouse failure ends the
+// request.
+func (s *Server) importPart(c echo.Context, part *multipart.Part, kind ingest.Kind, fields map[string]string) (view.ImportResult, error) {
+	name := filepath.Base(strings.ReplaceAll(part.FileName(), `\`, "/"))
+	sum, err := s.cfg.Import(c.Request().Context(), kind, name, part, -1,
+		ingest.Options{Instance: strings.TrimSpace(fields["instance"]), Database: strings.TrimSpace(fields["database"]), Analysis: s.cfg.Analysis})
+	res := view.ImportResult{File: name, Kind: string(kind), Read: view.Int(sum.Read), Added: view.Int(sum.Added),
+		Duplicates: view.Int(sum.Duplicates), Rejected: view.Int(int64(len(sum.Rejects)))}
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return res, err
+	case err != nil && store.ErrorCode(err) == store.EINTERNAL:
+		s.log.Error("import failed", "file", name, "kind", kind, "error", err)
+		res.Error = "The import failed on our side; the details are in the server log. Records committed before the failure are kept."
+	case err != nil:
+		res.Error = store.ErrorMessage(err)
+	}
+	for i, r := range sum.Rejects {
+		if i == maxRejectsShown {
+			res.MoreRejects = view.Int(int64(len(sum.Rejects)-maxRejectsShown)) + " more rejects not shown; import with the command line to see them all."
+			break
+		}
+		res.Rejects = append(res.Rejects, r.String())
+	}
+	for _, in := range sum.Instances {
+		res.Instances = append(res.Instances, view.Link{Text: in, Href: view.InstanceURL(in)})
+	}
+	return res, nil
+}
+
+// uploadError reports a broken upload: too large (413) or malformed (400).
+func uploadError(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return err
+	}
+	return store.Errorf(store.EINVALID, "the upload could not be read: %v", err)
+}

@@ -1,0 +1,215 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/web/chart"
+	"github.com/restorewatch/restorewatch/web/view"
+)
+
+func (s *Server) handleInstances(c echo.Context) error {
+	is, err := s.db.ListInstances(c.Request().Context(), "")
+	if err != nil {
+		return err
+	}
+	m := view.Instances{Empty: len(is) == 0}
+	for _, in := range is {
+		m.Rows = append(m.Rows, view.InstanceRow{Name: in.Name, URL: view.InstanceURL(in.Name), Build: orUnknown(in.Build),
+			Release: s.release(in.Build), Databases: view.Int(int64(in.Databases)), Restores: view.Int(int64(in.Restores)),
+			LastRestore: view.TimePtr(in.LastRestore), OpenRegressions: in.OpenRegressions,
+			Semantics: semanticsShort(in.RestoreDateSemantics), Target: view.Duration(s.rtoTarget(in.Tags).Seconds())})
+	}
+	return s.render(c, http.StatusOK, view.InstancesPage(s.page(c, "Instances", "instances"), m))
+}
+
+func (s *Server) release(build string) string {
+	if build == "" {
+		return ""
+	}
+	return s.cfg.Namer(build)
+}
+
+func semanticsShort(v string) string {
+	switch v {
+	case "start":
+		return "the start"
+	case "end":
+		return "the end"
+	}
+	return "not measured yet"
+}
+
+func (s *Server) handleInstance(c echo.Context) error {
+	name, err := nameParam(c, "name")
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	in, err := s.db.GetInstance(ctx, name)
+	if err != nil {
+		return err
+	}
+	hosts, err := s.db.HostHistory(ctx, name)
+	if err != nil {
+		return err
+	}
+	rs, _, err := s.db.ListRestores(ctx, store.RestoreFilter{Instance: name, Limit: chartLimit})
+	if err != nil {
+		return err
+	}
+	series, err := s.db.ListSeries(ctx, store.SeriesFilter{Instance: name})
+	if err != nil {
+		return err
+	}
+	regs, err := s.db.ListRegressions(ctx, store.RegressionFilter{Instance: name, Status: "active"})
+	if err != nil {
+		return err
+	}
+	m := s.instanceModel(in, hosts, rs, series, regs)
+	return s.render(c, http.StatusOK, view.InstancePage(s.page(c, name, "instances"), m))
+}
+
+// instanceModel shapes an instance page.
+func (s *Server) instanceModel(in *store.InstanceSummary, hosts []store.HostRecord, rs []store.Restore, series []store.Series, regs []store.Regression) view.Instance {
+	m := view.Instance{Name: in.Name, RestoresURL: view.RestoresURL("instance", in.Name),
+		Target: view.Duration(s.rtoTarget(in.Tags).Seconds()), Issues: s.buildIssues(in.Build)}
+	m.Semantics = semanticsText(in.RestoreDateSemantics, in.SemanticsSamples)
+	var markers []chart.Marker
+	prev := ""
+	for _, h := range hosts {
+		if h.Version == "" || h.Version == prev {
+			continue
+		}
+		prev = h.Version
+		m.Builds = append(m.Builds, view.BuildChange{Since: h.ObservedLocal.Format("2006-01-02 15:04"), Version: h.Version,
+			Release: s.release(h.Version), Source: h.Origin})
+		markers = append(markers, chart.Marker{T: utcOf(h.ObservedLocal, h.UTCOffset), Label: h.Version})
+	}
+	if len(hosts) > 0 {
+		m.Host = hostRows(s, hosts)
+		last := hosts[len(hosts)-1]
+		m.HostSource = last.Origin
+	}
+	m.Chart, m.HasChart = instanceChart(in.Name, rs, markers)
+	for _, se := range series {
+		m.Databases = append(m.Databases, s.seriesRow(se, regs))
+	}
+	for _, r := range regs {
+		m.Regressions = append(m.Regressions, regressionRow(r))
+	}
+	return m
+}
+
+// utcOf converts a snapshot's local time with its offset, when stated.
+func utcOf(local time.Time, offset *int64) time.Time {
+	if offset == nil {
+		return local
+	}
+	return local.Add(-time.Duration(*offset) * time.Minute)
+}
+
+func semanticsText(v string, n int) string {
+	switch v {
+	case "start", "end":
+		return fmt.Sprintf("Measured: on this instance msdb's restore_date records the %s of a restore (%s where both msdb and the error log saw it). Durations use it accordingly.",
+			map[string]string{"start": "start", "end": "end"}[v], view.Plural(int64(n), "restore", "restores"))
+	}
+	return fmt.Sprintf("Not measured yet (%s seen by both msdb and the error log; 3 agreeing are needed). Until then restore_date is not used as a start time.",
+		view.Plural(int64(n), "restore", "restores"))
+}
+
+// hostRows lists the latest value of every host fact, so a field missing
+// from the newest snapshot still shows what an older one said.
+func hostRows(s *Server, hosts []store.HostRecord) []view.KV {
+	var h store.HostRecord
+	for _, x := range hosts {
+		pick := func(dst *string, v string) {
+			if v != "" {
+				*dst = v
+			}
+		}
+		pick(&h.Version, x.Version)
+		pick(&h.Level, x.Level)
+		pick(&h.UpdateLevel, x.UpdateLevel)
+		pick(&h.Edition, x.Edition)
+		pick(&h.OS, x.OS)
+		pick(&h.Manufacturer, x.Manufacturer)
+		pick(&h.Model, x.Model)
+		for _, p := range []struct{ dst, src **int64 }{{&h.Sockets, &x.Sockets}, {&h.Cores, &x.Cores}, {&h.MemoryMB, &x.MemoryMB}} {
+			if *p.src != nil {
+				*p.dst = *p.src
+			}
+		}
+		if x.IFI != nil {
+			h.IFI = x.IFI
+		}
+		if x.Hypervisor != nil {
+			h.Hypervisor = x.Hypervisor
+		}
+		if len(x.TraceFlags) > 0 {
+			h.TraceFlags = x.TraceFlags
+		}
+		if len(x.Modules) > 0 {
+			h.Modules = x.Modules
+		}
+		h.ObservedLocal, h.Origin = x.ObservedLocal, x.Origin
+	}
+	rows := []view.KV{
+		{Key: "Build", Value: s.buildText(h.Version), Mono: true},
+		{Key: "Level / update", Value: orUnknown(strings.TrimSpace(h.Level + " " + h.UpdateLevel))},
+		{Key: "Edition", Value: orUnknown(h.Edition)}, {Key: "Operating system", Value: orUnknown(h.OS)},
+		{Key: "Hardware", Value: orUnknown(strings.TrimSpace(h.Manufacturer + " " + h.Model))},
+		{Key: "Virtual machine", Value: view.Bool(h.Hypervisor, "yes", "no")},
+		{Key: "Sockets / cores", Value: view.IntPtr(h.Sockets) + " / " + view.IntPtr(h.Cores)},
+		{Key: "Memory", Value: mib(h.MemoryMB)},
+		{Key: "Instant file initialisation", Value: view.Bool(h.IFI, "enabled", "disabled")},
+		{Key: "Startup trace flags", Value: orUnknown(strings.Join(h.TraceFlags, ", ")), Mono: true},
+		{Key: "Non-Microsoft modules", Value: orUnknown(strings.Join(h.Modules, ", ")), Mono: true},
+		{Key: "Latest snapshot", Value: h.ObservedLocal.Format("2006-01-02 15:04") + " (instance local), " + h.Origin},
+	}
+	return rows
+}
+
+// instanceChart plots every restore's throughput by kind with the build
+// changes marked.
+func instanceChart(name string, rs []store.Restore, markers []chart.Marker) (chart.TimeScatter, bool) {
+	byKind := map[store.Kind]int{}
+	var series []chart.Series
+	n := 0
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := &rs[i]
+		tp, _ := restorePoints(r, false)
+		if tp == nil {
+			continue
+		}
+		k, ok := byKind[r.Kind]
+		if !ok {
+			k = len(series)
+			byKind[r.Kind] = k
+			series = append(series, chart.Series{Name: string(r.Kind) + " restores"})
+		}
+		series[k].Points = append(series[k].Points, *tp)
+		n++
+	}
+	return chart.TimeScatter{Frame: chart.Frame{Title: "Restore throughput on " + name, ID: "inst-tput"},
+		Series: series, Markers: markers, YLabel: "MiB/s", LogY: true}, n > 0
+}
+
+// seriesRow shapes a series with a link to its open regression, if any.
+func (s *Server) seriesRow(se store.Series, regs []store.Regression) view.DatabaseRow {
+	row := view.DatabaseRow{Database: se.Database, URL: view.DatabaseKindURL(se.Instance, se.Database, string(se.Kind)),
+		Kind: string(se.Kind), N: view.Int(int64(se.N)), Baseline: view.MiBpsPtr(se.BaselineMiBps),
+		Current: view.MiBpsPtr(se.CurrentMiBps), Last: view.Time(se.LastAt), Verdict: se.Verdict, Note: se.Note}
+	for _, r := range regs {
+		if r.Database == se.Database && r.Kind == se.Kind {
+			row.RegressionURL = view.RegressionURL(r.ID)
+		}
+	}
+	return row
+}

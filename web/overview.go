@@ -1,0 +1,292 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/web/chart"
+	"github.com/restorewatch/restorewatch/web/view"
+)
+
+// period is the span the overview compares with the one before it.
+const period = 30 * 24 * time.Hour
+
+// trendWeeks is how far back the throughput sparkline reaches.
+const trendWeeks = 26
+
+func (s *Server) handleOverview(c echo.Context) error {
+	m, err := s.overview(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, view.OverviewPage(s.page(c, "Overview", "overview"), m))
+}
+
+// overview builds the overview from the small tables and two cached
+// aggregates; nothing here reads every restore on a page view.
+func (s *Server) overview(ctx context.Context) (view.Overview, error) {
+	var m view.Overview
+	tot, err := s.db.Totals(ctx)
+	if err != nil || tot.Last.IsZero() {
+		m.Empty = true
+		return m, err
+	}
+	// "This period" ends at the newest restore, so a warehouse of old
+	// imported logs still has a meaningful period.
+	end := tot.Last.Add(time.Millisecond)
+	if now := s.cfg.Now(); now.Before(end) {
+		end = now
+	}
+	cur, err := s.db.CountRestores(ctx, end.Add(-period), end)
+	if err != nil {
+		return m, err
+	}
+	prev, err := s.db.CountRestores(ctx, end.Add(-2*period), end.Add(-period))
+	if err != nil {
+		return m, err
+	}
+	m.Period = "The 30 days to " + view.Date(end)
+	m.Restores, m.RestoresPrev = view.Int(cur), change(cur, prev)
+	m.Instances, m.TotalRestore = view.Int(tot.Instances), view.Int(tot.Restores)
+	m.Imported = view.Time(tot.LastImport)
+	if err := s.overviewTrend(ctx, end, &m); err != nil {
+		return m, err
+	}
+	if err := s.overviewRegressions(ctx, &m); err != nil {
+		return m, err
+	}
+	if err := s.overviewRTO(ctx, &m); err != nil {
+		return m, err
+	}
+	exp, err := s.db.ListExposures(ctx)
+	if err != nil {
+		return m, err
+	}
+	m.Exposures = s.exposureRows(exp, 5)
+	m.Collector, err = s.collectorStatus(ctx)
+	return m, err
+}
+
+// change says how a count moved against the previous period.
+func change(cur, prev int64) string {
+	if prev == 0 {
+		return "none in the 30 days before"
+	}
+	pct := (float64(cur) - float64(prev)) / float64(prev) * 100
+	return fmt.Sprintf("%+.0f %% vs the 30 days before (%s)", pct, view.Int(prev))
+}
+
+// overviewTrend is the weekly median throughput of full restores, cached:
+// it reads up to half a year of restores from a covering index.
+func (s *Server) overviewTrend(ctx context.Context, end time.Time, m *view.Overview) error {
+	weeks, err := cached(ctx, s, "trend", func(ctx context.Context) ([]float64, error) {
+		from := end.Add(-trendWeeks * 7 * 24 * time.Hour)
+		vs, err := s.db.Throughputs(ctx, store.KindFull, from, end)
+		if err != nil {
+			return nil, err
+		}
+		buckets := make([][]float64, trendWeeks)
+		for _, v := range vs {
+			i := int(v.At.Sub(from) / (7 * 24 * time.Hour))
+			if i >= 0 && i < trendWeeks {
+				buckets[i] = append(buckets[i], v.Value)
+			}
+		}
+		out := make([]float64, trendWeeks)
+		for i, b := range buckets {
+			out[i] = math.NaN()
+			if len(b) > 0 {
+				out[i] = analysis.Median(b)
+			}
+		}
+		return out, nil
+	})
+	if err != nil {
+		return err
+	}
+	m.TrendLatest, m.TrendNote = view.Unknown, "no full restore with a measured throughput in the last 26 weeks"
+	for i := len(weeks) - 1; i >= 0; i-- {
+		if !math.IsNaN(weeks[i]) {
+			m.TrendLatest = view.MiBps(weeks[i])
+			m.TrendNote = "weekly median of full restores, last 26 weeks"
+			m.HasTrend = true
+			break
+		}
+	}
+	m.Trend = chart.Sparkline{Frame: chart.Frame{Title: "Weekly median full-restore throughput", ID: "trend"},
+		Values: weeks, MarkLast: true, Format: chart.FormatMiBps}
+	return nil
+}
+
+func (s *Server) overviewRegressions(ctx context.Context, m *view.Overview) error {
+	regs, err := s.db.ListRegressions(ctx, store.RegressionFilter{Status: store.StatusOpen})
+	if err != nil {
+		return err
+	}
+	var hours float64
+	for _, r := range regs {
+		hours += r.HoursLostPerRestore() * r.RestoresPerYear
+	}
+	m.OpenCount, m.HoursPerYear = view.Int(int64(len(regs))), view.Hours(hours)
+	m.MoreRegression = len(regs) > 10
+	for _, r := range regs[:min(len(regs), 10)] {
+		m.Regressions = append(m.Regressions, regressionRow(r))
+	}
+	return nil
+}
+
+// rtoRisk is one database's projection.
+type rtoRisk struct {
+	c        store.RTOCandidate
+	expected time.Duration
+	target   time.Duration
+}
+
+// overviewRTO projects every database's restore time (cached: one index
+// range per database) and lists those over their target, worst first.
+func (s *Server) overviewRTO(ctx context.Context, m *view.Overview) error {
+	type result struct {
+		risks            []rtoRisk
+		checked, unknown int
+	}
+	res, err := cached(ctx, s, "rto", func(ctx context.Context) (result, error) {
+		var res result
+		cs, err := s.db.RTOCandidates(ctx)
+		if err != nil {
+			return res, err
+		}
+		for _, c := range cs {
+			target := s.rtoTarget(c.Tags)
+			exp, risk := analysis.ProjectRTO(analysis.RTOInput{FullBytes: c.FullBytes, DiffBytes: c.DiffBytes,
+				LogBytes: c.LogBytes, MiBps: c.MiBps, Target: target})
+			if exp == 0 {
+				res.unknown++
+				continue
+			}
+			res.checked++
+			if risk {
+				res.risks = append(res.risks, rtoRisk{c: c, expected: exp, target: target})
+			}
+		}
+		sort.SliceStable(res.risks, func(i, j int) bool {
+			return float64(res.risks[i].expected)/float64(res.risks[i].target) > float64(res.risks[j].expected)/float64(res.risks[j].target)
+		})
+		return res, nil
+	})
+	if err != nil {
+		return err
+	}
+	m.RTOChecked, m.RTOAtRisk, m.RTOUnknown = view.Int(int64(res.checked)), view.Int(int64(len(res.risks))), view.Int(int64(res.unknown))
+	m.MoreAtRisk = len(res.risks) > 10
+	for _, r := range res.risks[:min(len(res.risks), 10)] {
+		m.AtRisk = append(m.AtRisk, view.RTORow{
+			Instance: r.c.Instance, InstanceURL: view.InstanceURL(r.c.Instance),
+			Database: r.c.Database, DatabaseURL: view.DatabaseURL(r.c.Instance, r.c.Database),
+			Size: view.Bytes(r.c.FullBytes + r.c.DiffBytes + r.c.LogBytes), Throughput: view.MiBps(r.c.MiBps),
+			Expected: view.Duration(r.expected.Seconds()), Target: view.Duration(r.target.Seconds()),
+			Over: view.Ratio(float64(r.expected)/float64(r.target)) + " target",
+		})
+	}
+	return nil
+}
+
+// rtoTarget reads an instance's "rto" tag ("4h", "90m", "1d"), else the
+// default target.
+func (s *Server) rtoTarget(tags map[string]string) time.Duration {
+	v := strings.TrimSpace(tags["rto"])
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		if d, err := time.ParseDuration(days + "h"); err == nil && d > 0 {
+			return 24 * d
+		}
+	}
+	if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return d
+	}
+	return s.cfg.DefaultRTO
+}
+
+// exposureRows groups exposures by issue and build, naming up to three
+// instances each.
+func (s *Server) exposureRows(exp []store.Exposure, limit int) []view.ExposureRow {
+	var rows []view.ExposureRow
+	idx := map[string]int{}
+	counts := map[string]int64{}
+	for _, e := range exp {
+		key := e.IssueID + "\x00" + e.Build
+		i, ok := idx[key]
+		if !ok {
+			ki := s.issue(e.IssueID)
+			i = len(rows)
+			idx[key] = i
+			rows = append(rows, view.ExposureRow{IssueID: e.IssueID, Title: ki.Title, Build: e.Build,
+				BuildName: s.cfg.Namer(e.Build), FixBuilds: s.fixBuilds(ki)})
+		}
+		counts[key]++
+		if len(rows[i].Names) < 3 {
+			rows[i].Names = append(rows[i].Names, view.Link{Text: e.Instance, Href: view.InstanceURL(e.Instance)})
+		}
+	}
+	for k, i := range idx {
+		rows[i].Instances = view.Int(counts[k])
+	}
+	slices.SortStableFunc(rows, func(a, b view.ExposureRow) int {
+		return int(counts[b.IssueID+"\x00"+b.Build] - counts[a.IssueID+"\x00"+a.Build])
+	})
+	if limit > 0 && len(rows) > limit {
+		rows = rows[:limit]
+	}
+	return rows
+}
+
+// issue finds a catalogued issue by id; an id the catalogue lacks (a newer
+// warehouse, an older catalogue) still shows, untitled.
+func (s *Server) issue(id string) analysis.KnownIssue {
+	for _, ki := range s.issues {
+		if ki.ID == id {
+			return ki
+		}
+	}
+	return analysis.KnownIssue{ID: id, Title: "(not in this catalogue)"}
+}
+
+// fixBuilds names an issue's fix builds: "13.0.4502.0 (2016 SP1 CU9), …".
+func (s *Server) fixBuilds(ki analysis.KnownIssue) string {
+	var out []string
+	for _, b := range ki.FixBuilds {
+		if n := s.cfg.Namer(b); n != "" {
+			b += " (" + n + ")"
+		}
+		out = append(out, b)
+	}
+	if len(out) == 0 {
+		return "no fix build known"
+	}
+	return strings.Join(out, ", ")
+}
+
+// collectorStatus reports on live collection; until the collector's tables
+// exist it says none is configured.
+func (s *Server) collectorStatus(ctx context.Context) (view.CollectorStatus, error) {
+	ok, err := s.db.HasTable(ctx, "collector_run")
+	if err != nil || !ok {
+		return view.CollectorStatus{Text: "No collector configured: data comes from imported files. See restorewatch collect."}, err
+	}
+	n, err := s.db.CountRows(ctx, "collector_run")
+	if err != nil {
+		return view.CollectorStatus{}, err
+	}
+	if n == 0 {
+		return view.CollectorStatus{Text: "The collector has not run yet."}, nil
+	}
+	return view.CollectorStatus{Configured: true, Text: view.Plural(n, "collector run", "collector runs") + " recorded."}, nil
+}

@@ -1,0 +1,63 @@
+package web_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/web"
+	"github.com/restorewatch/restorewatch/web/view"
+)
+
+// pagesOf lists one URL of every page for the demo warehouse.
+func pagesOf(t *testing.T, db *store.DB) []string {
+	t.Helper()
+	regs, err := db.ListRegressions(t.Context(), store.RegressionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(regs) == 0 {
+		t.Fatal("the demo fleet has no regression")
+	}
+	rs, _, err := db.ListRestores(t.Context(), store.RestoreFilter{Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := regs[0]
+	return []string{
+		"/", "/restores", "/restores?kind=full&sort=slowest", "/restores?page=2", view.RestoreURL(rs[0].ID),
+		"/instances", view.InstanceURL(r.Instance), view.DatabaseURL(r.Instance, r.Database),
+		view.InstanceURL(hostileInstance), view.DatabaseURL(hostileInstance, hostileDB), view.DatabaseURL(slashInstance, slashDB),
+		view.DatabaseURL(slashInstance, dotDB), view.DatabaseURL(slashInstance, formulaDB),
+		"/regressions", "/regressions?status=resolved", view.RegressionURL(r.ID), view.RegressionReportURL(r.ID),
+		"/builds", "/compare", view.CompareURL("build:13.0.4474.0", "build:13.0.5026.0"),
+		view.CompareURL("period:2025-01-01..2025-03-01", "period:2025-03-01..2025-06-30"), view.CompareURL(r.Instance, hostileInstance),
+		"/reports/builds?a=13.0.5026.0&b=13.0.4474.0", "/import",
+	}
+}
+
+func TestEveryPageRenders(t *testing.T) {
+	db := demoDB(t)
+	_, ts := serve(t, web.Config{DB: db})
+	c := client(t)
+	for _, p := range pagesOf(t, db) {
+		start := time.Now()
+		code, body, h := get(t, c, ts.URL+p)
+		t.Logf("%-70s %d %6.1f ms %7d bytes", p, code, float64(time.Since(start).Microseconds())/1000, len(body))
+		if code != http.StatusOK {
+			t.Errorf("GET %s = %d: %.300s", p, code, body)
+			continue
+		}
+		if ct := h.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+			t.Errorf("GET %s: Content-Type %q", p, ct)
+		}
+		if strings.Contains(body, "<script>alert(1)</script>") {
+			t.Errorf("GET %s: a hostile name is not escaped", p)
+		}
+		if strings.Contains(body, "style=") {
+			t.Errorf("GET %s: inline style attribute (the CSP forbids it)", p)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/web/view"
+)
+
+// regressionTabs are the statuses the list is split by.
+var regressionTabs = []struct{ status, label string }{
+	{store.StatusOpen, "Open"}, {store.StatusAcknowledged, "Acknowledged"}, {store.StatusResolved, "Resolved"},
+}
+
+func (s *Server) handleRegressions(c echo.Context) error {
+	status := c.QueryParam("status")
+	if status == "" {
+		status = store.StatusOpen
+	}
+	ctx := c.Request().Context()
+	all, err := s.db.ListRegressions(ctx, store.RegressionFilter{})
+	if err != nil {
+		return err
+	}
+	m := view.Regressions{Status: status}
+	counts := map[string]int{}
+	for _, r := range all {
+		counts[r.Status]++
+		if r.Status == status {
+			m.Rows = append(m.Rows, regressionRow(r))
+		}
+	}
+	for _, t := range regressionTabs {
+		m.Tabs = append(m.Tabs, view.Tab{Label: t.label + " (" + strconv.Itoa(counts[t.status]) + ")",
+			Href: "/regressions?status=" + url.QueryEscape(t.status), Current: t.status == status})
+	}
+	if len(all) == 0 {
+		tot, err := s.db.Totals(ctx)
+		if err != nil {
+			return err
+		}
+		m.Empty = tot.Restores == 0
+	}
+	return s.render(c, http.StatusOK, view.RegressionsPage(s.page(c, "Regressions", "regressions"), m))
+}
+
+func (s *Server) handleRegression(c echo.Context) error {
+	id, err := parseID(c, "id")
+	if err != nil {
+		return err
+	}
+	ev, err := s.evidence(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	form := view.StatusForm{Action: "/regressions/" + strconv.FormatInt(id, 10) + "/status", Current: ev.Status}
+	return s.render(c, http.StatusOK, view.RegressionPage(s.page(c, ev.Database+" on "+ev.Instance, "regressions"), ev, form))
+}
+
+// handleRegressionStatus acknowledges, resolves or reopens a regression,
+// then goes back to its page (POST-redirect-GET, so a reload does not post
+// again).
+func (s *Server) handleRegressionStatus(c echo.Context) error {
+	id, err := parseID(c, "id")
+	if err != nil {
+		return err
+	}
+	note := strings.TrimSpace(c.FormValue("note"))
+	if err := s.db.SetRegressionStatus(c.Request().Context(), id, c.FormValue("status"), note); err != nil {
+		return err
+	}
+	if strings.Contains(c.Request().Header.Get("Accept"), "application/json") {
+		return c.JSON(http.StatusOK, map[string]any{"id": id, "status": c.FormValue("status")})
+	}
+	return c.Redirect(http.StatusSeeOther, view.RegressionURL(id))
+}
+
+// regressionRow shapes a regression for a list.
+func regressionRow(r store.Regression) view.RegressionRow {
+	perYear := r.HoursLostPerRestore() * r.RestoresPerYear
+	return view.RegressionRow{
+		ID: r.ID, URL: view.RegressionURL(r.ID), ReportURL: view.RegressionReportURL(r.ID),
+		Instance: r.Instance, InstanceURL: view.InstanceURL(r.Instance),
+		Database: r.Database, DatabaseURL: view.DatabaseURL(r.Instance, r.Database), Kind: string(r.Kind),
+		ChangedAt: view.Date(r.ChangedAt), Ratio: view.Ratio(r.Ratio), Interval: view.Interval(r.RatioLow, r.RatioHigh),
+		Baseline: view.MiBps(r.BaselineMiBps), Current: view.MiBps(r.CurrentMiBps),
+		BaselineN: view.Int(int64(r.BaselineN)), CurrentN: view.Int(int64(r.CurrentN)), PValue: view.PValue(r.PValue),
+		HoursPerRestore: view.Hours(r.HoursLostPerRestore()), HoursPerYear: view.Hours(perYear),
+		KnownIssues: r.KnownIssues, Status: r.Status,
+	}
+}

@@ -1,0 +1,226 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/export"
+	"github.com/restorewatch/restorewatch/web/view"
+)
+
+// pageSize is the restores list's page; countCap bounds the count query so
+// a filter matching a million restores still answers at once ("10,000+").
+const (
+	pageSize = 100
+	countCap = 10000
+)
+
+// sorts are the orders of the restores list.
+var sorts = []struct {
+	value, label, column string
+	asc                  bool
+}{
+	{"newest", "Newest first", "at", false}, {"oldest", "Oldest first", "at", true},
+	{"longest", "Longest first", "duration", false}, {"shortest", "Shortest first", "duration", true},
+	{"slowest", "Slowest first (MiB/s)", "throughput", true}, {"fastest", "Fastest first (MiB/s)", "throughput", false},
+}
+
+var kinds = []string{"full", "diff", "log", "file", "page"}
+
+// restoreFilter reads the filters shared by the list, the CSV export and the
+// API. Dates are UTC days; "to" is inclusive, so it ends a day later.
+func restoreFilter(c echo.Context) (store.RestoreFilter, view.RestoreFilter, error) {
+	q := c.QueryParams()
+	form := view.RestoreFilter{Instance: q.Get("instance"), Database: q.Get("database"), Kind: q.Get("kind"),
+		From: q.Get("from"), To: q.Get("to"), Build: strings.TrimSpace(q.Get("build")), Source: q.Get("source"), Sort: q.Get("sort")}
+	f := store.RestoreFilter{Instance: form.Instance, Database: form.Database, Kind: store.Kind(form.Kind),
+		Build: form.Build, Source: form.Source}
+	if form.Kind != "" && !f.Kind.Valid() {
+		return f, form, store.Errorf(store.EINVALID, "unknown restore kind %q: use full, diff, log, file or page", form.Kind)
+	}
+	var err error
+	if f.From, err = parseDay(form.From, "from"); err != nil {
+		return f, form, err
+	}
+	if f.To, err = parseDay(form.To, "to"); err != nil {
+		return f, form, err
+	}
+	if !f.To.IsZero() && len(form.To) == len(time.DateOnly) {
+		f.To = f.To.AddDate(0, 0, 1)
+	}
+	if form.Sort == "" {
+		form.Sort = "newest"
+	}
+	for _, s := range sorts {
+		if s.value == form.Sort {
+			f.Sort, f.Asc = s.column, s.asc
+		}
+	}
+	if f.Sort == "" {
+		return f, form, store.Errorf(store.EINVALID, "unknown order %q", form.Sort)
+	}
+	return f, form, nil
+}
+
+// parseDay reads a date (2025-01-31) or an RFC 3339 instant.
+func parseDay(s, name string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC(), nil
+	}
+	return time.Time{}, store.Errorf(store.EINVALID, "%s %q is not a date: use YYYY-MM-DD", name, s)
+}
+
+func (s *Server) handleRestores(c echo.Context) error {
+	f, form, err := restoreFilter(c)
+	if err != nil {
+		return err
+	}
+	page, _ := strconv.Atoi(c.QueryParam("page"))
+	page = max(page, 1)
+	f.Limit, f.Offset = pageSize, (page-1)*pageSize
+	rs, total, exact, err := s.db.PageRestores(c.Request().Context(), f, countCap)
+	if err != nil {
+		return err
+	}
+	m := view.Restores{Filter: form, Total: countText(total, exact), CSV: "/restores.csv?" + filterQuery(c, "page", "sort"),
+		JSON: "/api/restores?" + filterQuery(c, "page", "sort")}
+	if total == 0 && form == (view.RestoreFilter{Sort: "newest"}) {
+		m.Empty = true
+	}
+	for _, r := range rs {
+		m.Rows = append(m.Rows, s.restoreRow(&r, false))
+	}
+	if f.Sort != "at" {
+		m.Note = "Restores whose " + map[string]string{"duration": "duration", "throughput": "throughput"}[f.Sort] + " is unknown are left out of this order."
+	}
+	m.Paging = paging(c, page, len(rs), total, exact)
+	m.Kinds = []view.Option{{Value: "", Label: "any", Selected: form.Kind == ""}}
+	for _, k := range kinds {
+		m.Kinds = append(m.Kinds, view.Option{Value: k, Label: k, Selected: form.Kind == k})
+	}
+	for _, so := range sorts {
+		m.Sorts = append(m.Sorts, view.Option{Value: so.value, Label: so.label, Selected: form.Sort == so.value})
+	}
+	return s.render(c, http.StatusOK, view.RestoresPage(s.page(c, "Restores", "restores"), m))
+}
+
+func countText(total int, exact bool) string {
+	if !exact {
+		return view.Int(int64(total)) + "+ restores"
+	}
+	return view.Plural(int64(total), "restore", "restores")
+}
+
+// filterQuery is the request's query without the named keys.
+func filterQuery(c echo.Context, drop ...string) string {
+	q := url.Values{}
+	for k, v := range c.QueryParams() {
+		q[k] = v
+	}
+	for _, k := range drop {
+		q.Del(k)
+	}
+	for k, v := range q {
+		if len(v) == 0 || v[0] == "" {
+			q.Del(k)
+		}
+	}
+	return q.Encode()
+}
+
+// paging builds the pager: pages of pageSize, links keep the filters.
+func paging(c echo.Context, page, n, total int, exact bool) view.Paging {
+	link := func(p int) string {
+		q := filterQuery(c, "page")
+		if q != "" {
+			q += "&"
+		}
+		return "/restores?" + q + "page=" + strconv.Itoa(p)
+	}
+	from := (page-1)*pageSize + 1
+	var p view.Paging
+	if n == 0 {
+		p.Text = "No restores on this page"
+	} else {
+		p.Text = fmt.Sprintf("%s–%s of %s", view.Int(int64(from)), view.Int(int64(from+n-1)), countText(total, exact))
+	}
+	if page > 1 {
+		p.Prev = link(page - 1)
+	}
+	if n == pageSize && (!exact || from+n-1 < total) {
+		p.Next = link(page + 1)
+	}
+	return p
+}
+
+// restoreRow shapes a restore for a table.
+func (s *Server) restoreRow(r *store.Restore, outlier bool) view.RestoreRow {
+	row := view.RestoreRow{URL: view.RestoreURL(r.ID), At: view.Time(r.At), Instance: r.Instance,
+		InstanceURL: view.InstanceURL(r.Instance), Database: r.Database, DatabaseURL: view.DatabaseURL(r.Instance, r.Database),
+		Kind: string(r.Kind), Duration: view.DurationPtr(r.DurationS), DurationSource: "duration source: " + r.DurationSource,
+		Size: view.BytesPtr(r.BackupBytes), Throughput: view.MiBpsPtr(r.LogicalMiBps), Read: view.MiBpsPtr(r.ReadMiBps),
+		Build: r.InstanceBuild, Source: r.SourceServer, Outlier: outlier}
+	if r.InstanceBuild != "" {
+		row.BuildName = s.cfg.Namer(r.InstanceBuild)
+	}
+	if row.Source == "" {
+		row.Source = view.Unknown
+	}
+	return row
+}
+
+// handleRestoresCSV streams the filtered restores as CSV, every value from a
+// server neutralised against spreadsheet formulas by export.CSVWriter.
+func (s *Server) handleRestoresCSV(c echo.Context) error {
+	f, _, err := restoreFilter(c)
+	if err != nil {
+		return err
+	}
+	h := c.Response().Header()
+	h.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
+	h.Set(echo.HeaderContentDisposition, `attachment; filename="restores.csv"`)
+	c.Response().WriteHeader(http.StatusOK)
+	w, err := export.NewCSVWriter(c.Response())
+	if err != nil {
+		return err
+	}
+	err = s.db.EachRestore(c.Request().Context(), f, func(r *store.Restore) error {
+		return w.Write(export.Row(r, s.cfg.Namer))
+	})
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// handleAPIRestores streams the filtered restores as a JSON array of
+// SPEC §6.1 objects; "limit" caps them.
+func (s *Server) handleAPIRestores(c echo.Context) error {
+	f, _, err := restoreFilter(c)
+	if err != nil {
+		return err
+	}
+	limit, _ := strconv.Atoi(c.QueryParam("limit"))
+	return streamJSON(c, func(emit func(any) error) error {
+		n := 0
+		return s.db.EachRestore(c.Request().Context(), f, func(r *store.Restore) error {
+			if n++; limit > 0 && n > limit {
+				return errStop
+			}
+			return emit(export.Row(r, s.cfg.Namer))
+		})
+	})
+}

@@ -1,0 +1,71 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"runtime/debug"
+
+	"github.com/labstack/echo/v4"
+)
+
+// routes registers every route of the dashboard, in one place.
+func (s *Server) routes() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	// The server trusts no proxy header: the client address is the peer's,
+	// so a client cannot choose its own rate-limit bucket.
+	e.IPExtractor = echo.ExtractIPDirect()
+	e.HTTPErrorHandler = s.handleError
+	e.Pre(rawPath)
+	e.Use(secureHeaders, s.metrics.middleware, s.recover, csrfToken)
+
+	// Pages (SPEC §6.3).
+	e.GET("/", s.handleOverview)
+	e.GET("/restores", s.handleRestores)
+	e.GET("/restores.csv", s.handleRestoresCSV)
+	e.GET("/restores/:id", s.handleRestore)
+	e.GET("/instances", s.handleInstances)
+	e.GET("/instances/:name", s.handleInstance)
+	e.GET("/instances/:name/databases/:db", s.handleDatabase)
+	e.GET("/regressions", s.handleRegressions)
+	e.GET("/regressions/:id", s.handleRegression)
+	e.POST("/regressions/:id/status", s.handleRegressionStatus, s.requireWrite)
+	e.GET("/builds", s.handleBuilds)
+	e.GET("/compare", s.handleCompare)
+	e.GET("/reports/regressions/:id", s.handleRegressionReport)
+	e.GET("/reports/builds", s.handleBuildReport)
+	e.GET("/import", s.handleImportForm)
+	e.POST("/import", s.handleImport, s.rateLimit, s.limitBody)
+	e.GET("/theme", s.handleTheme)
+
+	// JSON API (SPEC §6.4), health and metrics.
+	e.GET("/api/restores", s.handleAPIRestores)
+	e.GET("/api/regressions", s.handleAPIRegressions)
+	e.GET("/api/instances", s.handleAPIInstances)
+	e.GET("/api/builds", s.handleAPIBuilds)
+	e.GET("/healthz", s.handleHealth)
+	e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
+
+	// Embedded assets.
+	e.GET("/static/app.css", s.handleAsset(s.css, "text/css; charset=utf-8"))
+	e.GET("/static/report.css", s.handleAsset(s.report, "text/css; charset=utf-8"))
+	e.GET("/static/favicon.svg", s.handleFavicon)
+	return e
+}
+
+// recover turns a panicking handler into an internal error (logged with
+// its stack by the error handler's caller) instead of a dropped connection.
+func (s *Server) recover(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				s.log.Error("handler panicked", "route", c.Path(), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				err = fmt.Errorf("panic: %v", r)
+			}
+		}()
+		return next(c)
+	}
+}

@@ -1,0 +1,39 @@
+package web
+
+import (
+	"context"
+	"time"
+
+	"github.com/restorewatch/restorewatch/store"
+)
+
+// Store is what the dashboard reads and writes: exactly the methods its
+// handlers call. *store.DB satisfies it; tests may wrap it.
+type Store interface {
+	Ping(ctx context.Context) error
+	DataVersion(ctx context.Context) (string, error)
+	HasTable(ctx context.Context, name string) (bool, error)
+	CountRows(ctx context.Context, table string) (int64, error)
+	Totals(ctx context.Context) (store.Totals, error)
+	CountRestores(ctx context.Context, from, to time.Time) (int64, error)
+	Throughputs(ctx context.Context, kind store.Kind, from, to time.Time) ([]store.TimeValue, error)
+	RTOCandidates(ctx context.Context) ([]store.RTOCandidate, error)
+	ListExposures(ctx context.Context) ([]store.Exposure, error)
+
+	PageRestores(ctx context.Context, f store.RestoreFilter, countCap int) ([]store.Restore, int, bool, error)
+	ListRestores(ctx context.Context, f store.RestoreFilter) ([]store.Restore, int, error)
+	EachRestore(ctx context.Context, f store.RestoreFilter, fn func(*store.Restore) error) error
+	GetRestoreDetail(ctx context.Context, id int64) (*store.RestoreDetail, error)
+	RelativeSpeeds(ctx context.Context, f store.RestoreFilter) ([]store.RelativeSpeed, error)
+
+	ListInstances(ctx context.Context, name string) ([]store.InstanceSummary, error)
+	GetInstance(ctx context.Context, name string) (*store.InstanceSummary, error)
+	HostHistory(ctx context.Context, instance string) ([]store.HostRecord, error)
+	ListSeries(ctx context.Context, f store.SeriesFilter) ([]store.Series, error)
+
+	ListRegressions(ctx context.Context, f store.RegressionFilter) ([]store.Regression, error)
+	GetRegression(ctx context.Context, id int64) (*store.Regression, error)
+	SetRegressionStatus(ctx context.Context, id int64, status, note string) error
+}
+
+var _ Store = (*store.DB)(nil)

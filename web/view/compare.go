@@ -1,0 +1,36 @@
+package view
+
+import "github.com/restorewatch/restorewatch/web/chart"
+
+// Compare sets two instances, builds or periods side by side.
+type Compare struct {
+	A, B      string // the operands as typed
+	Ready     bool   // both operands given and understood
+	Problem   string // why the comparison could not be made
+	Headline  string
+	SideA     CompareSide
+	SideB     CompareSide
+	Measures  []CompareMeasure
+	RelChart  chart.BoxPlot
+	RawChart  chart.BoxPlot
+	ReportURL string // the printable build report, for two builds
+	Examples  []Link
+	HoursNote string
+	Issues    []IssueRef // catalogued issues of either side's build
+	Method    []MethodItem
+	Generated string
+	Version   string
+}
+
+// CompareSide is one side of a comparison.
+type CompareSide struct {
+	Label, What, Href       string
+	N, MedianRaw, MedianRel string
+	Span                    string // first and last restore
+}
+
+// CompareMeasure is one measure compared across the sides.
+type CompareMeasure struct {
+	Measure, A, B, Ratio, Interval, PValue string
+	Slower                                 bool // B is materially slower than A
+}

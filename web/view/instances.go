@@ -1,0 +1,64 @@
+package view
+
+import "github.com/restorewatch/restorewatch/web/chart"
+
+// Instances is the instance list.
+type Instances struct {
+	Empty bool
+	Rows  []InstanceRow
+}
+
+// InstanceRow is one instance in the list.
+type InstanceRow struct {
+	Name, URL, Build, Release        string
+	Databases, Restores, LastRestore string
+	OpenRegressions                  int
+	Semantics, Target                string
+}
+
+// Instance is one instance's page.
+type Instance struct {
+	Name, RestoresURL string
+	Host              []KV
+	HostSource        string
+	Semantics         string
+	Target            string
+	Builds            []BuildChange
+	Chart             chart.TimeScatter
+	HasChart          bool
+	Databases         []DatabaseRow
+	Regressions       []RegressionRow
+	Issues            []IssueRef
+}
+
+// BuildChange is one entry of an instance's build history.
+type BuildChange struct {
+	Since, Version, Release, Source string
+}
+
+// DatabaseRow is one series of an instance or database.
+type DatabaseRow struct {
+	Database, URL, Kind  string
+	N, Baseline, Current string
+	Last, Verdict, Note  string
+	RegressionURL        string
+}
+
+// Database is one database's page on one instance, for one restore kind.
+type Database struct {
+	Instance, InstanceURL, Database string
+	Kind                            string
+	Kinds                           []Tab
+	Series                          DatabaseRow
+	RegressionURL                   string
+	Throughput, Duration, Size      chart.TimeScatter
+	Buffers                         []BufferRow
+	Rows                            []RestoreRow
+	AllURL                          string
+	Shown                           string
+}
+
+// BufferRow is the buffer settings of one restore that recorded them.
+type BufferRow struct {
+	At, URL, BufferCount, MaxTransfer, Alignment, Throughput string
+}

@@ -1,0 +1,69 @@
+package view
+
+import "github.com/restorewatch/restorewatch/web/chart"
+
+// Regressions is the regressions list with its status tabs.
+type Regressions struct {
+	Status string // the current tab
+	Tabs   []Tab
+	Rows   []RegressionRow
+	Empty  bool // the warehouse holds no restores at all
+}
+
+// Tab is one tab of a tabbed list.
+type Tab struct {
+	Label, Href string
+	Current     bool
+}
+
+// Evidence is the case for one regression, shared by its page and its
+// printable report (SPEC §5): what changed, before and after with
+// intervals, the chart, the known issue, hours lost and the method.
+type Evidence struct {
+	ID                          int64
+	Headline                    string // one sentence a manager can repeat
+	Instance, InstanceURL       string
+	Database, DatabaseURL, Kind string
+	SeriesURL                   string
+	ReportURL, PageURL          string
+	Direction, Status           string
+	StatusNote, StatusAt        string
+	ChangedAt                   string
+	ChangeRestoreURL            string
+
+	Baseline, Current       string // median MiB/s
+	BaselineN, CurrentN     string
+	Ratio, Interval, PValue string
+	BaselineDur, CurrentDur string
+	HoursPerRestore         string
+	RestoresPerYear         string
+	HoursPerYear            string
+	SizeNote                string // duration against size
+	Note                    string // the engine's sentence
+
+	Throughput chart.TimeScatter
+	Duration   chart.TimeScatter
+	Factors    []FactorRow
+	Issues     []IssueRow
+	Method     []MethodItem
+	Generated  string
+	Version    string
+}
+
+// FactorRow is one factor whose value differs across the change.
+type FactorRow struct{ Factor, Before, After, Score string }
+
+// IssueRow is a catalogued known issue that matches.
+type IssueRow struct {
+	ID, Title, Description, Conditions, FixBuilds, Source string
+}
+
+// MethodItem is one line of "how this was measured".
+type MethodItem struct{ Term, Text string }
+
+// StatusForm is the acknowledge/resolve form of a regression.
+type StatusForm struct {
+	Action  string
+	Current string
+	Note    string
+}

@@ -1,0 +1,28 @@
+package view
+
+// RestoreDetail is everything known about one restore, grouped the way a
+// DBA reads it, with the evidence each figure came from.
+type RestoreDetail struct {
+	Title                       string
+	Instance, InstanceURL       string
+	Database, DatabaseURL, Kind string
+	SeriesURL                   string
+	Summary                     string
+	Groups                      []KVGroup
+	Devices                     []string
+	Buffer                      []KV
+	Phases                      []KV
+	Evidence                    []KVGroup
+}
+
+// KVGroup is a titled list of facts.
+type KVGroup struct {
+	Title string
+	Rows  []KV
+}
+
+// KV is one fact; Mono sets it in a fixed-width face (paths, LSNs, builds).
+type KV struct {
+	Key, Value string
+	Mono       bool
+}

@@ -1,0 +1,38 @@
+package view
+
+// Restores is the restores list: filters, one page of rows, export links.
+type Restores struct {
+	Empty  bool // the warehouse holds no restores at all
+	Filter RestoreFilter
+	Kinds  []Option
+	Sorts  []Option
+	Rows   []RestoreRow
+	Paging Paging
+	Total  string
+	Note   string // e.g. why some restores are not in this order
+	CSV    string
+	JSON   string
+}
+
+// RestoreFilter is the filter form as the user filled it.
+type RestoreFilter struct {
+	Instance, Database, Kind, From, To, Build, Source, Sort string
+}
+
+// Option is one choice of a select.
+type Option struct {
+	Value, Label string
+	Selected     bool
+}
+
+// RestoreRow is one restore in a table.
+type RestoreRow struct {
+	URL                         string
+	At                          string
+	Instance, InstanceURL       string
+	Database, DatabaseURL, Kind string
+	Duration, DurationSource    string
+	Size, Throughput, Read      string
+	Build, BuildName, Source    string
+	Outlier                     bool
+}
