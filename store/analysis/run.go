@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -152,6 +153,9 @@ func judge(s *store.SeriesRestores, opt Options) (store.Series, *store.Regressio
 		ser.ChangePoints = []int64{pts[f.ChangeIndex].RestoreID}
 	}
 	if f.Verdict != Regression && f.Verdict != Improvement {
+		if g := growthNote(s.Points); g != "" && !strings.Contains(ser.Note, "larger") {
+			ser.Note = strings.TrimSuffix(ser.Note, ".") + "; " + g
+		}
 		return ser, nil
 	}
 	before, after := s.Points[:f.ChangeIndex], s.Points[f.ChangeIndex:]
@@ -228,4 +232,28 @@ func topKeys(m map[string]int) []string {
 		return keys[i] < keys[j]
 	})
 	return keys
+}
+
+// growthNote explains a duration that grew steadily with the backup while
+// throughput held: the first third of the series against the last third.
+// Detect finds step changes; gradual growth has none, yet it is exactly what
+// a manager sees as "the restore got slower".
+func growthNote(ps []store.SeriesPoint) string {
+	var ds, bs []float64
+	for _, p := range ps {
+		if p.DurationS > 0 && p.Bytes > 0 {
+			ds, bs = append(ds, p.DurationS), append(bs, float64(p.Bytes))
+		}
+	}
+	n := len(ds) / 3
+	if n < 3 {
+		return ""
+	}
+	d0, b0 := Median(ds[:n]), Median(bs[:n])
+	d1, b1 := Median(ds[len(ds)-n:]), Median(bs[len(bs)-n:])
+	dr, br := d1/d0, b1/b0
+	if dr < 1.25 || br < 1.2 || dr/br > 1.25 || dr/br < 0.8 {
+		return ""
+	}
+	return fmt.Sprintf("duration grew %.1f× over the series because the backup is %.1f× larger; throughput unchanged, not a regression", dr, br)
 }
