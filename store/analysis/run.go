@@ -32,6 +32,9 @@ func Run(ctx context.Context, db *store.DB, ids []int64, opt Options) (RunStats,
 	if opt.KnownIssues == nil {
 		opt.KnownIssues = DefaultKnownIssues()
 	}
+	if opt.Config == (Config{}) {
+		opt.Config = DefaultConfig() // a zero Config would also skip the bootstrap interval
+	}
 	if opt.Now.IsZero() {
 		opt.Now = time.Now()
 	}

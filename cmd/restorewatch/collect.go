@@ -1,0 +1,38 @@
+package main
+
+import (
+	"context"
+
+	"github.com/restorewatch/restorewatch/ingest/collector"
+	"github.com/restorewatch/restorewatch/ingest/mssql"
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
+)
+
+// CollectCmd collects from live SQL Server instances (SPEC §3.1).
+type CollectCmd struct {
+	Config        string `required:"" help:"Collector configuration (TOML)." type:"existingfile"`
+	Once          bool   `help:"One pass over every instance, then exit (0 even when some instances failed)."`
+	AnalysisFlags `embed:""`
+}
+
+// Run implements the command.
+func (c *CollectCmd) Run(ctx context.Context, m *Main) error {
+	opt, err := c.options()
+	if err != nil {
+		return err
+	}
+	db, err := m.openDB(ctx)
+	if err != nil {
+		return err
+	}
+	return runCollector(ctx, m, db, c.Config, c.Once, opt)
+}
+
+func runCollector(ctx context.Context, m *Main, db *store.DB, path string, once bool, opt analysis.Options) error {
+	cfg, err := mssql.LoadConfig(path)
+	if err != nil {
+		return store.Errorf(store.EINVALID, "%v", err)
+	}
+	return collector.Run(ctx, db, cfg, collector.Options{Once: once, Logger: m.Logger, Analysis: opt})
+}
