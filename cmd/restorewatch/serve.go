@@ -15,9 +15,9 @@ import (
 
 // ServeCmd serves the dashboard (and, with --config, runs the collector).
 type ServeCmd struct {
-	Addr   string `help:"Address to listen on." default:"127.0.0.1:8080"`
-	Demo   bool   `help:"Fill an empty warehouse with the demo fleet first (never touches one with data)."`
-	Config string `help:"Collector configuration (TOML): collect from live instances while serving." type:"existingfile"`
+	Addr          string `help:"Address to listen on." default:"127.0.0.1:8080"`
+	Demo          bool   `help:"Fill an empty warehouse with the demo fleet first (never touches one with data)."`
+	Config        string `help:"Collector configuration (TOML): collect from live instances while serving." type:"existingfile"`
 	AnalysisFlags `embed:""`
 
 	// ready, when set by a test, receives the bound address.
