@@ -49,7 +49,9 @@ type Config struct {
 	Now time.Time
 	// Months is the length of the period (default 6).
 	Months int
-	// Dir is where the files are written; it is created if missing.
+	// Dir is where the files are written; it is created if missing. Files
+	// an earlier, larger fleet left there are not removed (a directory the
+	// user named is not ours to empty); Fleet.Files lists what was written.
 	Dir string
 	// Truth also writes truth.csv: every restore's true start, end, duration
 	// and whether its completion reached an error log, for tests. It is not

@@ -125,6 +125,11 @@ func newPlan(cfg Config) *plan {
 			}
 			s.storyIdx = len(p.stories)
 			p.stories = append(p.stories, st)
+			if s.kind == jobFullDiff {
+				// The diffs are a series of their own in the warehouse.
+				st.Kind = store.KindDiff
+				p.stories = append(p.stories, st)
+			}
 		}
 	}
 	return p

@@ -35,7 +35,6 @@ type series struct {
 	story    storyKind
 	changeAt time.Time
 	storyIdx int
-	outlierK int
 
 	natural int           // runs the cadence gives in the period
 	n       int           // runs to write
@@ -155,10 +154,6 @@ func (s *series) schedule(p *plan) {
 	}
 	s.natural = int(room/s.cadence) + 1
 	s.span = time.Duration(s.natural) * s.cadence
-	if s.story == stOutlier {
-		// The outlier falls well inside the error-log window.
-		s.outlierK = int(0.7 * float64(s.natural))
-	}
 }
 
 // manualAt are the local days (before Now) and times of the manual restores.
