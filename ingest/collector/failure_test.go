@@ -170,7 +170,10 @@ func TestStopsCleanlyOnCancel(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- collector.Run(ctx, f.db, f.cfg, collector.Options{Logger: f.logger()}) }()
 	deadline := time.Now().Add(10 * time.Second)
-	for f.inst["SLOW"].Calls("errorlog/read") == 0 && time.Now().Before(deadline) {
+	for time.Now().Before(deadline) {
+		if r, ok := f.runs()["SQL01"]; ok && r.Finished != nil && f.inst["SLOW"].Calls("errorlog/read") > 0 {
+			break
+		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	cancel()

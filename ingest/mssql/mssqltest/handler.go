@@ -39,7 +39,7 @@ func (in *Instance) Handle(ctx context.Context, q tdstest.Query) ([]tdstest.Resu
 	case "restore_history/check":
 		return in.historyCheck(p.int("@watermark")), nil
 	case "restore_history/rows":
-		return in.historyRows(p.int("@watermark"), p.int("@upto"), p.int("@batch")), nil
+		return in.historyRows(p.int("@watermark"), p.int("@upto"), p.int("@batch"), in.major() >= 12), nil
 	case "errorlog/archives":
 		return in.archives(), nil
 	case "errorlog/read":
@@ -67,7 +67,8 @@ func (in *Instance) Handle(ctx context.Context, q tdstest.Query) ([]tdstest.Resu
 // gate answers as an older engine does when a query names a column or
 // object it lacks, so that a missing version gate fails a test.
 func (in *Instance) gate(name, sql string) error {
-	major, _ := strconv.Atoi(strings.SplitN(in.host.Version, ".", 2)[0])
+	sql = stripComments(sql)
+	major := in.major()
 	missing := func(what string) error {
 		return tdstest.Error{Number: 207, Message: fmt.Sprintf("Invalid column name '%s'.", what)}
 	}
@@ -82,6 +83,17 @@ func (in *Instance) gate(name, sql string) error {
 		return tdstest.Error{Number: 208, Message: "Invalid object name 'sys.dm_os_host_info'."}
 	}
 	return nil
+}
+
+// stripComments drops "--" comments, which name columns in prose.
+func stripComments(sql string) string {
+	lines := strings.Split(sql, "\n")
+	for i, l := range lines {
+		if j := strings.Index(l, "--"); j >= 0 {
+			lines[i] = l[:j]
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 type paramSet map[string]any
@@ -163,7 +175,14 @@ var historyColumns = []tdstest.Column{
 	col("physical_device_names", tdstest.NVarChar, tdstest.Max),
 }
 
-func (in *Instance) historyRows(wm, upto, batch int64) []tdstest.ResultSet {
+func (in *Instance) major() int {
+	m, _ := strconv.Atoi(strings.SplitN(in.host.Version, ".", 2)[0])
+	return m
+}
+
+// historyRows answers the rows query; without keyAlg (before 2014) the
+// gated query selects NULL for key_algorithm.
+func (in *Instance) historyRows(wm, upto, batch int64, keyAlg bool) []tdstest.ResultSet {
 	rs := tdstest.ResultSet{Columns: historyColumns}
 	for _, r := range in.history {
 		if r.RestoreHistoryID <= wm || r.RestoreHistoryID > upto || int64(len(rs.Rows)) >= batch {
@@ -176,12 +195,16 @@ func (in *Instance) historyRows(wm, upto, batch int64) []tdstest.ResultSet {
 		if r.LastLSN != "" {
 			lsn2 = r.LastLSN
 		}
+		alg := nv(r.KeyAlgorithm)
+		if !keyAlg {
+			alg = nil
+		}
 		rs.Rows = append(rs.Rows, []any{r.RestoreHistoryID, r.RestoreDate, r.Database, nv(r.UserName), nv(r.RestoreType),
 			deref(r.Replace), deref(r.Recovery), deref(r.StopAt), deref(r.DeviceCount), nv(r.BackupSetUUID),
 			nv(r.FamilyGUID), nv(r.SourceServer), nv(r.SourceMachine), nv(r.SourceDatabase), nv(r.BackupType),
 			deref(r.BackupStart), deref(r.BackupFinish), lsn1, lsn2, deref(r.BackupSize), deref(r.CompressedSize),
 			deref(r.SoftwareMajor), deref(r.SoftwareMinor), deref(r.SoftwareBuild), deref(r.IsCopyOnly),
-			deref(r.HasChecksums), nv(r.KeyAlgorithm), deref(r.MediaFamilies), deref(r.DeviceType),
+			deref(r.HasChecksums), alg, deref(r.MediaFamilies), deref(r.DeviceType),
 			nv(strings.Join(r.Devices, "|"))})
 	}
 	return []tdstest.ResultSet{rs}

@@ -1,0 +1,165 @@
+package collector_test
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/restorewatch/restorewatch/ingest/collector"
+	"github.com/restorewatch/restorewatch/ingest/mssql/mssqltest"
+	"github.com/restorewatch/restorewatch/store"
+)
+
+func TestInflightSamplingKeepsTheCurve(t *testing.T) {
+	f := newFleet(t)
+	in := f.add("SQL01", "16.0.4135.4")
+	in.SetClock(time.Time{}) // the server's clock runs: samples need distinct times
+	f.cfg.Collector.InflightInterval = 40 * time.Millisecond
+	start := in.Now().Add(-10 * time.Minute).Truncate(time.Second)
+	running := func(pct float64) mssqltest.Running {
+		return mssqltest.Running{SessionID: 57, Start: start, Command: "RESTORE DATABASE", Percent: pct,
+			EstMs: int64((100 - pct) * 6000), WaitType: "BACKUPIO",
+			Statement: "RESTORE DATABASE [Big DB] FROM DISK = N'F:\\b.bak' WITH PASSWORD = 'hunter2', STATS = 5"}
+	}
+	in.SetRunning(running(5))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- collector.Run(ctx, f.db, f.cfg, collector.Options{Logger: f.logger()}) }()
+	// The restore progresses while the collector samples it, then ends.
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for pct := 10.0; pct <= 100; pct += 10 {
+			time.Sleep(60 * time.Millisecond)
+			in.SetRunning(running(pct))
+		}
+		time.Sleep(60 * time.Millisecond)
+		in.SetRunning()
+	}()
+	wg.Wait()
+	var curves []store.InflightCurve
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		var err error
+		if curves, err = f.db.InflightCurves(context.Background(), time.Unix(0, 0)); err != nil {
+			t.Fatal(err)
+		}
+		if len(curves) == 1 && curves[0].Ended {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(curves) != 1 {
+		t.Fatalf("%d curves, want 1", len(curves))
+	}
+	c := curves[0]
+	if c.Database != "Big DB" || c.SessionID != 57 || !c.Start.Equal(start) || !c.Ended || c.UTCOffset != testOffset {
+		t.Errorf("curve %s/%d start %v ended %v offset %d", c.Database, c.SessionID, c.Start, c.Ended, c.UTCOffset)
+	}
+	if strings.Contains(c.Statement, "hunter2") || !strings.Contains(c.Statement, "[redacted]") {
+		t.Errorf("statement not redacted: %s", c.Statement)
+	}
+	if len(c.Points) < 5 {
+		t.Fatalf("%d points, want the progress sampled while it ran", len(c.Points))
+	}
+	for i := 1; i < len(c.Points); i++ {
+		if c.Points[i].Percent < c.Points[i-1].Percent || !c.Points[i].At.After(c.Points[i-1].At) {
+			t.Errorf("points out of order: %+v then %+v", c.Points[i-1], c.Points[i])
+		}
+	}
+	// The curve is found again from the restore's start, within a tolerance,
+	// as the restore page will look it up.
+	if got, err := f.db.InflightCurveFor(context.Background(), "SQL01", "Big DB", start.Add(3*time.Second), 10*time.Second); err != nil || len(got.Points) != len(c.Points) {
+		t.Errorf("InflightCurveFor: %v", err)
+	}
+	// Sampling reused the pass's connection: one login (go-mssqldb pings once per connection).
+	pings := 0
+	for _, q := range f.srv["SQL01"].Queries() {
+		if q.SQL == "select 1;" {
+			pings++
+		}
+	}
+	if pings != 1 {
+		t.Errorf("%d logins for one pass and its sampling", pings)
+	}
+}
+
+// curve16TB is seed 000's restore: 16 TB at 2 GB/s up to 55 %, then
+// 100 MB/s, sampled every 10 s with ±noise on each interval's rate.
+func curve16TB(noise float64, seed uint64) []store.CurvePoint {
+	const total = 16e12
+	r := rand.New(rand.NewPCG(seed, 1))
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var pts []store.CurvePoint
+	var done float64
+	for i := 0; done < total; i++ {
+		pts = append(pts, store.CurvePoint{At: t0.Add(time.Duration(i) * 10 * time.Second), Percent: math.Floor(done/total*1e4) / 100})
+		rate := 2e9
+		if done >= 0.55*total {
+			rate = 1e8
+		}
+		done += rate * 10 * (1 + noise*(2*r.Float64()-1))
+	}
+	return pts
+}
+
+func TestKnee(t *testing.T) {
+	pts := curve16TB(0.25, 1)
+	i, ok := collector.Knee(pts)
+	if !ok || math.Abs(pts[i].Percent-55) > 0.5 {
+		t.Errorf("knee at %d (%.2f %%), ok %v; want at 55 %%", i, pts[i].Percent, ok)
+	}
+	flat := func(noise float64, tail []float64) []store.CurvePoint {
+		r := rand.New(rand.NewPCG(7, 7))
+		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		var out []store.CurvePoint
+		p := 0.0
+		for k := 0; p < 99; k++ {
+			out = append(out, store.CurvePoint{At: t0.Add(time.Duration(k) * 10 * time.Second), Percent: p})
+			p += 0.5 * (1 + noise*(2*r.Float64()-1))
+		}
+		for _, x := range tail {
+			out = append(out, store.CurvePoint{At: out[len(out)-1].At.Add(10 * time.Second), Percent: x})
+		}
+		return out
+	}
+	cases := map[string][]store.CurvePoint{
+		"steady with ±25 % noise":  flat(0.25, nil),
+		"pause before the end":     flat(0, []float64{99.1, 99.1, 99.1, 99.1, 99.2, 99.2, 100, 100, 100}),
+		"zeroing before the copy":  append([]store.CurvePoint{{At: time.Date(2025, 12, 31, 23, 0, 0, 0, time.UTC)}}, flat(0.1, nil)...),
+		"too few samples":          pts[:4],
+		"no samples":               nil,
+		"one slow interval midway": slowMidway(),
+	}
+	for name, c := range cases {
+		if i, ok := collector.Knee(c); ok {
+			t.Errorf("%s: knee at %d (%.1f %%)", name, i, c[i].Percent)
+		}
+	}
+}
+
+func slowMidway() []store.CurvePoint {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var out []store.CurvePoint
+	p := 0.0
+	for k := 0; p < 100; k++ {
+		out = append(out, store.CurvePoint{At: t0.Add(time.Duration(k) * 10 * time.Second), Percent: p})
+		if k == 50 {
+			p += 0.05
+		} else {
+			p += 1
+		}
+	}
+	return out
+}
