@@ -182,6 +182,12 @@ func (p *parser) backupTrace(h *header) {
 // bufferStart handles "Backup/Restore buffer configuration parameters".
 func (p *parser) bufferStart(h *header) {
 	c := p.ctx(h)
+	if c.buf != nil && c.attached == nil {
+		// A new block replaces this session's unclaimed one: first let the
+		// restores whose hold has ended claim it (a full WITH NORECOVERY
+		// followed seconds later by its differential on the same session).
+		p.releaseDue(h.at)
+	}
 	if c.attached != nil {
 		c.detach()
 		c.lastAt = h.at
