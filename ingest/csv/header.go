@@ -88,11 +88,7 @@ var columnNames = [numColumns]string{
 // Columns returns the CSV header of SPEC §3.3 in its published order; the
 // export query emits exactly these, the importer accepts them in any order.
 func Columns() []string {
-	out := make([]string, 0, numColumns-1)
-	for _, n := range columnNames[1:] {
-		out = append(out, n)
-	}
-	return out
+	return append(make([]string, 0, numColumns-1), columnNames[1:]...)
 }
 
 func columnOf(name string) column {

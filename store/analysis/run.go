@@ -49,7 +49,6 @@ func Run(ctx context.Context, db *store.DB, ids []int64, opt Options) (RunStats,
 		regs    []store.Regression
 		recent  map[string]bool
 		build   string
-		visited bool
 	}
 	per := map[int64]*acc{}
 	for _, id := range ids {

@@ -200,15 +200,6 @@ func appendUCS2(b []byte, s string) []byte {
 	return b
 }
 
-// ucs2Len is the number of UTF-16 code units of s.
-func ucs2Len(s string) int {
-	n := 0
-	for _, c := range s {
-		n += utf16.RuneLen(c)
-	}
-	return n
-}
-
 // appendBVarChar appends a B_VARCHAR; callers pass short names only, and a
 // longer string is cut at 255 units rather than corrupting the stream.
 func appendBVarChar(b []byte, s string) []byte {
