@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/restorewatch/restorewatch/store"
 )
@@ -77,5 +78,32 @@ func TestBackupIsAConsistentCopy(t *testing.T) {
 	}
 	if err := db.Backup(ctx, out); err == nil {
 		t.Errorf("backup over an existing file succeeded; want an error")
+	}
+}
+
+func TestPruneKeepsWhatRetentionAllows(t *testing.T) {
+	ctx := context.Background()
+	db := open(t)
+	old, l, hs := fixture()
+	young := old
+	young.RestoreHistoryID = 8
+	young.RestoreDate = local("2025-06-01 10:00:00.000")
+	importAll(t, db, old, young, l, hs)
+	if rs := list(t, db); len(rs) != 2 {
+		t.Fatalf("setup: %d restores", len(rs))
+	}
+	st, err := db.Prune(ctx, store.Retention{Restores: 365 * 24 * time.Hour}, time.Date(2025, 7, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.History != 1 || st.LogRestores != 1 {
+		t.Errorf("pruned %+v, want the 2023 history row and its log line", st)
+	}
+	rs := list(t, db)
+	if len(rs) != 1 || rs[0].At.Year() != 2025 {
+		t.Fatalf("after prune: %+v", rs)
+	}
+	if err := db.Check(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

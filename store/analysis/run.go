@@ -45,10 +45,10 @@ func Run(ctx context.Context, db *store.DB, ids []int64, opt Options) (RunStats,
 		}
 	}
 	type acc struct {
-		series  []store.Series
-		regs    []store.Regression
-		recent  map[string]bool
-		build   string
+		series []store.Series
+		regs   []store.Regression
+		recent map[string]bool
+		build  string
 	}
 	per := map[int64]*acc{}
 	for _, id := range ids {
