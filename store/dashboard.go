@@ -53,19 +53,30 @@ func (db *DB) HasTable(ctx context.Context, name string) (bool, error) {
 	return n > 0, nil
 }
 
-// CountRows counts the rows of a table the caller names from a fixed list
-// (never user input); used for the collector status before its schema lands.
-func (db *DB) CountRows(ctx context.Context, table string) (int64, error) {
-	switch table {
-	case "collector_run", "import_run", "instance", "series", "regression":
-	default:
-		return 0, Errorf(EINVALID, "store: count rows of %q is not allowed", table)
+// CollectorSummary is the state of live collection: the latest run of each
+// instance the collector knows.
+type CollectorSummary struct {
+	Instances    int       // instances with at least one run
+	Failed       int       // whose latest run failed or timed out
+	Running      int       // whose latest run is still going
+	LastFinished time.Time // zero when no run has finished
+}
+
+// Collector summarises the collector_run table (migration 0003) from each
+// instance's latest run, found through collector_run_instance.
+func (db *DB) Collector(ctx context.Context) (CollectorSummary, error) {
+	var c CollectorSummary
+	var last sql.NullInt64
+	err := db.read.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(status IN ('failed','timeout')),0),
+		COALESCE(SUM(status = 'running'),0), MAX(finished) FROM collector_run c
+		WHERE id = (SELECT MAX(id) FROM collector_run WHERE instance = c.instance)`).Scan(&c.Instances, &c.Failed, &c.Running, &last)
+	if err != nil {
+		return c, fmt.Errorf("store: collector summary: %w", err)
 	}
-	var n int64
-	if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+table).Scan(&n); err != nil {
-		return 0, fmt.Errorf("store: count %s: %w", table, err)
+	if last.Valid {
+		c.LastFinished = time.UnixMilli(last.Int64).UTC()
 	}
-	return n, nil
+	return c, nil
 }
 
 // Totals are the warehouse's headline counts.
@@ -500,7 +511,8 @@ type HostRecord struct {
 	Edition, OS, Manufacturer, Model       string
 	Hypervisor, IFI                        *bool
 	Sockets, Cores, MemoryMB               *int64
-	TraceFlags, Modules                    []string
+	TraceFlags                             []int
+	Modules                                []string
 	Extra                                  map[string]string
 }
 

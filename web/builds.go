@@ -120,7 +120,7 @@ func (s *Server) cohortSection(id, title, lede string, rows []cohortRow, perBuil
 		}
 		shown = slices.DeleteFunc(slices.Clone(rows), func(r cohortRow) bool { return !keep[r.Group] })
 	}
-	box := chart.BoxPlot{Frame: chart.Frame{Title: title + ": speed relative to each series' usual speed", ID: id + "-box"},
+	box := chart.BoxPlot{Frame: chart.Frame{Title: title + ": speed relative to each series' usual speed", ID: id + "-box", Width: wideW, Height: wideH},
 		Refs: []chart.Reference{{Value: 1, Label: "usual speed"}}, YLabel: "× usual speed", LogY: true,
 		YFormat: func(v float64) string { return view.Ratio(v) }}
 	for _, r := range shown {
@@ -143,8 +143,6 @@ func (s *Server) cohortSection(id, title, lede string, rows []cohortRow, perBuil
 			if best != "" && best != r.Group {
 				row.CompareURL = view.CompareURL("build:"+best, "build:"+r.Group)
 			}
-		} else {
-			row.RestoresURL = view.RestoresURL()
 		}
 		sec.Rows = append(sec.Rows, row)
 	}

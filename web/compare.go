@@ -123,15 +123,25 @@ func (s *Server) compareModel(ctx context.Context, rawA, rawB string) (view.Comp
 	} else if err != nil {
 		return m, err
 	}
+	for _, side := range []struct {
+		tag string
+		op  operand
+		n   int
+	}{{"A", cmp.a, cmp.rel.NA}, {"B", cmp.b, cmp.rel.NB}} {
+		if side.n == 0 {
+			m.Problem = fmt.Sprintf("%s (%s %s) has no restore with a measured throughput and a series baseline to compare.", side.tag, side.op.what, side.op.label)
+			return m, nil
+		}
+	}
 	m.Ready = true
 	m.SideA, m.SideB = compareSide(cmp.a, cmp.ra, cmp.rel, cmp.raw, true), compareSide(cmp.b, cmp.rb, cmp.rel, cmp.raw, false)
 	m.Measures = []view.CompareMeasure{
 		measure("Speed relative to each series' usual speed", cmp.rel, view.Ratio),
 		measure("Logical throughput (MiB/s)", cmp.raw, view.MiBps),
 	}
-	m.Headline = fmt.Sprintf("Restores on %s ran at %s of the speed of those on %s, relative to each database's usual speed (95 %% interval %s, p = %s; %s vs %s restores).",
+	m.Headline = fmt.Sprintf("Restores on %s ran at %s of the speed of those on %s, relative to each database's usual speed (95 %% interval %s, %s; %s vs %s restores).",
 		cmp.b.label, view.Ratio(cmp.rel.Ratio), cmp.a.label, view.Interval(cmp.rel.RatioLow, cmp.rel.RatioHigh),
-		view.PValue(cmp.rel.PValue), view.Int(int64(cmp.rel.NB)), view.Int(int64(cmp.rel.NA)))
+		view.PText(cmp.rel.PValue), view.Int(int64(cmp.rel.NB)), view.Int(int64(cmp.rel.NA)))
 	m.RelChart = compareBoxes("Speed relative to usual", "× usual speed", "cmp-rel", cmp, true)
 	m.RawChart = compareBoxes("Logical throughput", "MiB/s", "cmp-raw", cmp, false)
 	if cmp.a.what == "build" && cmp.b.what == "build" {
@@ -140,9 +150,8 @@ func (s *Server) compareModel(ctx context.Context, rawA, rawB string) (view.Comp
 	m.HoursNote = hoursNote(cmp)
 	for _, op := range []operand{cmp.a, cmp.b} {
 		if op.what == "build" {
-			for _, k := range s.buildIssues(op.filter.Build) {
-				k.Title = op.filter.Build + ": " + k.Title
-				m.Issues = append(m.Issues, k)
+			if ks := s.buildIssues(op.filter.Build); len(ks) > 0 {
+				m.Issues = append(m.Issues, view.BuildIssues{Build: op.label, Issues: ks})
 			}
 		}
 	}
@@ -173,7 +182,7 @@ func compareSide(op operand, rs []store.RelativeSpeed, rel, raw analysis.Compari
 
 // compareBoxes draws both sides' distributions on one axis.
 func compareBoxes(title, unit, id string, cmp comparison, rel bool) chart.BoxPlot {
-	bp := chart.BoxPlot{Frame: chart.Frame{Title: title, ID: id, Height: 300}, YLabel: unit, LogY: true}
+	bp := chart.BoxPlot{Frame: chart.Frame{Title: title, ID: id, Width: 560, Height: 340}, YLabel: unit, LogY: true}
 	if rel {
 		bp.Refs = []chart.Reference{{Value: 1, Label: "usual speed"}}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/web/chart"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -40,6 +41,49 @@ func (s *Server) handleDatabase(c echo.Context) error {
 	}
 	m := s.databaseModel(series, se, rs, regs)
 	return s.render(c, http.StatusOK, view.DatabasePage(s.page(c, dbName+" on "+inst, "instances"), m))
+}
+
+// restoreRows is how many of the newest restores the database page lists.
+const restoreRows = 25
+
+// bufferStretches groups the restores (newest first) that logged buffer
+// settings into stretches of identical settings, oldest stretch last.
+func bufferStretches(rs []store.Restore) []view.BufferRow {
+	type stretch struct {
+		key         string
+		first, last *store.Restore
+		mibps       []float64
+		n           int
+	}
+	var out []stretch
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := &rs[i]
+		if r.BufferCount == nil && r.MaxTransferKiB == nil && r.IOAlignment == nil {
+			continue
+		}
+		key := view.IntPtr(r.BufferCount) + "|" + kib(r.MaxTransferKiB) + "|" + bytesAlign(r.IOAlignment)
+		if len(out) == 0 || out[len(out)-1].key != key {
+			out = append(out, stretch{key: key, first: r})
+		}
+		st := &out[len(out)-1]
+		st.last, st.n = r, st.n+1
+		if r.LogicalMiBps != nil {
+			st.mibps = append(st.mibps, *r.LogicalMiBps)
+		}
+	}
+	rows := make([]view.BufferRow, 0, len(out))
+	for i := len(out) - 1; i >= 0; i-- {
+		st := out[i]
+		med := 0.0
+		if len(st.mibps) > 0 {
+			med = analysis.Median(st.mibps)
+		}
+		rows = append(rows, view.BufferRow{From: view.Time(st.first.At), To: view.Time(st.last.At),
+			FirstURL: view.RestoreURL(st.first.ID), LastURL: view.RestoreURL(st.last.ID), N: view.Int(int64(st.n)),
+			BufferCount: view.IntPtr(st.first.BufferCount), MaxTransfer: kib(st.first.MaxTransferKiB),
+			Alignment: bytesAlign(st.first.IOAlignment), Throughput: view.MiBps(med)})
+	}
+	return rows
 }
 
 // pickSeries chooses the kind asked for, else full restores, else the
@@ -89,16 +133,8 @@ func (s *Server) databaseModel(series []store.Series, se store.Series, rs []stor
 		if isChange[r.ID] {
 			cps = append(cps, chart.ChangePoint{T: r.At, Label: "change " + view.Date(r.At)})
 		}
-		if r.BufferCount != nil || r.MaxTransferKiB != nil || r.IOAlignment != nil {
-			m.Buffers = append(m.Buffers, view.BufferRow{At: view.Time(r.At), URL: view.RestoreURL(r.ID),
-				BufferCount: view.IntPtr(r.BufferCount), MaxTransfer: kib(r.MaxTransferKiB), Alignment: bytesAlign(r.IOAlignment),
-				Throughput: view.MiBpsPtr(r.LogicalMiBps)})
-		}
 	}
-	slices.Reverse(m.Buffers)
-	if len(m.Buffers) > 50 {
-		m.Buffers = m.Buffers[:50]
-	}
+	m.Buffers = bufferStretches(rs)
 	var refs []chart.RefLine
 	if se.BaselineMiBps != nil {
 		refs = append(refs, chart.RefLine{Y: *se.BaselineMiBps, Label: "baseline " + view.MiBpsPtr(se.BaselineMiBps)})
@@ -109,13 +145,14 @@ func (s *Server) databaseModel(series []store.Series, se store.Series, rs []stor
 	if se.CurrentMiBps != nil && len(cps) > 0 {
 		refs = append(refs, chart.RefLine{Y: *se.CurrentMiBps, From: cps[len(cps)-1].T, Label: "recent " + view.MiBpsPtr(se.CurrentMiBps)})
 	}
-	m.Throughput = chart.TimeScatter{Frame: chart.Frame{Title: "Throughput over time (logical MiB/s, log scale)", ID: "db-tput"},
+	m.Throughput = chart.TimeScatter{Frame: chart.Frame{Title: "Throughput over time (logical MiB/s, log scale)", ID: "db-tput", Width: wideW, Height: wideH},
 		Series: []chart.Series{tput}, ChangePoints: cps, RefLines: refs, YLabel: "MiB/s", LogY: true}
-	m.Duration = chart.TimeScatter{Frame: chart.Frame{Title: "Duration over time", ID: "db-dur"},
+	m.Duration = chart.TimeScatter{Frame: chart.Frame{Title: "Duration over time", ID: "db-dur", Width: wideW, Height: wideH},
 		Series: []chart.Series{dur}, ChangePoints: cps, YLabel: "duration", YFormat: chart.FormatDuration, YFromZero: true}
-	m.Size = chart.TimeScatter{Frame: chart.Frame{Title: "Backup size over time (GiB)", ID: "db-size", Height: 240},
+	m.Size = chart.TimeScatter{Frame: chart.Frame{Title: "Backup size over time (GiB)", ID: "db-size", Width: wideW, Height: 260},
 		Series: []chart.Series{size}, YLabel: "GiB", YFromZero: true}
-	for i := range rs[:min(len(rs), 100)] {
+	m.RowsShown = view.Plural(int64(min(len(rs), restoreRows)), "restore", "restores")
+	for i := range rs[:min(len(rs), restoreRows)] {
 		m.Rows = append(m.Rows, s.restoreRow(&rs[i], isOut[rs[i].ID]))
 	}
 	return m

@@ -12,6 +12,14 @@ import (
 	"github.com/restorewatch/restorewatch/web/view"
 )
 
+// wideW and wideH size the full-width charts: wider than the chart
+// package's default so that on a laptop a chart is not taller than the
+// screen.
+const (
+	wideW = 1100
+	wideH = 380
+)
+
 // chartLimit caps the restores drawn in one chart: the newest ones, so a
 // series of years of log restores stays a readable (and fast) picture.
 const chartLimit = 2000
@@ -51,7 +59,7 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 		Direction: r.Direction, Status: r.Status, StatusNote: r.StatusNote, StatusAt: view.TimePtr(r.StatusAt),
 		ChangedAt: view.Time(r.ChangedAt), Baseline: view.MiBps(r.BaselineMiBps), Current: view.MiBps(r.CurrentMiBps),
 		BaselineN: view.Int(int64(r.BaselineN)), CurrentN: view.Int(int64(r.CurrentN)), Ratio: view.Ratio(r.Ratio),
-		Interval: view.Interval(r.RatioLow, r.RatioHigh), PValue: view.PValue(r.PValue),
+		Interval: view.Interval(r.RatioLow, r.RatioHigh), PValue: view.PValue(r.PValue), PText: view.PText(r.PValue),
 		BaselineDur: view.Duration(r.BaselineDurationS), CurrentDur: view.Duration(r.CurrentDurationS),
 		HoursPerRestore: view.Hours(r.HoursLostPerRestore()), RestoresPerYear: fmt.Sprintf("%.0f", r.RestoresPerYear),
 		HoursPerYear: view.Hours(perYear), Note: r.Note, SizeNote: sizeNote(r),
@@ -113,7 +121,7 @@ func evidenceCharts(r *store.Regression, rs []store.Restore, outliers []int64) (
 	}
 	cp := []chart.ChangePoint{{T: r.ChangedAt, Label: "change " + view.Date(r.ChangedAt)}}
 	tput := chart.TimeScatter{
-		Frame:  chart.Frame{Title: "Logical throughput of each restore (MiB/s, log scale)", ID: "ev-tput"},
+		Frame:  chart.Frame{Title: "Logical throughput of each restore (MiB/s, log scale)", ID: "ev-tput", Width: wideW, Height: wideH},
 		Series: []chart.Series{before, after}, ChangePoints: cp, YLabel: "MiB/s", LogY: true,
 		RefLines: []chart.RefLine{
 			{Y: r.BaselineMiBps, To: r.ChangedAt, Label: "median before " + view.MiBps(r.BaselineMiBps)},
@@ -121,7 +129,7 @@ func evidenceCharts(r *store.Regression, rs []store.Restore, outliers []int64) (
 		},
 	}
 	dur := chart.TimeScatter{
-		Frame:  chart.Frame{Title: "Duration of each restore", ID: "ev-dur"},
+		Frame:  chart.Frame{Title: "Duration of each restore", ID: "ev-dur", Width: wideW, Height: wideH},
 		Series: []chart.Series{dBefore, dAfter}, ChangePoints: cp, YLabel: "duration", YFromZero: true,
 		YFormat: chart.FormatDuration,
 	}
@@ -166,7 +174,7 @@ func regressionMethod(r *store.Regression) []view.MethodItem {
 		{Term: "Size", Text: "Logical throughput is backupset.backup_size (a striped backup counted once) ÷ duration, in MiB/s; where msdb's row is gone, pages × 8 KiB from message 3014."},
 		{Term: "Baseline", Text: fmt.Sprintf("The median throughput of the %d restores before the change point; current is the median of the %d since. Brief outliers are shown but left out of both medians.", r.BaselineN, r.CurrentN)},
 		{Term: "Change point", Text: "Located by penalised least squares on log throughput; the change is dated at the first slow restore."},
-		{Term: "Test", Text: fmt.Sprintf("One-sided Mann–Whitney rank test of after against before: p = %s. The 95 %% interval of the ratio is a seeded percentile bootstrap (1,000 resamples) of the ratio of medians.", view.PValue(r.PValue))},
+		{Term: "Test", Text: fmt.Sprintf("One-sided Mann–Whitney rank test of after against before: %s. The 95 %% interval of the ratio is a seeded percentile bootstrap (1,000 resamples) of the ratio of medians.", view.PText(r.PValue))},
 		{Term: "Threshold", Text: "A series is flagged when the median after the change is at most 0.67× the median before, with at least 3 restores on each side."},
 		{Term: "Hours lost", Text: fmt.Sprintf("Per restore: median duration since the change minus median before (%s − %s). Per year: that × %.0f restores a year, the series' rate over its history.",
 			view.Duration(r.CurrentDurationS), view.Duration(r.BaselineDurationS), r.RestoresPerYear)},

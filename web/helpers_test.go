@@ -89,7 +89,7 @@ func buildDemo(dir, path string) error {
 	if err := importHostile(ctx, db); err != nil {
 		return err
 	}
-	_, err = analysis.Run(ctx, db, nil, analysis.Options{Now: demo.DefaultNow})
+	_, err = analysis.Run(ctx, db, nil, analysis.Options{Config: analysis.DefaultConfig(), Now: demo.DefaultNow})
 	return err
 }
 
@@ -224,3 +224,13 @@ func csrf(t testing.TB, c *http.Client, base string) string {
 	t.Fatal("no CSRF cookie set")
 	return ""
 }
+
+func webConfig(db *store.DB) web.Config { return web.Config{DB: db} }
+
+// historyCSV is an upload of the export query's CSV whose line 3 has an
+// impossible date, so the summary must name upload-history.csv:3.
+const historyCSV = `instance,restore_history_id,restore_date,destination_database_name,user_name,restore_type,replace,recovery,stop_at,device_count,backup_set_uuid,family_guid,source_server_name,source_machine_name,source_database_name,backup_type,backup_start_date,backup_finish_date,first_lsn,last_lsn,backup_size,compressed_backup_size,software_major_version,software_minor_version,software_build_version,is_copy_only,has_backup_checksums,key_algorithm,media_family_count,device_type,physical_device_names
+UPLOAD01,1,2024-05-01 10:00:00,Uploaded,sa,D,0,1,NULL,1,NULL,NULL,SRC01,NULL,Uploaded,D,NULL,NULL,NULL,NULL,1048576,NULL,15,0,2000,0,0,NULL,1,2,D:\b\x.bak
+UPLOAD01,2,2024-13-45 10:00:00,Uploaded,sa,D,0,1,NULL,1,NULL,NULL,SRC01,NULL,Uploaded,D,NULL,NULL,NULL,NULL,1048576,NULL,15,0,2000,0,0,NULL,1,2,D:\b\x.bak
+UPLOAD01,3,2024-05-02 10:00:00,Uploaded,sa,D,0,1,NULL,1,NULL,NULL,SRC01,NULL,Uploaded,D,NULL,NULL,NULL,NULL,1048576,NULL,15,0,2000,0,0,NULL,1,2,D:\b\x.bak
+`

@@ -2,7 +2,10 @@ package web
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -71,14 +74,19 @@ func (s *Server) handleInstance(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	exp, err := s.db.ListExposures(ctx)
+	if err != nil {
+		return err
+	}
 	m := s.instanceModel(in, hosts, rs, series, regs)
+	m.Issues = s.instanceIssues(in, exp)
 	return s.render(c, http.StatusOK, view.InstancePage(s.page(c, name, "instances"), m))
 }
 
 // instanceModel shapes an instance page.
 func (s *Server) instanceModel(in *store.InstanceSummary, hosts []store.HostRecord, rs []store.Restore, series []store.Series, regs []store.Regression) view.Instance {
 	m := view.Instance{Name: in.Name, RestoresURL: view.RestoresURL("instance", in.Name),
-		Target: view.Duration(s.rtoTarget(in.Tags).Seconds()), Issues: s.buildIssues(in.Build)}
+		Target: view.Duration(s.rtoTarget(in.Tags).Seconds())}
 	m.Semantics = semanticsText(in.RestoreDateSemantics, in.SemanticsSamples)
 	var markers []chart.Marker
 	prev := ""
@@ -106,12 +114,42 @@ func (s *Server) instanceModel(in *store.InstanceSummary, hosts []store.HostReco
 	return m
 }
 
+// instanceIssues lists the known issues of the instance's build: first those
+// whose conditions its recent restores meet (the exposure the analysis
+// recorded), then those that would apply under other conditions.
+func (s *Server) instanceIssues(in *store.InstanceSummary, exp []store.Exposure) []view.IssueRef {
+	var out []view.IssueRef
+	seen := map[string]bool{}
+	for _, e := range exp {
+		if e.InstanceID == in.ID {
+			seen[e.IssueID] = true
+			out = append(out, view.IssueRef{ID: e.IssueID, Title: s.issue(e.IssueID).Title, Applies: true,
+				Conditions: "applies: recent restores were " + e.Conditions})
+		}
+	}
+	for _, k := range s.buildIssues(in.Build) {
+		if !seen[k.ID] {
+			k.Conditions = "would apply " + k.Conditions
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // utcOf converts a snapshot's local time with its offset, when stated.
 func utcOf(local time.Time, offset *int64) time.Time {
 	if offset == nil {
 		return local
 	}
 	return local.Add(-time.Duration(*offset) * time.Minute)
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
 }
 
 func semanticsText(v string, n int) string {
@@ -158,6 +196,9 @@ func hostRows(s *Server, hosts []store.HostRecord) []view.KV {
 		if len(x.Modules) > 0 {
 			h.Modules = x.Modules
 		}
+		if len(x.Extra) > 0 {
+			h.Extra = x.Extra
+		}
 		h.ObservedLocal, h.Origin = x.ObservedLocal, x.Origin
 	}
 	rows := []view.KV{
@@ -169,10 +210,13 @@ func hostRows(s *Server, hosts []store.HostRecord) []view.KV {
 		{Key: "Sockets / cores", Value: view.IntPtr(h.Sockets) + " / " + view.IntPtr(h.Cores)},
 		{Key: "Memory", Value: mib(h.MemoryMB)},
 		{Key: "Instant file initialisation", Value: view.Bool(h.IFI, "enabled", "disabled")},
-		{Key: "Startup trace flags", Value: orUnknown(strings.Join(h.TraceFlags, ", ")), Mono: true},
+		{Key: "Startup trace flags", Value: orUnknown(joinInts(h.TraceFlags)), Mono: true},
 		{Key: "Non-Microsoft modules", Value: orUnknown(strings.Join(h.Modules, ", ")), Mono: true},
-		{Key: "Latest snapshot", Value: h.ObservedLocal.Format("2006-01-02 15:04") + " (instance local), " + h.Origin},
 	}
+	for _, k := range slices.Sorted(maps.Keys(h.Extra)) {
+		rows = append(rows, view.KV{Key: k, Value: h.Extra[k]})
+	}
+	rows = append(rows, view.KV{Key: "Latest snapshot", Value: h.ObservedLocal.Format("2006-01-02 15:04") + " (instance local), " + h.Origin})
 	return rows
 }
 
@@ -197,7 +241,7 @@ func instanceChart(name string, rs []store.Restore, markers []chart.Marker) (cha
 		series[k].Points = append(series[k].Points, *tp)
 		n++
 	}
-	return chart.TimeScatter{Frame: chart.Frame{Title: "Restore throughput on " + name, ID: "inst-tput"},
+	return chart.TimeScatter{Frame: chart.Frame{Title: "Restore throughput on " + name, ID: "inst-tput", Width: wideW, Height: wideH},
 		Series: series, Markers: markers, YLabel: "MiB/s", LogY: true}, n > 0
 }
 

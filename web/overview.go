@@ -274,19 +274,26 @@ func (s *Server) fixBuilds(ki analysis.KnownIssue) string {
 	return strings.Join(out, ", ")
 }
 
-// collectorStatus reports on live collection; until the collector's tables
-// exist it says none is configured.
+// collectorStatus reports on live collection from each instance's latest
+// collector run.
 func (s *Server) collectorStatus(ctx context.Context) (view.CollectorStatus, error) {
 	ok, err := s.db.HasTable(ctx, "collector_run")
 	if err != nil || !ok {
-		return view.CollectorStatus{Text: "No collector configured: data comes from imported files. See restorewatch collect."}, err
+		return view.CollectorStatus{Text: "No collector configured: data comes from imported files."}, err
 	}
-	n, err := s.db.CountRows(ctx, "collector_run")
+	c, err := s.db.Collector(ctx)
 	if err != nil {
 		return view.CollectorStatus{}, err
 	}
-	if n == 0 {
-		return view.CollectorStatus{Text: "The collector has not run yet."}, nil
+	if c.Instances == 0 {
+		return view.CollectorStatus{Text: "No collector configured: data comes from imported files. Run restorewatch collect --config FILE to read instances live."}, nil
 	}
-	return view.CollectorStatus{Configured: true, Text: view.Plural(n, "collector run", "collector runs") + " recorded."}, nil
+	text := fmt.Sprintf("%s collected; latest run finished %s.", view.Plural(int64(c.Instances), "instance", "instances"), view.Time(c.LastFinished))
+	if c.Failed > 0 {
+		text += fmt.Sprintf(" %s failed in its latest run.", view.Plural(int64(c.Failed), "instance", "instances"))
+	}
+	if c.Running > 0 {
+		text += fmt.Sprintf(" %s running now.", view.Plural(int64(c.Running), "run is", "runs are"))
+	}
+	return view.CollectorStatus{Configured: true, Failed: c.Failed > 0, Text: text}, nil
 }

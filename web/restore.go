@@ -52,7 +52,7 @@ func (s *Server) restoreDetail(d *store.RestoreDetail) view.RestoreDetail {
 	}
 	m.Groups = []view.KVGroup{
 		{Title: "Timing", Rows: []view.KV{
-			{Key: "Started", Value: view.TimePtr(r.StartedAt)}, {Key: "Finished", Value: view.TimePtr(r.FinishedAt)},
+			{Key: "Started", Value: view.TimeSec(r.StartedAt)}, {Key: "Finished", Value: view.TimeSec(r.FinishedAt)},
 			{Key: "Started (instance local)", Value: view.Local(d.StartedLocal)},
 			{Key: "Finished (instance local)", Value: view.Local(d.FinishedLocal)},
 			{Key: "restore_date (msdb, local)", Value: view.Local(d.RestoreDateLocal)},

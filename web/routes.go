@@ -50,6 +50,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/static/app.css", s.handleAsset(s.css, "text/css; charset=utf-8"))
 	e.GET("/static/report.css", s.handleAsset(s.report, "text/css; charset=utf-8"))
 	e.GET("/static/favicon.svg", s.handleFavicon)
+	e.GET("/favicon.ico", s.handleFavicon) // browsers ask for it whatever the page says
 	return e
 }
 

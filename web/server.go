@@ -118,6 +118,10 @@ func New(cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Analysis.Config == (analysis.Config{}) {
+		// A zero Config would skip the bootstrap interval of uploads' findings.
+		cfg.Analysis.Config = analysis.DefaultConfig()
+	}
 	if cfg.Import == nil {
 		if db, ok := cfg.DB.(*store.DB); ok {
 			cfg.Import = func(ctx context.Context, kind ingest.Kind, name string, r io.Reader, size int64, opt ingest.Options) (store.ImportSummary, error) {

@@ -29,4 +29,7 @@ type CohortRow struct {
 }
 
 // IssueRef names a known issue briefly.
-type IssueRef struct{ ID, Title, Conditions string }
+type IssueRef struct {
+	ID, Title, Conditions string
+	Applies               bool // its conditions hold, not only its build
+}

@@ -16,7 +16,7 @@ type Compare struct {
 	ReportURL string // the printable build report, for two builds
 	Examples  []Link
 	HoursNote string
-	Issues    []IssueRef // catalogued issues of either side's build
+	Issues    []BuildIssues // catalogued issues of either side's build
 	Method    []MethodItem
 	Generated string
 	Version   string
@@ -33,4 +33,10 @@ type CompareSide struct {
 type CompareMeasure struct {
 	Measure, A, B, Ratio, Interval, PValue string
 	Slower                                 bool // B is materially slower than A
+}
+
+// BuildIssues are the catalogued issues whose affected ranges hold a build.
+type BuildIssues struct {
+	Build  string
+	Issues []IssueRef
 }

@@ -142,6 +142,23 @@ func PValue(p float64) string {
 	return fmt.Sprintf("%.2f", p)
 }
 
+// PText states a p-value in a sentence: "p < 0.0001", "p = 0.03".
+func PText(p float64) string {
+	v := PValue(p)
+	if strings.HasPrefix(v, "<") {
+		return "p " + v
+	}
+	return "p = " + v
+}
+
+// TimeSec formats an instant in UTC to the second, for one restore's page.
+func TimeSec(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return Unknown
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
 // Time formats an instant in UTC.
 func Time(t time.Time) string {
 	if t.IsZero() {

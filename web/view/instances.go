@@ -54,11 +54,14 @@ type Database struct {
 	Throughput, Duration, Size      chart.TimeScatter
 	Buffers                         []BufferRow
 	Rows                            []RestoreRow
-	AllURL                          string
+	AllURL, RowsShown               string
 	Shown                           string
 }
 
-// BufferRow is the buffer settings of one restore that recorded them.
+// BufferRow is one stretch of restores that ran with the same buffer
+// settings, so a lost BUFFERCOUNT tuning shows as a new row.
 type BufferRow struct {
-	At, URL, BufferCount, MaxTransfer, Alignment, Throughput string
+	From, To, FirstURL, LastURL         string
+	BufferCount, MaxTransfer, Alignment string
+	N, Throughput                       string // restores, their median MiB/s
 }

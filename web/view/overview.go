@@ -70,5 +70,6 @@ type Link struct{ Text, Href string }
 // CollectorStatus says how fresh live collection is.
 type CollectorStatus struct {
 	Configured bool
+	Failed     bool // an instance's latest run failed
 	Text       string
 }

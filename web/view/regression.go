@@ -34,6 +34,7 @@ type Evidence struct {
 	Baseline, Current       string // median MiB/s
 	BaselineN, CurrentN     string
 	Ratio, Interval, PValue string
+	PText                   string // "p < 0.0001", for sentences
 	BaselineDur, CurrentDur string
 	HoursPerRestore         string
 	RestoresPerYear         string
