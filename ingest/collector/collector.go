@@ -94,7 +94,7 @@ func Run(ctx context.Context, db *store.DB, cfg *mssql.Config, opt Options) erro
 		go func() {
 			defer wg.Done()
 			if opt.Once {
-				c.pass(ctx, in)
+				c.pass(ctx, in).closeSession()
 				return
 			}
 			c.loop(ctx, in)

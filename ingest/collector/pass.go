@@ -27,8 +27,7 @@ type fetched struct {
 	current   string // the source being read
 	fatal     *mssql.Error
 	connected bool
-	sess      *mssql.Session
-	done      bool
+	sess      *mssql.Session // open after a complete fetch, for sampling
 	abandoned bool
 }
 
@@ -57,19 +56,19 @@ func (f *fetched) fail(source string, err error) bool {
 	return !e.Fatal()
 }
 
-// finish hands the session to the pass, or closes it when the pass gave up
-// waiting (the pass no longer owns anything of this fetch).
-func (f *fetched) finish(sess *mssql.Session) {
+// freeze ends the fetch as the pass sees it: what was recorded stands, the
+// source in progress gets reason, and late results are dropped.
+func (f *fetched) freeze(kind mssql.Kind, reason string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.done = true
 	if f.abandoned {
-		if sess != nil {
-			sess.Close()
-		}
 		return
 	}
-	f.sess = sess
+	f.abandoned = true
+	f.errs[f.current] = reason
+	if f.fatal == nil || f.fatal.Kind != kind {
+		f.fatal = &mssql.Error{Source: f.current, Kind: kind, Msg: reason}
+	}
 }
 
 // marks are the watermarks a pass starts from.
@@ -79,29 +78,103 @@ type marks struct {
 	agent mssql.AgentMark
 }
 
-// fetch reads every source of one instance in turn. The login runs under the
-// wide dial cap and only the queries under the concurrency cap, so that
-// instances that accept connections but never answer a login (the usual
-// hung server) cost their timeout without holding a query slot: ten percent
-// of a fleet hung then delays a pass by one timeout, not by
-// hung/concurrency timeouts.
+// bounded runs fn under a deadline of one timeout and returns when fn
+// returns or the deadline passes, whichever comes first: go-mssqldb does not
+// always return at the deadline (a hung login waits for the connection's
+// read timeout, a hung query for the server's attention acknowledgement, up
+// to 5 s more), and an instance must cost no more than its timeout. An
+// abandoned fn finishes in the background and then runs cleanup.
+func (c *collector) bounded(ctx context.Context, fn func(context.Context) error, cleanup func()) (abandoned bool, err error) {
+	bctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	done := make(chan error, 1)
+	go func() { done <- fn(bctx) }()
+	select {
+	case err := <-done:
+		cancel()
+		return false, err
+	case <-bctx.Done():
+		go func() {
+			<-done
+			cancel()
+			if cleanup != nil {
+				cleanup()
+			}
+		}()
+		return true, bctx.Err()
+	}
+}
+
+// fetch reads every source of one instance in turn, in two phases that each
+// get one timeout of the instance's own time, not counting the wait for a
+// slot. The login runs under the wide dial cap and only the queries under
+// the concurrency cap, so that instances that accept connections but never
+// answer a login (the usual hung server) cost their timeout without holding
+// a query slot: ten percent of a fleet hung then delays a pass by about one
+// timeout, not by hung/concurrency timeouts. On return f holds everything
+// the pass will write, and f.sess an open session unless it failed.
 func (c *collector) fetch(ctx context.Context, in mssql.Instance, m marks, f *fetched) {
+	stop := func() {
+		if ctx.Err() != nil {
+			f.freeze(mssql.KindCanceled, "canceled: the collector is stopping")
+		} else {
+			f.freeze(mssql.KindTimeout, "timed out after "+c.cfg.Timeout.String())
+		}
+	}
 	f.set(func() { f.current = mssql.SourceConnect })
-	sess, err := c.connect(ctx, in)
-	if err != nil {
-		f.fail(mssql.SourceConnect, err)
-		f.finish(nil)
+	if !acquire(ctx, c.dial) {
+		stop()
+		return
+	}
+	var sess *mssql.Session
+	abandoned, err := c.bounded(ctx, func(bctx context.Context) error {
+		var err error
+		sess, err = c.connect(bctx, in)
+		return err
+	}, func() {
+		if sess != nil {
+			sess.Close()
+		}
+	})
+	<-c.dial
+	switch {
+	case abandoned:
+		stop()
+		return
+	case err != nil:
+		if ctx.Err() != nil {
+			stop()
+		} else {
+			f.fail(mssql.SourceConnect, err)
+		}
 		return
 	}
 	f.set(func() { f.connected = true })
 	if !acquire(ctx, c.slot) {
-		f.fail(mssql.SourceConnect, ctx.Err())
-		f.finish(sess)
+		sess.Close()
+		stop()
 		return
 	}
-	defer func() { <-c.slot }()
-	defer func() { f.finish(sess) }()
+	abandoned, _ = c.bounded(ctx, func(qctx context.Context) error {
+		c.query(qctx, sess, m, f)
+		return nil
+	}, func() { sess.Close() })
+	<-c.slot
+	if abandoned {
+		stop()
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.fatal != nil {
+		sess.Close()
+		return
+	}
+	f.sess = sess
+}
 
+// query reads the sources on an open session, stopping at the first error
+// that ends the pass.
+func (c *collector) query(ctx context.Context, sess *mssql.Session, m marks, f *fetched) {
 	var h *mssql.Host
 	var keepFrom time.Time // start of the oldest restore running now
 	steps := []struct {
@@ -172,10 +245,6 @@ func (c *collector) fetch(ctx context.Context, in mssql.Instance, m marks, f *fe
 // back-off within the pass's deadline. A failed login is never retried: it
 // would only lock the account.
 func (c *collector) connect(ctx context.Context, in mssql.Instance) (*mssql.Session, error) {
-	if !acquire(ctx, c.dial) {
-		return nil, ctx.Err()
-	}
-	defer func() { <-c.dial }()
 	wait := dialRetryFirst
 	for attempt := 0; ; attempt++ {
 		s, err := mssql.Connect(ctx, in, c.cfg.Timeout)

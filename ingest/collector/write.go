@@ -45,40 +45,11 @@ func (c *collector) pass(ctx context.Context, in mssql.Instance) passOut {
 	f := &fetched{errs: map[string]string{}}
 	m := c.loadMarks(wctx, in.Name, &run)
 
-	pctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
-	defer cancel()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		c.fetch(pctx, in, m, f)
-	}()
-	select {
-	case <-done:
-	case <-pctx.Done():
-		// The instance is slow or hung: stop waiting now. The fetch ends on
-		// its own soon (its queries share pctx; a hung login ends at the
-		// DSN's connection timeout, a hung query at the driver's attention
-		// wait) and then closes its session.
-	}
+	c.fetch(ctx, in, m, f)
 	f.mu.Lock()
-	if !f.done {
-		f.abandoned = true
-		reason := "timed out after " + c.cfg.Timeout.String()
-		if ctx.Err() != nil {
-			reason = "canceled: the collector is stopping"
-		}
-		f.errs[f.current] = reason
-		if f.fatal == nil {
-			kind := mssql.KindTimeout
-			if ctx.Err() != nil {
-				kind = mssql.KindCanceled
-			}
-			f.fatal = &mssql.Error{Source: f.current, Kind: kind, Msg: reason}
-		}
-	}
 	if f.fatal != nil && f.fatal.Kind == mssql.KindTimeout {
-		// The driver's read timeout and the pass's deadline are the same
-		// limit; say so in one way.
+		// The driver's read timeout and the deadline are the same limit;
+		// say so in one way.
 		f.errs[f.fatal.Source] = "timed out after " + c.cfg.Timeout.String()
 	}
 	out := passOut{sess: f.sess, running: f.sampled && len(f.inflight) > 0}
@@ -94,7 +65,7 @@ func (c *collector) pass(ctx context.Context, in mssql.Instance) passOut {
 	run.Finished = &fin
 	c.storeFailed(c.db.FinishRun(wctx, run))
 	c.logRun(in, run)
-	if f.fatal != nil || ctx.Err() != nil {
+	if ctx.Err() != nil {
 		out.closeSession()
 		out.sess = nil
 	}
