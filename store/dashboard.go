@@ -53,32 +53,6 @@ func (db *DB) HasTable(ctx context.Context, name string) (bool, error) {
 	return n > 0, nil
 }
 
-// CollectorSummary is the state of live collection: the latest run of each
-// instance the collector knows.
-type CollectorSummary struct {
-	Instances    int       // instances with at least one run
-	Failed       int       // whose latest run failed or timed out
-	Running      int       // whose latest run is still going
-	LastFinished time.Time // zero when no run has finished
-}
-
-// Collector summarises the collector_run table (migration 0003) from each
-// instance's latest run, found through collector_run_instance.
-func (db *DB) Collector(ctx context.Context) (CollectorSummary, error) {
-	var c CollectorSummary
-	var last sql.NullInt64
-	err := db.read.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(status IN ('failed','timeout')),0),
-		COALESCE(SUM(status = 'running'),0), MAX(finished) FROM collector_run c
-		WHERE id = (SELECT MAX(id) FROM collector_run WHERE instance = c.instance)`).Scan(&c.Instances, &c.Failed, &c.Running, &last)
-	if err != nil {
-		return c, fmt.Errorf("store: collector summary: %w", err)
-	}
-	if last.Valid {
-		c.LastFinished = time.UnixMilli(last.Int64).UTC()
-	}
-	return c, nil
-}
-
 // Totals are the warehouse's headline counts.
 type Totals struct {
 	Restores, Instances, Series int64

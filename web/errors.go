@@ -46,7 +46,7 @@ func messageOf(err error, code int) string {
 	case code >= 500 && code != http.StatusServiceUnavailable:
 		return "Something went wrong on our side. The details are in the server log."
 	case errors.As(err, &mbe):
-		return fmt.Sprintf("The upload is larger than the %d MiB limit.", mbe.Limit>>20)
+		return fmt.Sprintf("The upload is larger than the %s limit.", view.Bytes(mbe.Limit))
 	case errors.As(err, &he):
 		if m, ok := he.Message.(string); ok {
 			return m

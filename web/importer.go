@@ -45,6 +45,7 @@ func (s *Server) handleImport(c echo.Context) error {
 		return store.Errorf(store.EINVALID, "send the files as a multipart/form-data upload")
 	}
 	m := s.importModel()
+	var sums []APIImport
 	fields := map[string]string{}
 	get := func(k string) string { return fields[k] }
 	checked := false
@@ -73,11 +74,11 @@ func (s *Server) handleImport(c echo.Context) error {
 			}
 			checked = true
 		}
-		res, err := s.importPart(c, part, kind, fields)
+		res, sum, err := s.importPart(c, part, kind, fields)
 		if err != nil {
 			return err
 		}
-		m.Results = append(m.Results, res)
+		m.Results, sums = append(m.Results, res), append(sums, sum)
 	}
 	if !checked {
 		if err := s.checkWrite(c, get); err != nil {
@@ -90,7 +91,7 @@ func (s *Server) handleImport(c echo.Context) error {
 		m.Kinds[i].Selected = m.Kinds[i].Value == fields["kind"]
 	}
 	if strings.Contains(c.Request().Header.Get("Accept"), "application/json") {
-		return c.JSON(http.StatusOK, m.Results)
+		return c.JSON(http.StatusOK, sums)
 	}
 	return s.render(c, http.StatusOK, view.ImportPage(s.page(c, "Import", "import"), m))
 }
@@ -98,33 +99,51 @@ func (s *Server) handleImport(c echo.Context) error {
 // importPart runs one file. A file the parser rejects as a whole is shown
 // in its result; an upload cut short or a warehouse failure ends the
 // request.
-func (s *Server) importPart(c echo.Context, part *multipart.Part, kind ingest.Kind, fields map[string]string) (view.ImportResult, error) {
+func (s *Server) importPart(c echo.Context, part *multipart.Part, kind ingest.Kind, fields map[string]string) (view.ImportResult, APIImport, error) {
 	name := filepath.Base(strings.ReplaceAll(part.FileName(), `\`, "/"))
 	sum, err := s.cfg.Import(c.Request().Context(), kind, name, part, -1,
 		ingest.Options{Instance: strings.TrimSpace(fields["instance"]), Database: strings.TrimSpace(fields["database"]), Analysis: s.cfg.Analysis})
 	res := view.ImportResult{File: name, Kind: string(kind), Read: view.Int(sum.Read), Added: view.Int(sum.Added),
 		Duplicates: view.Int(sum.Duplicates), Rejected: view.Int(int64(len(sum.Rejects)))}
+	api := APIImport{File: name, Kind: string(kind), Read: sum.Read, Added: sum.Added, Duplicates: sum.Duplicates,
+		Rejects: []string{}, Instances: sum.Instances}
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		return res, err
+		return res, api, err
 	case err != nil && store.ErrorCode(err) == store.EINTERNAL:
 		s.log.Error("import failed", "file", name, "kind", kind, "error", err)
 		res.Error = "The import failed on our side; the details are in the server log. Records committed before the failure are kept."
 	case err != nil:
 		res.Error = store.ErrorMessage(err)
 	}
+	api.Error = res.Error
 	for i, r := range sum.Rejects {
+		api.Rejects = append(api.Rejects, r.String())
 		if i == maxRejectsShown {
 			res.MoreRejects = view.Int(int64(len(sum.Rejects)-maxRejectsShown)) + " more rejects not shown; import with the command line to see them all."
-			break
+		}
+		if i >= maxRejectsShown {
+			continue
 		}
 		res.Rejects = append(res.Rejects, r.String())
 	}
 	for _, in := range sum.Instances {
 		res.Instances = append(res.Instances, view.Link{Text: in, Href: view.InstanceURL(in)})
 	}
-	return res, nil
+	return res, api, nil
+}
+
+// APIImport is what one uploaded file did, for a client that asked for JSON.
+type APIImport struct {
+	File       string   `json:"file"`
+	Kind       string   `json:"kind"`
+	Read       int64    `json:"read"`
+	Added      int64    `json:"added"`
+	Duplicates int64    `json:"duplicates"`
+	Rejects    []string `json:"rejects"` // "file:line: reason"
+	Instances  []string `json:"instances"`
+	Error      string   `json:"error,omitempty"`
 }
 
 // uploadError reports a broken upload: too large (413) or malformed (400).

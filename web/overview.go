@@ -281,19 +281,32 @@ func (s *Server) collectorStatus(ctx context.Context) (view.CollectorStatus, err
 	if err != nil || !ok {
 		return view.CollectorStatus{Text: "No collector configured: data comes from imported files."}, err
 	}
-	c, err := s.db.Collector(ctx)
+	runs, err := s.db.LatestRuns(ctx)
 	if err != nil {
 		return view.CollectorStatus{}, err
 	}
-	if c.Instances == 0 {
+	if len(runs) == 0 {
 		return view.CollectorStatus{Text: "No collector configured: data comes from imported files. Run restorewatch collect --config FILE to read instances live."}, nil
 	}
-	text := fmt.Sprintf("%s collected; latest run finished %s.", view.Plural(int64(c.Instances), "instance", "instances"), view.Time(c.LastFinished))
-	if c.Failed > 0 {
-		text += fmt.Sprintf(" %s failed in its latest run.", view.Plural(int64(c.Failed), "instance", "instances"))
+	var last time.Time
+	var failed, running int64
+	for _, r := range runs {
+		switch r.Status {
+		case store.RunFailed, store.RunTimeout:
+			failed++
+		case store.RunRunning:
+			running++
+		}
+		if r.Finished != nil && r.Finished.After(last) {
+			last = *r.Finished
+		}
 	}
-	if c.Running > 0 {
-		text += fmt.Sprintf(" %s running now.", view.Plural(int64(c.Running), "run is", "runs are"))
+	text := fmt.Sprintf("%s collected live; the latest run finished %s.", view.Plural(int64(len(runs)), "instance", "instances"), view.Time(last))
+	if failed > 0 {
+		text += fmt.Sprintf(" %s failed or timed out in its latest run.", view.Plural(failed, "instance", "instances"))
 	}
-	return view.CollectorStatus{Configured: true, Failed: c.Failed > 0, Text: text}, nil
+	if running > 0 {
+		text += fmt.Sprintf(" %s running now.", view.Plural(running, "run is", "runs are"))
+	}
+	return view.CollectorStatus{Configured: true, Failed: failed > 0, Text: text}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -11,7 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/web/view"
 )
 
 // csp allows nothing but this origin: no inline script or style (every look
@@ -175,7 +176,7 @@ func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		if r.ContentLength > s.cfg.MaxUpload {
-			return store.Errorf(store.EINVALID, "the upload is larger than the %d MiB limit", s.cfg.MaxUpload>>20)
+			return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The upload is larger than the %s limit.", view.Bytes(s.cfg.MaxUpload)))
 		}
 		r.Body = http.MaxBytesReader(c.Response(), r.Body, s.cfg.MaxUpload)
 		return next(c)

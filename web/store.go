@@ -13,7 +13,7 @@ type Store interface {
 	Ping(ctx context.Context) error
 	DataVersion(ctx context.Context) (string, error)
 	HasTable(ctx context.Context, name string) (bool, error)
-	Collector(ctx context.Context) (store.CollectorSummary, error)
+	LatestRuns(ctx context.Context) ([]store.CollectorRun, error)
 	Totals(ctx context.Context) (store.Totals, error)
 	CountRestores(ctx context.Context, from, to time.Time) (int64, error)
 	Throughputs(ctx context.Context, kind store.Kind, from, to time.Time) ([]store.TimeValue, error)
