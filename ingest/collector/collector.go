@@ -39,13 +39,12 @@ const (
 	maxAgentSteps   = 10_000
 )
 
-// Retry of an unreachable instance in continuous mode: sooner than the next
-// interval, backing off.
+// Connection attempts within one pass (refused, reset): dialRetries more
+// after the first, backing off from dialRetryFirst, within the deadline.
+// Continuous mode then retries the instance after [collector] retry.
 const (
-	retryFirst = 30 * time.Second
-	// Connection attempts within one pass (refused, reset) back off from
-	// dialRetryFirst; the pass's deadline ends them.
-	dialRetryFirst = 500 * time.Millisecond
+	dialRetries    = 2
+	dialRetryFirst = 250 * time.Millisecond
 )
 
 // collector is one Run.
@@ -115,6 +114,9 @@ func (c *collector) fillDefaults() {
 	}
 	if c.cfg.InflightInterval <= 0 {
 		c.cfg.InflightInterval = mssql.DefaultInflightInterval
+	}
+	if c.cfg.Retry <= 0 {
+		c.cfg.Retry = mssql.DefaultRetry
 	}
 	if c.cfg.Jitter == nil {
 		j := mssql.DefaultJitter
@@ -202,7 +204,7 @@ func (c *collector) loop(ctx context.Context, in mssql.Instance) {
 		delay = time.Until(next)
 		if out.unreachable {
 			failures++
-			delay = min(delay, retryFirst<<min(failures-1, 10))
+			delay = min(delay, c.cfg.Retry<<min(failures-1, 20))
 		} else {
 			failures = 0
 		}

@@ -197,3 +197,46 @@ func TestStopsCleanlyOnCancel(t *testing.T) {
 		t.Error("SLOW: error-log watermark stored although the source was cut off")
 	}
 }
+
+// In continuous mode an instance that cannot be reached is tried again
+// after [collector] retry, then twice as long, not only after the interval.
+func TestUnreachableInstanceIsRetriedWithBackOff(t *testing.T) {
+	f := newFleet(t)
+	for _, name := range []string{"UP", "DOWN"} {
+		f.add(name, "16.0.4135.4").Startup(base.Add(-time.Hour))
+	}
+	f.srv["DOWN"].Close() // connection refused from now on
+	f.cfg.Collector.Retry = 100 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- collector.Run(ctx, f.db, f.cfg, collector.Options{Logger: f.logger()}) }()
+	deadline := time.Now().Add(15 * time.Second)
+	var down []store.CollectorRun
+	for time.Now().Before(deadline) {
+		down, _ = f.db.Runs(context.Background(), "DOWN", 10)
+		if len(down) >= 4 && down[0].Finished != nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(down) < 4 {
+		t.Fatalf("DOWN was tried %d times", len(down))
+	}
+	for _, r := range down {
+		if r.Status == store.RunFailed && !strings.Contains(r.Errors["connect"], "connection refused") || r.Status != store.RunFailed && r.Status != store.RunCanceled {
+			t.Errorf("DOWN run: %s %v", r.Status, r.Errors)
+		}
+	}
+	// Runs come newest first; the gap between starts grows.
+	g1, g2 := down[2].Started.Sub(*down[3].Finished), down[1].Started.Sub(*down[2].Finished)
+	if g2 <= g1 {
+		t.Errorf("retry gaps %v then %v: no back-off", g1, g2)
+	}
+	if up, _ := f.db.Runs(context.Background(), "UP", 10); len(up) != 1 {
+		t.Errorf("UP collected %d times within its interval", len(up))
+	}
+}

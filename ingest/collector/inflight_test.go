@@ -2,6 +2,7 @@ package collector_test
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/ingest/collector"
+	"github.com/restorewatch/restorewatch/ingest/mssql"
 	"github.com/restorewatch/restorewatch/ingest/mssql/mssqltest"
 	"github.com/restorewatch/restorewatch/store"
 )
@@ -82,6 +84,13 @@ func TestInflightSamplingKeepsTheCurve(t *testing.T) {
 	// as the restore page will look it up.
 	if got, err := f.db.InflightCurveFor(context.Background(), "SQL01", "Big DB", start.Add(3*time.Second), 10*time.Second); err != nil || len(got.Points) != len(c.Points) {
 		t.Errorf("InflightCurveFor: %v", err)
+	}
+	// While the restore ran, the error-log watermark kept the next read
+	// starting before the restore's first lines (its buffer block, phases).
+	v, _, _ := f.db.Watermark(context.Background(), "SQL01", mssql.SourceErrorLog)
+	var m mssql.LogMark
+	if err := json.Unmarshal([]byte(v), &m); err != nil || m.From.After(start.Add(-mssql.Lookback)) {
+		t.Errorf("error-log watermark %s: reads from after the running restore's start %v", v, start)
 	}
 	// Sampling reused the pass's connection: one login (go-mssqldb pings once per connection).
 	pings := 0

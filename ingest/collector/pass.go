@@ -252,7 +252,7 @@ func (c *collector) connect(ctx context.Context, in mssql.Instance) (*mssql.Sess
 			return s, nil
 		}
 		var e *mssql.Error
-		if attempt == 3 || !errors.As(err, &e) || e.Kind != mssql.KindNetwork || ctx.Err() != nil {
+		if attempt == dialRetries || !errors.As(err, &e) || e.Kind != mssql.KindNetwork || ctx.Err() != nil {
 			return nil, err
 		}
 		if d, ok := ctx.Deadline(); ok && time.Until(d) < wait {

@@ -38,6 +38,10 @@ type Collector struct {
 	// Jitter spreads the first passes of continuous mode over [0, Jitter);
 	// default 30s, "0s" disables it.
 	Jitter *time.Duration `toml:"jitter"`
+	// Retry is how soon continuous mode tries again an instance whose pass
+	// could not reach it; it doubles on each failure up to Interval.
+	// Default 30s.
+	Retry time.Duration `toml:"retry"`
 }
 
 // Instance is one SQL Server instance to collect from.
@@ -75,6 +79,7 @@ const (
 	DefaultConcurrency      = 16
 	DefaultInflightInterval = 10 * time.Second
 	DefaultJitter           = 30 * time.Second
+	DefaultRetry            = 30 * time.Second
 )
 
 // LoadConfig reads and validates the TOML file at path.
@@ -118,7 +123,7 @@ func (c *Config) validate() error {
 		v   *time.Duration
 		def time.Duration
 	}{{"interval", &cc.Interval, DefaultInterval}, {"timeout", &cc.Timeout, DefaultTimeout},
-		{"inflight_interval", &cc.InflightInterval, DefaultInflightInterval}} {
+		{"inflight_interval", &cc.InflightInterval, DefaultInflightInterval}, {"retry", &cc.Retry, DefaultRetry}} {
 		switch {
 		case *d.v == 0:
 			*d.v = d.def
