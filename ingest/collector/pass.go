@@ -23,7 +23,6 @@ type fetched struct {
 	inflight  []store.InflightSample
 	sampled   bool // inflight completed (possibly with no restore running)
 	errs      map[string]string
-	notes     []string
 	current   string // the source being read
 	fatal     *mssql.Error
 	connected bool

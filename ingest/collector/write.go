@@ -28,8 +28,9 @@ func (o passOut) closeSession() {
 }
 
 // pass collects one instance once: it records the run, reads the sources
-// under the pass's deadline, writes what completed in one import and only
-// then advances the watermarks, and re-judges the instance.
+// (login and queries each within one timeout, see fetch), writes the
+// sources that completed in one import, only then advances their
+// watermarks, and re-judges the instance.
 func (c *collector) pass(ctx context.Context, in mssql.Instance) passOut {
 	started := time.Now()
 	// Writes outlive a cancelled ctx: a stop signal must not leave a run
