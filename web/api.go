@@ -123,7 +123,7 @@ type APIInstance struct {
 }
 
 func (s *Server) handleAPIInstances(c echo.Context) error {
-	is, err := s.db.ListInstances(c.Request().Context(), "")
+	is, err := s.instances(c.Request().Context())
 	if err != nil {
 		return err
 	}

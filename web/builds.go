@@ -77,7 +77,7 @@ func (s *Server) handleBuilds(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	insts, err := s.db.ListInstances(ctx, "")
+	insts, err := s.instances(ctx)
 	if err != nil {
 		return err
 	}

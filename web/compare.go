@@ -246,7 +246,7 @@ func compareMethod(cmp comparison) []view.MethodItem {
 // compareExamples offers ready comparisons: the two largest builds and the
 // last two quarters, so a first visit is one click from an answer.
 func (s *Server) compareExamples(ctx context.Context, m *view.Compare) error {
-	insts, err := s.db.ListInstances(ctx, "")
+	insts, err := s.instances(ctx)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"net/http"
@@ -16,8 +17,16 @@ import (
 	"github.com/restorewatch/restorewatch/web/view"
 )
 
+// instances lists every instance, cached until the data changes: on a
+// fleet of thousands the per-instance counts are thousands of index reads.
+func (s *Server) instances(ctx context.Context) ([]store.InstanceSummary, error) {
+	return cached(ctx, s, "instances", func(ctx context.Context) ([]store.InstanceSummary, error) {
+		return s.db.ListInstances(ctx, "")
+	})
+}
+
 func (s *Server) handleInstances(c echo.Context) error {
-	is, err := s.db.ListInstances(c.Request().Context(), "")
+	is, err := s.instances(c.Request().Context())
 	if err != nil {
 		return err
 	}

@@ -25,15 +25,23 @@ const period = 30 * 24 * time.Hour
 const trendWeeks = 26
 
 func (s *Server) handleOverview(c echo.Context) error {
-	m, err := s.overview(c.Request().Context())
+	ctx := c.Request().Context()
+	m, err := cached(ctx, s, "overview", s.overview)
 	if err != nil {
+		return err
+	}
+	// Collector runs change without changing the data version; read them
+	// on every view (one row per instance).
+	if m.Collector, err = s.collectorStatus(ctx); err != nil {
 		return err
 	}
 	return s.render(c, http.StatusOK, view.OverviewPage(s.page(c, "Overview", "overview"), m))
 }
 
-// overview builds the overview from the small tables and two cached
-// aggregates; nothing here reads every restore on a page view.
+// overview builds the overview from the small tables, two index ranges
+// and the throughput trend. It is cached whole until the data changes: the
+// trend and the RTO projections read tens of thousands of index entries,
+// too many for every page view of a large warehouse.
 func (s *Server) overview(ctx context.Context) (view.Overview, error) {
 	var m view.Overview
 	tot, err := s.db.Totals(ctx)
@@ -73,8 +81,7 @@ func (s *Server) overview(ctx context.Context) (view.Overview, error) {
 		return m, err
 	}
 	m.Exposures = s.exposureRows(exp, 5)
-	m.Collector, err = s.collectorStatus(ctx)
-	return m, err
+	return m, nil
 }
 
 // change says how a count moved against the previous period.
@@ -86,31 +93,9 @@ func change(cur, prev int64) string {
 	return fmt.Sprintf("%+.0f %% vs the 30 days before (%s)", pct, view.Int(prev))
 }
 
-// overviewTrend is the weekly median throughput of full restores, cached:
-// it reads up to half a year of restores from a covering index.
+// overviewTrend draws the weekly median throughput of full restores.
 func (s *Server) overviewTrend(ctx context.Context, end time.Time, m *view.Overview) error {
-	weeks, err := cached(ctx, s, "trend", func(ctx context.Context) ([]float64, error) {
-		from := end.Add(-trendWeeks * 7 * 24 * time.Hour)
-		vs, err := s.db.Throughputs(ctx, store.KindFull, from, end)
-		if err != nil {
-			return nil, err
-		}
-		buckets := make([][]float64, trendWeeks)
-		for _, v := range vs {
-			i := int(v.At.Sub(from) / (7 * 24 * time.Hour))
-			if i >= 0 && i < trendWeeks {
-				buckets[i] = append(buckets[i], v.Value)
-			}
-		}
-		out := make([]float64, trendWeeks)
-		for i, b := range buckets {
-			out[i] = math.NaN()
-			if len(b) > 0 {
-				out[i] = analysis.Median(b)
-			}
-		}
-		return out, nil
-	})
+	weeks, err := s.weeklyMedians(ctx, end)
 	if err != nil {
 		return err
 	}
@@ -126,6 +111,31 @@ func (s *Server) overviewTrend(ctx context.Context, end time.Time, m *view.Overv
 	m.Trend = chart.Sparkline{Frame: chart.Frame{Title: "Weekly median full-restore throughput", ID: "trend"},
 		Values: weeks, MarkLast: true, Format: chart.FormatMiBps}
 	return nil
+}
+
+// weeklyMedians reads half a year of full restores' throughput from a
+// covering index and takes each week's median (NaN for an empty week).
+func (s *Server) weeklyMedians(ctx context.Context, end time.Time) ([]float64, error) {
+	const week = 7 * 24 * time.Hour
+	from := end.Add(-trendWeeks * week)
+	vs, err := s.db.Throughputs(ctx, store.KindFull, from, end)
+	if err != nil {
+		return nil, err
+	}
+	buckets := make([][]float64, trendWeeks)
+	for _, v := range vs {
+		if i := int(v.At.Sub(from) / week); i >= 0 && i < trendWeeks {
+			buckets[i] = append(buckets[i], v.Value)
+		}
+	}
+	out := make([]float64, trendWeeks)
+	for i, b := range buckets {
+		out[i] = math.NaN()
+		if len(b) > 0 {
+			out[i] = analysis.Median(b)
+		}
+	}
+	return out, nil
 }
 
 func (s *Server) overviewRegressions(ctx context.Context, m *view.Overview) error {
@@ -152,43 +162,15 @@ type rtoRisk struct {
 	target   time.Duration
 }
 
-// overviewRTO projects every database's restore time (cached: one index
-// range per database) and lists those over their target, worst first.
+// overviewRTO lists the databases over their RTO target, furthest first.
 func (s *Server) overviewRTO(ctx context.Context, m *view.Overview) error {
-	type result struct {
-		risks            []rtoRisk
-		checked, unknown int
-	}
-	res, err := cached(ctx, s, "rto", func(ctx context.Context) (result, error) {
-		var res result
-		cs, err := s.db.RTOCandidates(ctx)
-		if err != nil {
-			return res, err
-		}
-		for _, c := range cs {
-			target := s.rtoTarget(c.Tags)
-			exp, risk := analysis.ProjectRTO(analysis.RTOInput{FullBytes: c.FullBytes, DiffBytes: c.DiffBytes,
-				LogBytes: c.LogBytes, MiBps: c.MiBps, Target: target})
-			if exp == 0 {
-				res.unknown++
-				continue
-			}
-			res.checked++
-			if risk {
-				res.risks = append(res.risks, rtoRisk{c: c, expected: exp, target: target})
-			}
-		}
-		sort.SliceStable(res.risks, func(i, j int) bool {
-			return float64(res.risks[i].expected)/float64(res.risks[i].target) > float64(res.risks[j].expected)/float64(res.risks[j].target)
-		})
-		return res, nil
-	})
+	risks, checked, unknown, err := s.rtoRisks(ctx)
 	if err != nil {
 		return err
 	}
-	m.RTOChecked, m.RTOAtRisk, m.RTOUnknown = view.Int(int64(res.checked)), view.Int(int64(len(res.risks))), view.Int(int64(res.unknown))
-	m.MoreAtRisk = len(res.risks) > 10
-	for _, r := range res.risks[:min(len(res.risks), 10)] {
+	m.RTOChecked, m.RTOAtRisk, m.RTOUnknown = view.Int(int64(checked)), view.Int(int64(len(risks))), view.Int(int64(unknown))
+	m.MoreAtRisk = len(risks) > 10
+	for _, r := range risks[:min(len(risks), 10)] {
 		m.AtRisk = append(m.AtRisk, view.RTORow{
 			Instance: r.c.Instance, InstanceURL: view.InstanceURL(r.c.Instance),
 			Database: r.c.Database, DatabaseURL: view.DatabaseURL(r.c.Instance, r.c.Database),
@@ -198,6 +180,32 @@ func (s *Server) overviewRTO(ctx context.Context, m *view.Overview) error {
 		})
 	}
 	return nil
+}
+
+// rtoRisks projects every database's restore time (one index range per
+// database) against its target. Databases without a measured throughput
+// are counted as unknown, not as safe.
+func (s *Server) rtoRisks(ctx context.Context) (risks []rtoRisk, checked, unknown int, err error) {
+	cs, err := s.db.RTOCandidates(ctx)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	for _, c := range cs {
+		target := s.rtoTarget(c.Tags)
+		exp, risk := analysis.ProjectRTO(analysis.RTOInput{FullBytes: c.FullBytes, DiffBytes: c.DiffBytes,
+			LogBytes: c.LogBytes, MiBps: c.MiBps, Target: target})
+		if exp == 0 {
+			unknown++
+			continue
+		}
+		checked++
+		if risk {
+			risks = append(risks, rtoRisk{c: c, expected: exp, target: target})
+		}
+	}
+	over := func(r rtoRisk) float64 { return float64(r.expected) / float64(r.target) }
+	sort.SliceStable(risks, func(i, j int) bool { return over(risks[i]) > over(risks[j]) })
+	return risks, checked, unknown, nil
 }
 
 // rtoTarget reads an instance's "rto" tag ("4h", "90m", "1d"), else the
