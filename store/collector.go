@@ -124,7 +124,9 @@ func (db *DB) runs(ctx context.Context, q string, args ...any) ([]CollectorRun, 
 // none is stored (the source starts from the beginning).
 func (db *DB) Watermark(ctx context.Context, instance, source string) (string, bool, error) {
 	var v string
-	err := db.write.QueryRowContext(ctx, `SELECT value FROM watermark WHERE instance = ? AND source = ?`, instance, source).Scan(&v)
+	// The read pool: a pass must not queue behind other passes' imports to
+	// learn where to start; SetWatermark has committed before the next pass.
+	err := db.read.QueryRowContext(ctx, `SELECT value FROM watermark WHERE instance = ? AND source = ?`, instance, source).Scan(&v)
 	switch {
 	case err == sql.ErrNoRows:
 		return "", false, nil
