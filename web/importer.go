@@ -33,18 +33,31 @@ func (s *Server) handleImportForm(c echo.Context) error {
 	return s.render(c, http.StatusOK, view.ImportPage(s.page(c, "Import", "import"), s.importModel()))
 }
 
-// handleImport streams each uploaded file straight into ingest (no temp
-// file, no copy in memory). The form's fields come before its files, so the
-// token and CSRF checks run before a single byte of a file is read.
+// handleImport runs an upload and shows (or, for a JSON client, returns)
+// what each file added and rejected.
 func (s *Server) handleImport(c echo.Context) error {
 	if s.cfg.Import == nil {
 		return store.Errorf(store.EUNAVAILABLE, "uploads are not available on this server")
 	}
+	m, sums, err := s.readUpload(c)
+	if err != nil {
+		return err
+	}
+	if strings.Contains(c.Request().Header.Get("Accept"), "application/json") {
+		return c.JSON(http.StatusOK, sums)
+	}
+	return s.render(c, http.StatusOK, view.ImportPage(s.page(c, "Import", "import"), m))
+}
+
+// readUpload streams each uploaded file straight into ingest (no temp
+// file, no copy in memory). The form's fields come before its files, so the
+// token and CSRF checks run before a single byte of a file is read.
+func (s *Server) readUpload(c echo.Context) (view.Import, []APIImport, error) {
+	m := s.importModel()
 	mr, err := c.Request().MultipartReader()
 	if err != nil {
-		return store.Errorf(store.EINVALID, "send the files as a multipart/form-data upload")
+		return m, nil, store.Errorf(store.EINVALID, "send the files as a multipart/form-data upload")
 	}
-	m := s.importModel()
 	var sums []APIImport
 	fields := map[string]string{}
 	get := func(k string) string { return fields[k] }
@@ -55,34 +68,34 @@ func (s *Server) handleImport(c echo.Context) error {
 		if err == io.EOF {
 			break
 		} else if err != nil {
-			return uploadError(err)
+			return m, nil, uploadError(err)
 		}
 		if part.FileName() == "" {
 			v, err := io.ReadAll(io.LimitReader(part, 4096))
 			if err != nil {
-				return uploadError(err)
+				return m, nil, uploadError(err)
 			}
 			fields[part.FormName()] = string(v)
 			continue
 		}
 		if !checked {
 			if err := s.checkWrite(c, get); err != nil {
-				return err
+				return m, nil, err
 			}
 			if kind, err = ingest.ParseKind(fields["kind"]); err != nil {
-				return err
+				return m, nil, err
 			}
 			checked = true
 		}
 		res, sum, err := s.importPart(c, part, kind, fields)
 		if err != nil {
-			return err
+			return m, nil, err
 		}
 		m.Results, sums = append(m.Results, res), append(sums, sum)
 	}
 	if !checked {
 		if err := s.checkWrite(c, get); err != nil {
-			return err
+			return m, nil, err
 		}
 		m.Problem = "Choose at least one file to import."
 	}
@@ -90,10 +103,7 @@ func (s *Server) handleImport(c echo.Context) error {
 	for i := range m.Kinds {
 		m.Kinds[i].Selected = m.Kinds[i].Value == fields["kind"]
 	}
-	if strings.Contains(c.Request().Header.Get("Accept"), "application/json") {
-		return c.JSON(http.StatusOK, sums)
-	}
-	return s.render(c, http.StatusOK, view.ImportPage(s.page(c, "Import", "import"), m))
+	return m, sums, nil
 }
 
 // importPart runs one file. A file the parser rejects as a whole is shown

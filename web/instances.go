@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,12 +26,18 @@ func (s *Server) instances(ctx context.Context) ([]store.InstanceSummary, error)
 	})
 }
 
+// instancePage is how many instances the list shows at once.
+const instancePage = 200
+
 func (s *Server) handleInstances(c echo.Context) error {
-	is, err := s.instances(c.Request().Context())
+	all, err := s.instances(c.Request().Context())
 	if err != nil {
 		return err
 	}
-	m := view.Instances{Empty: len(is) == 0}
+	q := strings.TrimSpace(c.QueryParam("q"))
+	page, _ := strconv.Atoi(c.QueryParam("page"))
+	is, paging := pageInstances(all, q, max(page, 1))
+	m := view.Instances{Empty: len(all) == 0, Query: q, Paging: paging}
 	for _, in := range is {
 		m.Rows = append(m.Rows, view.InstanceRow{Name: in.Name, URL: view.InstanceURL(in.Name), Build: orUnknown(in.Build),
 			Release: s.release(in.Build), Databases: view.Int(int64(in.Databases)), Restores: view.Int(int64(in.Restores)),
@@ -38,6 +45,37 @@ func (s *Server) handleInstances(c echo.Context) error {
 			Semantics: semanticsShort(in.RestoreDateSemantics), Target: view.Duration(s.rtoTarget(in.Tags).Seconds())})
 	}
 	return s.render(c, http.StatusOK, view.InstancesPage(s.page(c, "Instances", "instances"), m))
+}
+
+// pageInstances filters the instances by name (case-insensitively) and
+// cuts one page.
+func pageInstances(all []store.InstanceSummary, q string, page int) ([]store.InstanceSummary, view.Paging) {
+	var match []store.InstanceSummary
+	for _, in := range all {
+		if q == "" || strings.Contains(strings.ToLower(in.Name), strings.ToLower(q)) {
+			match = append(match, in)
+		}
+	}
+	from := min((page-1)*instancePage, len(match))
+	to := min(from+instancePage, len(match))
+	link := func(p int) string {
+		v := url.Values{"page": {strconv.Itoa(p)}}
+		if q != "" {
+			v.Set("q", q)
+		}
+		return "/instances?" + v.Encode()
+	}
+	p := view.Paging{Text: fmt.Sprintf("%s–%s of %s", view.Int(int64(from+1)), view.Int(int64(to)), view.Plural(int64(len(match)), "instance", "instances"))}
+	if to == from {
+		p.Text = "No instance matches."
+	}
+	if page > 1 {
+		p.Prev = link(page - 1)
+	}
+	if to < len(match) {
+		p.Next = link(page + 1)
+	}
+	return match[from:to], p
 }
 
 func (s *Server) release(build string) string {
@@ -62,34 +100,43 @@ func (s *Server) handleInstance(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	in, err := s.db.GetInstance(ctx, name)
+	m, err := s.instancePage(c.Request().Context(), name)
 	if err != nil {
 		return err
+	}
+	return s.render(c, http.StatusOK, view.InstancePage(s.page(c, name, "instances"), m))
+}
+
+// instancePage loads what an instance page shows: the instance, its host
+// history, its newest restores, its series, regressions and exposure.
+func (s *Server) instancePage(ctx context.Context, name string) (view.Instance, error) {
+	in, err := s.db.GetInstance(ctx, name)
+	if err != nil {
+		return view.Instance{}, err
 	}
 	hosts, err := s.db.HostHistory(ctx, name)
 	if err != nil {
-		return err
+		return view.Instance{}, err
 	}
 	rs, _, err := s.db.ListRestores(ctx, store.RestoreFilter{Instance: name, Limit: chartLimit})
 	if err != nil {
-		return err
+		return view.Instance{}, err
 	}
 	series, err := s.db.ListSeries(ctx, store.SeriesFilter{Instance: name})
 	if err != nil {
-		return err
+		return view.Instance{}, err
 	}
 	regs, err := s.db.ListRegressions(ctx, store.RegressionFilter{Instance: name, Status: "active"})
 	if err != nil {
-		return err
+		return view.Instance{}, err
 	}
 	exp, err := s.db.ListExposures(ctx)
 	if err != nil {
-		return err
+		return view.Instance{}, err
 	}
 	m := s.instanceModel(in, hosts, rs, series, regs)
 	m.Issues = s.instanceIssues(in, exp)
-	return s.render(c, http.StatusOK, view.InstancePage(s.page(c, name, "instances"), m))
+	return m, nil
 }
 
 // instanceModel shapes an instance page.

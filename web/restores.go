@@ -95,18 +95,22 @@ func (s *Server) handleRestores(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	m := view.Restores{Filter: form, Total: countText(total, exact), CSV: "/restores.csv?" + filterQuery(c, "page", "sort"),
-		JSON: "/api/restores?" + filterQuery(c, "page", "sort")}
-	if total == 0 && form == (view.RestoreFilter{Sort: "newest"}) {
-		m.Empty = true
-	}
+	m := s.restoresModel(c, f, form, rs, total, exact)
+	m.Paging = paging(c, page, len(rs), total, exact)
+	return s.render(c, http.StatusOK, view.RestoresPage(s.page(c, "Restores", "restores"), m))
+}
+
+// restoresModel shapes one page of the list with its form and links.
+func (s *Server) restoresModel(c echo.Context, f store.RestoreFilter, form view.RestoreFilter, rs []store.Restore, total int, exact bool) view.Restores {
+	q := filterQuery(c, "page", "sort")
+	m := view.Restores{Filter: form, Total: countText(total, exact), CSV: "/restores.csv?" + q, JSON: "/api/restores?" + q,
+		Empty: total == 0 && form == (view.RestoreFilter{Sort: "newest"})}
 	for _, r := range rs {
 		m.Rows = append(m.Rows, s.restoreRow(&r, false))
 	}
 	if f.Sort != "at" {
-		m.Note = "Restores whose " + map[string]string{"duration": "duration", "throughput": "throughput"}[f.Sort] + " is unknown are left out of this order."
+		m.Note = "Restores whose " + f.Sort + " is unknown are left out of this order."
 	}
-	m.Paging = paging(c, page, len(rs), total, exact)
 	m.Kinds = []view.Option{{Value: "", Label: "any", Selected: form.Kind == ""}}
 	for _, k := range kinds {
 		m.Kinds = append(m.Kinds, view.Option{Value: k, Label: k, Selected: form.Kind == k})
@@ -114,7 +118,7 @@ func (s *Server) handleRestores(c echo.Context) error {
 	for _, so := range sorts {
 		m.Sorts = append(m.Sorts, view.Option{Value: so.value, Label: so.label, Selected: form.Sort == so.value})
 	}
-	return s.render(c, http.StatusOK, view.RestoresPage(s.page(c, "Restores", "restores"), m))
+	return m
 }
 
 func countText(total int, exact bool) string {

@@ -2,10 +2,12 @@ package view
 
 import "github.com/restorewatch/restorewatch/web/chart"
 
-// Instances is the instance list.
+// Instances is the instance list, one page of it.
 type Instances struct {
-	Empty bool
-	Rows  []InstanceRow
+	Empty  bool
+	Query  string // the name filter as typed
+	Rows   []InstanceRow
+	Paging Paging
 }
 
 // InstanceRow is one instance in the list.
