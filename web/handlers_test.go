@@ -295,3 +295,28 @@ func TestReportFunctionsWriteSelfContainedHTML(t *testing.T) {
 		t.Errorf("report of a build without restores: %v, want invalid", err)
 	}
 }
+
+func TestStartServesAndShutsDown(t *testing.T) {
+	s := web.New(web.Config{DB: emptyDB(t), Addr: "127.0.0.1:0"})
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	addr := s.Addr()
+	if addr == "" || strings.HasSuffix(addr, ":0") {
+		t.Fatalf("Addr() = %q after Start", addr)
+	}
+	if code, _, _ := get(t, client(t), "http://"+addr+"/healthz"); code != http.StatusOK {
+		t.Errorf("healthz on the started server: %d", code)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := http.Get("http://" + addr + "/healthz"); err == nil {
+		t.Error("the server still answers after Shutdown")
+	}
+	if err := web.New(web.Config{DB: emptyDB(t), Addr: "256.0.0.1:1"}).Start(context.Background()); store.ErrorCode(err) != store.EUNAVAILABLE {
+		t.Errorf("listening on a bad address: %v, want unavailable", err)
+	}
+}

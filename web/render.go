@@ -3,8 +3,10 @@ package web
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -97,8 +99,14 @@ func cached[T any](ctx context.Context, s *Server, key string, compute func(cont
 		go func() {
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 			defer cancel()
+			defer close(e.done)
+			defer func() {
+				if r := recover(); r != nil { // a bug in one aggregate must not take the server down
+					s.log.Error("cached computation panicked", "key", strings.SplitN(key, "\x00", 2)[0], "panic", fmt.Sprint(r))
+					e.err = fmt.Errorf("panic computing %s: %v", strings.SplitN(key, "\x00", 2)[0], r)
+				}
+			}()
 			e.val, e.err = compute(cctx)
-			close(e.done)
 		}()
 	}
 	c.mu.Unlock()
