@@ -15,6 +15,7 @@ import (
 
 	stdcsv "encoding/csv"
 
+	"github.com/restorewatch/restorewatch/ingest/textenc"
 	"github.com/restorewatch/restorewatch/store"
 )
 
@@ -54,16 +55,16 @@ type Stats struct {
 // them a second time.
 func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stats, error) {
 	var st Stats
-	cr := &countingReader{r: r, progress: opt.Progress}
-	defer cr.done()
-	in, err := utf8Reader(cr)
+	cr := &textenc.CountingReader{R: r, Progress: opt.Progress}
+	defer cr.Done()
+	in, err := textenc.UTF8Reader(cr)
 	if err != nil {
-		st.Bytes = cr.n
+		st.Bytes = cr.N
 		return st, fmt.Errorf("csv: read %s: %w", opt.File, err)
 	}
 	p := &parser{opt: opt, sink: sink, defInstance: strings.TrimSpace(opt.Instance)}
 	err = p.run(ctx, in, &st)
-	st.Bytes = cr.n
+	st.Bytes = cr.N
 	return st, err
 }
 

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/restorewatch/restorewatch/ingest/textenc"
 	"github.com/restorewatch/restorewatch/store"
 )
 
@@ -64,15 +65,15 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stat
 	if strings.TrimSpace(opt.Instance) == "" {
 		return st, store.Errorf(store.EINVALID, "messages: %s: client output never names the instance; give it", opt.File)
 	}
-	cr := &countingReader{r: r}
-	in, err := utf8Reader(cr)
+	cr := &textenc.CountingReader{R: r}
+	in, err := textenc.UTF8Reader(cr)
 	if err != nil {
 		return st, fmt.Errorf("messages: read %s: %w", opt.File, err)
 	}
 	p := &parser{opt: opt, sink: sink, st: &st}
 	p.opt.Instance = strings.TrimSpace(opt.Instance)
-	err = p.run(ctx, bufio.NewReaderSize(in, bufSize))
-	st.Bytes = cr.n
+	err = p.run(ctx, bufio.NewReaderSize(in, textenc.BufSize))
+	st.Bytes = cr.N
 	return st, err
 }
 
