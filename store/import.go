@@ -31,7 +31,7 @@ type ImportSummary struct {
 type Import struct {
 	db        *DB
 	ctx       context.Context
-	batch     []any
+	batch     []record
 	batchSize int
 	summary   ImportSummary
 	instances map[string]int64
@@ -72,32 +72,25 @@ func (im *Import) Reject(r Reject) {
 	}
 }
 
-func (im *Import) add(rec any) error {
+// record is what an import batches: each record validates itself and says
+// where it came from.
+type record interface {
+	Validate() error
+	origin() Origin
+}
+
+func (h *HistoryRow) origin() Origin   { return h.Origin }
+func (l *LogRestore) origin() Origin   { return l.Origin }
+func (h *HostSnapshot) origin() Origin { return h.Origin }
+
+func (im *Import) add(rec record) error {
 	im.summary.Read++
-	var err error
-	switch r := rec.(type) {
-	case *HistoryRow:
-		err = r.Validate()
-		if err == nil {
-			im.batch = append(im.batch, r)
-		} else {
-			im.Reject(Reject{File: r.Origin.File, Line: r.Origin.Line, Reason: err.Error()})
-		}
-	case *LogRestore:
-		err = r.Validate()
-		if err == nil {
-			im.batch = append(im.batch, r)
-		} else {
-			im.Reject(Reject{File: r.Origin.File, Line: r.Origin.Line, Reason: err.Error()})
-		}
-	case *HostSnapshot:
-		err = r.Validate()
-		if err == nil {
-			im.batch = append(im.batch, r)
-		} else {
-			im.Reject(Reject{File: r.Origin.File, Line: r.Origin.Line, Reason: err.Error()})
-		}
+	if err := rec.Validate(); err != nil {
+		o := rec.origin()
+		im.Reject(Reject{File: o.File, Line: o.Line, Reason: err.Error()})
+		return nil
 	}
+	im.batch = append(im.batch, rec)
 	if len(im.batch) >= im.batchSize {
 		return im.Flush()
 	}
