@@ -9,6 +9,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,6 +41,55 @@ func BenchmarkPass500(b *testing.B) {
 	if v, err := time.ParseDuration(os.Getenv("RW_BENCH_TIMEOUT")); err == nil {
 		timeout = v
 	}
+	servers, instances := benchFleet(b, n)
+	jitter := time.Duration(0)
+	cfg := &mssql.Config{Instances: instances, Collector: mssql.Collector{Interval: time.Hour, Timeout: timeout,
+		Concurrency: 32, InflightInterval: 10 * time.Second, Jitter: &jitter}}
+
+	for _, hung := range []int{0, n / 10} {
+		b.Run(fmt.Sprintf("hung=%d", hung), func(b *testing.B) {
+			for i := range n {
+				servers[i].Hang(i < hung) // the first ones: they are started first, the worst case
+			}
+			var last time.Duration
+			var cpu float64
+			for b.Loop() {
+				b.StopTimer()
+				db, err := store.Open(context.Background(), b.TempDir()+"/bench.db")
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				start, cpu0 := time.Now(), cpuSeconds()
+				err = collector.Run(context.Background(), db, cfg, collector.Options{Once: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+				last, cpu = time.Since(start), cpuSeconds()-cpu0
+				b.StopTimer()
+				if err != nil {
+					b.Fatal(err)
+				}
+				runs, _ := db.LatestRuns(context.Background())
+				ok := 0
+				for _, r := range runs {
+					if r.Status == store.RunOK {
+						ok++
+					}
+				}
+				if ok != n-hung {
+					b.Errorf("%d instances collected, want %d", ok, n-hung)
+				}
+				db.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(last.Seconds(), "s/pass")
+			b.ReportMetric(float64(n)/last.Seconds(), "instances/s")
+			b.ReportMetric(cpu, "cpu_s/pass")
+			b.ReportMetric(peakRSSMiB(), "peakRSS_MiB")
+		})
+	}
+}
+
+// benchFleet starts n scripted instances, each on its own TDS server.
+func benchFleet(b *testing.B, n int) ([]*tdstest.Server, []mssql.Instance) {
 	os.Setenv(passEnv, testPass)
 	servers := make([]*tdstest.Server, n)
 	var instances []mssql.Instance
@@ -63,48 +114,79 @@ func BenchmarkPass500(b *testing.B) {
 			s.Close()
 		}
 	})
-	jitter := time.Duration(0)
-	cfg := &mssql.Config{Instances: instances, Collector: mssql.Collector{Interval: time.Hour, Timeout: timeout,
-		Concurrency: 32, InflightInterval: 10 * time.Second, Jitter: &jitter}}
+	return servers, instances
+}
 
-	for _, hung := range []int{0, n / 10} {
-		b.Run(fmt.Sprintf("hung=%d", hung), func(b *testing.B) {
-			for i := range n {
-				servers[i].Hang(i < hung) // the first ones: they are started first, the worst case
-			}
-			var last time.Duration
-			for b.Loop() {
-				b.StopTimer()
-				db, err := store.Open(context.Background(), b.TempDir()+"/bench.db")
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-				start := time.Now()
-				err = collector.Run(context.Background(), db, cfg, collector.Options{Once: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-				last = time.Since(start)
-				b.StopTimer()
-				if err != nil {
-					b.Fatal(err)
-				}
-				runs, _ := db.LatestRuns(context.Background())
-				ok := 0
-				for _, r := range runs {
-					if r.Status == store.RunOK {
-						ok++
-					}
-				}
-				if ok != n-hung {
-					b.Errorf("%d instances collected, want %d", ok, n-hung)
-				}
-				db.Close()
-				b.StartTimer()
-			}
-			b.ReportMetric(last.Seconds(), "s/pass")
-			b.ReportMetric(float64(n)/last.Seconds(), "instances/s")
-			b.ReportMetric(peakRSSMiB(), "peakRSS_MiB")
-		})
+// BenchmarkFetch500 is the collector's share of BenchmarkPass500: the same
+// queries over the same fleet at concurrency 32, read into memory without a
+// warehouse. The difference between the two is the warehouse's cost
+// (import, reconciliation, analysis, run records), serialised on its single
+// writer connection.
+func BenchmarkFetch500(b *testing.B) {
+	n := 500
+	if v, err := strconv.Atoi(os.Getenv("RW_BENCH_INSTANCES")); err == nil && v > 0 {
+		n = v
 	}
+	_, instances := benchFleet(b, n)
+	for b.Loop() {
+		start := time.Now()
+		sem := make(chan struct{}, 32)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		restores := 0
+		for _, in := range instances {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				s, err := mssql.Connect(ctx, in, 30*time.Second)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				defer s.Close()
+				h, err := s.Host(ctx)
+				if err == nil {
+					_, err = s.Inflight(ctx)
+				}
+				if err == nil {
+					_, err = s.History(ctx, mssql.HistoryMark{}, 100000)
+				}
+				var el *mssql.ErrorLogResult
+				if err == nil {
+					el, err = s.ErrorLog(ctx, mssql.LogMark{}, h.Now, time.Time{}, 100000)
+				}
+				if err == nil {
+					_, err = s.Agent(ctx, mssql.AgentMark{}, 10000)
+				}
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				mu.Lock()
+				restores += len(el.Restores)
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		if restores != 5*n {
+			b.Errorf("%d restores read, want %d", restores, 5*n)
+		}
+		b.ReportMetric(time.Since(start).Seconds(), "s/pass")
+	}
+	b.ReportMetric(peakRSSMiB(), "peakRSS_MiB")
+}
+
+// cpuSeconds is the process's user+system CPU time so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // peakRSSMiB reads the process's peak resident set (Linux; 0 elsewhere).

@@ -57,6 +57,8 @@ type collector struct {
 	dial chan struct{} // a wider cap on logins in progress, see pass
 	mu   sync.Mutex
 	serr error // first warehouse failure
+	// importMu serialises the passes' imports (see write).
+	importMu sync.Mutex
 }
 
 // Run collects from every instance of cfg (and of its CMS) into db. With
