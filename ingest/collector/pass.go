@@ -77,14 +77,14 @@ type marks struct {
 	agent mssql.AgentMark
 }
 
-// bounded runs fn under a deadline of one timeout and returns when fn
-// returns or the deadline passes, whichever comes first: go-mssqldb does not
+// bounded runs fn under a deadline of d and returns when fn returns or the
+// deadline passes, whichever comes first: go-mssqldb does not
 // always return at the deadline (a hung login waits for the connection's
 // read timeout, a hung query for the server's attention acknowledgement, up
 // to 5 s more), and an instance must cost no more than its timeout. An
 // abandoned fn finishes in the background and then runs cleanup.
-func (c *collector) bounded(ctx context.Context, fn func(context.Context) error, cleanup func()) (abandoned bool, err error) {
-	bctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+func bounded(ctx context.Context, d time.Duration, fn func(context.Context) error, cleanup func()) (abandoned bool, err error) {
+	bctx, cancel := context.WithTimeout(ctx, d)
 	done := make(chan error, 1)
 	go func() { done <- fn(bctx) }()
 	select {
@@ -103,9 +103,9 @@ func (c *collector) bounded(ctx context.Context, fn func(context.Context) error,
 	}
 }
 
-// fetch reads every source of one instance in turn, in two phases that each
-// get one timeout of the instance's own time, not counting the wait for a
-// slot. The login runs under the wide dial cap and only the queries under
+// fetch reads every source of one instance in turn, within one timeout of
+// the instance's own time: the login and then the queries, without the waits
+// for a slot in between (which depend on the rest of the fleet). The login runs under the wide dial cap and only the queries under
 // the concurrency cap, so that instances that accept connections but never
 // answer a login (the usual hung server) cost their timeout without holding
 // a query slot: ten percent of a fleet hung then delays a pass by about one
@@ -125,7 +125,8 @@ func (c *collector) fetch(ctx context.Context, in mssql.Instance, m marks, f *fe
 		return
 	}
 	var sess *mssql.Session
-	abandoned, err := c.bounded(ctx, func(bctx context.Context) error {
+	loginStart := time.Now()
+	abandoned, err := bounded(ctx, c.cfg.Timeout, func(bctx context.Context) error {
 		var err error
 		sess, err = c.connect(bctx, in)
 		return err
@@ -135,6 +136,7 @@ func (c *collector) fetch(ctx context.Context, in mssql.Instance, m marks, f *fe
 		}
 	})
 	<-c.dial
+	left := c.cfg.Timeout - time.Since(loginStart)
 	switch {
 	case abandoned:
 		stop()
@@ -148,12 +150,12 @@ func (c *collector) fetch(ctx context.Context, in mssql.Instance, m marks, f *fe
 		return
 	}
 	f.set(func() { f.connected = true })
-	if !acquire(ctx, c.slot) {
+	if left <= 0 || !acquire(ctx, c.slot) {
 		sess.Close()
 		stop()
 		return
 	}
-	abandoned, _ = c.bounded(ctx, func(qctx context.Context) error {
+	abandoned, _ = bounded(ctx, left, func(qctx context.Context) error {
 		c.query(qctx, sess, m, f)
 		return nil
 	}, func() { sess.Close() })
