@@ -208,7 +208,9 @@ func compareBoxes(title, unit, id string, cmp comparison, rel bool) chart.BoxPlo
 // hoursNote estimates the time side B loses against side A: each restore
 // on B would take rel(B)/rel(A) of its time at A's relative speed.
 func hoursNote(cmp comparison) string {
-	if !(cmp.rel.Ratio > 0) || cmp.rel.Ratio >= 1 || !finite(cmp.rel.Ratio) {
+	// Only a material, significant slowdown is worth hours: 0.99× is noise
+	// even when a large sample makes it "significant".
+	if !(cmp.rel.Ratio > 0) || cmp.rel.Ratio > 0.9 || !finite(cmp.rel.Ratio) || !(cmp.rel.PValue < 0.05) {
 		return ""
 	}
 	var total, n float64

@@ -145,8 +145,8 @@ func (s *Server) databaseModel(series []store.Series, se store.Series, rs []stor
 	if se.CurrentMiBps != nil && len(cps) > 0 {
 		refs = append(refs, chart.RefLine{Y: *se.CurrentMiBps, From: cps[len(cps)-1].T, Label: "recent " + view.MiBpsPtr(se.CurrentMiBps)})
 	}
-	m.Throughput = chart.TimeScatter{Frame: chart.Frame{Title: "Throughput over time (logical MiB/s, log scale)", ID: "db-tput", Width: wideW, Height: wideH},
-		Series: []chart.Series{tput}, ChangePoints: cps, RefLines: refs, YLabel: "MiB/s", LogY: true}
+	m.Throughput = chart.TimeScatter{Frame: chart.Frame{Title: "Throughput over time (logical MiB/s)", ID: "db-tput", Width: wideW, Height: wideH},
+		Series: []chart.Series{tput}, ChangePoints: cps, RefLines: refs, YLabel: "MiB/s", LogY: spansDecades(tput), YFromZero: true}
 	m.Duration = chart.TimeScatter{Frame: chart.Frame{Title: "Duration over time", ID: "db-dur", Width: wideW, Height: wideH},
 		Series: []chart.Series{dur}, ChangePoints: cps, YLabel: "duration", YFormat: chart.FormatDuration, YFromZero: true}
 	m.Size = chart.TimeScatter{Frame: chart.Frame{Title: "Backup size over time (GiB)", ID: "db-size", Width: wideW, Height: 260},

@@ -96,9 +96,10 @@ func sizeNote(r *store.Regression) string {
 		view.Ratio(r.DurationRatio), view.Ratio(r.SizeGrowth), map[bool]string{true: "slower", false: "faster"}[r.DurationRatio > r.SizeGrowth])
 }
 
-// evidenceCharts draws the series' throughput (log scale: a drop to a third
-// looks as big at 50 MiB/s as at 900) and duration, before and after the
-// change in two marker shapes, with the medians and the change point.
+// evidenceCharts draws the series' throughput (on a log scale when it spans
+// a wide range: a drop to a third then looks as big at 50 MiB/s as at 900)
+// and duration, before and after the change in two marker shapes, with the
+// medians and the change point.
 func evidenceCharts(r *store.Regression, rs []store.Restore, outliers []int64) (chart.TimeScatter, chart.TimeScatter) {
 	isOut := map[int64]bool{}
 	for _, id := range outliers {
@@ -121,8 +122,8 @@ func evidenceCharts(r *store.Regression, rs []store.Restore, outliers []int64) (
 	}
 	cp := []chart.ChangePoint{{T: r.ChangedAt, Label: "change " + view.Date(r.ChangedAt)}}
 	tput := chart.TimeScatter{
-		Frame:  chart.Frame{Title: "Logical throughput of each restore (MiB/s, log scale)", ID: "ev-tput", Width: wideW, Height: wideH},
-		Series: []chart.Series{before, after}, ChangePoints: cp, YLabel: "MiB/s", LogY: true,
+		Frame:  chart.Frame{Title: "Logical throughput of each restore (MiB/s)", ID: "ev-tput", Width: wideW, Height: wideH},
+		Series: []chart.Series{before, after}, ChangePoints: cp, YLabel: "MiB/s", LogY: spansDecades(before, after), YFromZero: true,
 		RefLines: []chart.RefLine{
 			{Y: r.BaselineMiBps, To: r.ChangedAt, Label: "median before " + view.MiBps(r.BaselineMiBps)},
 			{Y: r.CurrentMiBps, From: r.ChangedAt, Label: "median since " + view.MiBps(r.CurrentMiBps)},
@@ -156,6 +157,21 @@ func restorePoints(x *store.Restore, outlier bool) (tp, dp *chart.Point) {
 		dp = &chart.Point{T: x.At, V: *x.DurationS, Href: view.RestoreURL(x.ID), Tooltip: tip, Outlier: outlier}
 	}
 	return tp, dp
+}
+
+// spansDecades reports whether the values run over more than a factor of
+// 4, where a log axis reads better; a narrower range is drawn linear from
+// zero so that a stable series is not squeezed against one edge.
+func spansDecades(series ...chart.Series) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range series {
+		for _, p := range s.Points {
+			if p.V > 0 {
+				lo, hi = math.Min(lo, p.V), math.Max(hi, p.V)
+			}
+		}
+	}
+	return hi/lo > 4
 }
 
 func appendPoint(ps []chart.Point, p *chart.Point) []chart.Point {

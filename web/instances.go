@@ -298,7 +298,7 @@ func instanceChart(name string, rs []store.Restore, markers []chart.Marker) (cha
 		n++
 	}
 	return chart.TimeScatter{Frame: chart.Frame{Title: "Restore throughput on " + name, ID: "inst-tput", Width: wideW, Height: wideH},
-		Series: series, Markers: markers, YLabel: "MiB/s", LogY: true}, n > 0
+		Series: series, Markers: markers, YLabel: "MiB/s", LogY: spansDecades(series...), YFromZero: true}, n > 0
 }
 
 // seriesRow shapes a series with a link to its open regression, if any.

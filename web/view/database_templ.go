@@ -268,7 +268,7 @@ func DatabasePage(p Page, m Database) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = ChartCard("Throughput over time (logical MiB/s, log scale)", "", m.Throughput).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = ChartCard("Throughput over time (logical MiB/s)", "", m.Throughput).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

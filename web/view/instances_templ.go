@@ -95,14 +95,14 @@ func InstancesPage(p Page, m Instances) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</a></th><td class=\"nowrap\"><span class=\"mono\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</a></th><td><span class=\"mono nowrap\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var6 string
 					templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(r.Build)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `instances.templ`, Line: 38, Col: 55}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `instances.templ`, Line: 38, Col: 47}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 					if templ_7745c5c3_Err != nil {
@@ -115,7 +115,7 @@ func InstancesPage(p Page, m Instances) templ.Component {
 					var templ_7745c5c3_Var7 string
 					templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(r.Release)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `instances.templ`, Line: 38, Col: 106}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `instances.templ`, Line: 38, Col: 98}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 					if templ_7745c5c3_Err != nil {
@@ -490,7 +490,7 @@ func InstancePage(p Page, m Instance) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if m.HasChart {
-				templ_7745c5c3_Err = ChartCard("Throughput of each restore (logical MiB/s, log scale)", "Dashed vertical lines mark build changes. Each point links to its restore.", m.Chart).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = ChartCard("Throughput of each restore (logical MiB/s)", "Dashed vertical lines mark build changes. Each point links to its restore.", m.Chart).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
