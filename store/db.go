@@ -140,10 +140,22 @@ func (db *DB) migrate(ctx context.Context) error {
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
 		return fmt.Errorf("store: migrate: %w", err)
 	}
-	var current int
-	if err := db.write.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migration`).Scan(&current); err != nil {
+	applied := map[int]bool{}
+	rows, err := db.write.QueryContext(ctx, `SELECT version FROM schema_migration`)
+	if err != nil {
 		return fmt.Errorf("store: migrate: %w", err)
 	}
+	current := 0
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return fmt.Errorf("store: migrate: %w", err)
+		}
+		applied[v] = true
+		current = max(current, v)
+	}
+	rows.Close()
 	ms, err := migrations()
 	if err != nil {
 		return err
@@ -151,8 +163,10 @@ func (db *DB) migrate(ctx context.Context) error {
 	if latest := ms[len(ms)-1].version; current > latest {
 		return Errorf(ECONFLICT, "store: warehouse %s has schema version %d but this restorewatch knows only up to %d: use a newer restorewatch", db.path, current, latest)
 	}
+	// Every migration not yet recorded is applied in order, not only those
+	// above the newest: two branches may have landed migrations out of order.
 	for _, m := range ms {
-		if m.version <= current {
+		if applied[m.version] {
 			continue
 		}
 		if err := db.applyMigration(ctx, m); err != nil {

@@ -53,6 +53,12 @@ func (db *DB) reconcileInstance(ctx context.Context, id int64) error {
 		return fmt.Errorf("store: reconcile instance %d: %w", id, err)
 	}
 	defer tx.Rollback()
+	// Claim the instance: another import's Close may have reconciled it
+	// since the dirty list was read (the writer connection serialises us).
+	var dirty bool
+	if err := tx.QueryRowContext(ctx, `SELECT dirty FROM instance WHERE id = ?`, id).Scan(&dirty); err != nil || !dirty {
+		return err
+	}
 	in, err := loadFacts(ctx, tx, id)
 	if err != nil {
 		return fmt.Errorf("store: reconcile instance %d: %w", id, err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"github.com/restorewatch/restorewatch/ingest/collector"
 	"github.com/restorewatch/restorewatch/ingest/mssql"
@@ -34,5 +35,40 @@ func runCollector(ctx context.Context, m *Main, db *store.DB, path string, once 
 	if err != nil {
 		return store.Errorf(store.EINVALID, "%v", err)
 	}
-	return collector.Run(ctx, db, cfg, collector.Options{Once: once, Logger: m.Logger, Analysis: opt})
+	ret := store.Retention{Restores: days(cfg.Retention.RestoreDays), Runs: days(cfg.Retention.RunDays),
+		Inflight: days(cfg.Retention.InflightDays)}
+	prune := func() {
+		if ret == (store.Retention{}) {
+			return
+		}
+		st, err := db.Prune(ctx, ret, time.Now())
+		if err != nil {
+			m.Logger.Error("retention", "error", err)
+			return
+		}
+		m.Logger.Info("retention", "history_rows", st.History, "log_restores", st.LogRestores, "runs", st.Runs, "inflight", st.Inflight)
+	}
+	if !once {
+		// Retention runs beside the collector, hourly: it is housekeeping and
+		// must not lengthen a pass.
+		go func() {
+			t := time.NewTicker(time.Hour)
+			defer t.Stop()
+			for {
+				prune()
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+				}
+			}
+		}()
+	}
+	err = collector.Run(ctx, db, cfg, collector.Options{Once: once, Logger: m.Logger, Analysis: opt})
+	if once && err == nil {
+		prune()
+	}
+	return err
 }
+
+func days(n int) time.Duration { return time.Duration(n) * 24 * time.Hour }

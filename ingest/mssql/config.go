@@ -25,6 +25,17 @@ type Config struct {
 	// CMS, when set, adds the instances registered on a Central Management
 	// Server to Instances each time the collector starts.
 	CMS *CMS `toml:"cms"`
+	// Retention says how long the warehouse keeps records; zero keeps them.
+	Retention Retention `toml:"retention"`
+}
+
+// Retention is the [retention] table, in days (TOML has no day unit and Go's
+// durations stop at hours). Zero keeps records for ever; restore history is
+// the product's memory, so it has no default.
+type Retention struct {
+	RestoreDays  int `toml:"restores_days"`
+	RunDays      int `toml:"runs_days"`     // collector run records
+	InflightDays int `toml:"inflight_days"` // progress curves of restores in flight
 }
 
 // Collector holds the scheduling settings.
@@ -117,6 +128,9 @@ func ParseConfig(b []byte) (*Config, error) {
 }
 
 func (c *Config) validate() error {
+	if r := c.Retention; r.RestoreDays < 0 || r.RunDays < 0 || r.InflightDays < 0 {
+		return fmt.Errorf("config: [retention]: days cannot be negative")
+	}
 	cc := &c.Collector
 	for _, d := range []struct {
 		key string
