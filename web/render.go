@@ -2,13 +2,8 @@ package web
 
 import (
 	"bytes"
-	"context"
-	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
-	"sync"
-	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -59,73 +54,4 @@ func nameParam(c echo.Context, name string) (string, error) {
 		return "", echo.NewHTTPError(http.StatusBadRequest, "The name in the address is not encoded correctly.")
 	}
 	return v, nil
-}
-
-// cache keeps expensive aggregates (fleet trend, build cohorts, compare
-// results) until the warehouse's DataVersion changes. Concurrent requests
-// for the same key wait for one computation instead of each starting one.
-type cache struct {
-	mu      sync.Mutex
-	entries map[string]*cacheEntry
-}
-
-type cacheEntry struct {
-	version string
-	done    chan struct{}
-	val     any
-	err     error
-}
-
-func newCache() *cache { return &cache{entries: map[string]*cacheEntry{}} }
-
-// cached returns compute's result for key at the warehouse's current data
-// version. The computation runs detached from the request (so a client that
-// goes away does not fail the others waiting) with its own deadline.
-func cached[T any](ctx context.Context, s *Server, key string, compute func(context.Context) (T, error)) (T, error) {
-	var zero T
-	version, err := s.db.DataVersion(ctx)
-	if err != nil {
-		return zero, err
-	}
-	c := s.cache
-	c.mu.Lock()
-	e := c.entries[key]
-	if e == nil || e.version != version || (isDone(e.done) && e.err != nil) {
-		if len(c.entries) > 256 {
-			clear(c.entries) // compare pages make many keys; a rare full reset keeps memory bounded
-		}
-		e = &cacheEntry{version: version, done: make(chan struct{})}
-		c.entries[key] = e
-		go func() {
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-			defer cancel()
-			defer close(e.done)
-			defer func() {
-				if r := recover(); r != nil { // a bug in one aggregate must not take the server down
-					s.log.Error("cached computation panicked", "key", strings.SplitN(key, "\x00", 2)[0], "panic", fmt.Sprint(r))
-					e.err = fmt.Errorf("panic computing %s: %v", strings.SplitN(key, "\x00", 2)[0], r)
-				}
-			}()
-			e.val, e.err = compute(cctx)
-		}()
-	}
-	c.mu.Unlock()
-	select {
-	case <-e.done:
-	case <-ctx.Done():
-		return zero, ctx.Err()
-	}
-	if e.err != nil {
-		return zero, e.err
-	}
-	return e.val.(T), nil
-}
-
-func isDone(ch chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }

@@ -193,6 +193,7 @@ func (s *Server) Start(ctx context.Context) error {
 	s.ln, s.http = ln, srv
 	s.mu.Unlock()
 	s.log.Info("dashboard listening", "addr", ln.Addr().String())
+	go s.warm()
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("dashboard stopped", "error", err)

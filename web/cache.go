@@ -1,0 +1,123 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// cache keeps expensive aggregates (overview, instance list, build cohorts,
+// comparisons) until the warehouse's DataVersion changes. Concurrent
+// requests for one key wait for one computation instead of each starting
+// one. When an aggregate took long to compute (a large warehouse), a change
+// of version serves the previous result while the new one is computed, so
+// no page view waits seconds after every import; a quick aggregate (a small
+// warehouse, where an upload's effect should show at once) is always fresh.
+type cache struct {
+	mu      sync.Mutex
+	entries map[string]*cacheEntry
+}
+
+type cacheEntry struct {
+	version string
+	done    chan struct{}
+	val     any
+	err     error
+	took    time.Duration
+	prev    *cacheEntry // the last successful computation, for stale reads
+}
+
+// staleAfter is how long a computation must take before its result is
+// served stale while the next version is computed.
+const staleAfter = 300 * time.Millisecond
+
+func newCache() *cache { return &cache{entries: map[string]*cacheEntry{}} }
+
+// cached returns compute's result for key at the warehouse's current data
+// version (or the previous version's, see cache). The computation runs
+// detached from the request, so a client that goes away does not fail the
+// others waiting, with its own deadline.
+func cached[T any](ctx context.Context, s *Server, key string, compute func(context.Context) (T, error)) (T, error) {
+	var zero T
+	version, err := s.db.DataVersion(ctx)
+	if err != nil {
+		return zero, err
+	}
+	c := s.cache
+	c.mu.Lock()
+	e := c.entries[key]
+	if e == nil || e.version != version || (isDone(e.done) && e.err != nil) {
+		if len(c.entries) > 256 {
+			clear(c.entries) // compare pages make many keys; a rare full reset keeps memory bounded
+		}
+		ne := &cacheEntry{version: version, done: make(chan struct{})}
+		if e != nil {
+			// A copy without history, so entries never chain and an entry
+			// another request still holds is never written.
+			ne.prev = e.prev
+			if isDone(e.done) && e.err == nil {
+				ne.prev = &cacheEntry{version: e.version, val: e.val, took: e.took}
+			}
+		}
+		e = ne
+		c.entries[key] = e
+		go s.compute(key, e, func(ctx context.Context) (any, error) { return compute(ctx) })
+	}
+	c.mu.Unlock()
+	if p := e.prev; p != nil && p.took > staleAfter && !isDone(e.done) {
+		return p.val.(T), nil
+	}
+	select {
+	case <-e.done:
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
+	if e.err != nil {
+		return zero, e.err
+	}
+	return e.val.(T), nil
+}
+
+// compute fills e, recovering a panic into an error: a bug in one
+// aggregate must not take the server down.
+func (s *Server) compute(key string, e *cacheEntry, f func(context.Context) (any, error)) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	defer close(e.done)
+	name, _, _ := strings.Cut(key, "\x00") // the rest may hold user input
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("cached computation panicked", "key", name, "panic", fmt.Sprint(r))
+			e.err = fmt.Errorf("panic computing %s: %v", name, r)
+		}
+	}()
+	start := time.Now()
+	e.val, e.err = f(ctx)
+	e.took = time.Since(start)
+	if e.took > time.Second {
+		s.log.Info("aggregate computed", "key", name, "duration_ms", e.took.Milliseconds())
+	}
+}
+
+func isDone(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// warm computes the heavy aggregates in the background, so the first
+// visitor after a start does not wait for them.
+func (s *Server) warm() {
+	ctx := context.Background()
+	if _, err := cached(ctx, s, "overview", s.overview); err != nil {
+		s.log.Warn("warming the overview failed", "error", err)
+	}
+	if _, err := s.cohorts(ctx); err != nil {
+		s.log.Warn("warming the build cohorts failed", "error", err)
+	}
+}
