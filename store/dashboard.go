@@ -247,24 +247,51 @@ func (db *DB) PageRestores(ctx context.Context, f RestoreFilter, countCap int) (
 	if f.Asc {
 		dir = " ASC"
 	}
-	q := `SELECT ` + restoreColumns + ` FROM ` + from + ` JOIN instance i ON i.id = r.instance_id WHERE ` + where +
-		` ORDER BY ` + order + dir + `, r.id` + dir
+	// The page's ids first, from the index alone (a deep OFFSET then skips
+	// index entries, not table rows), then those rows in full.
+	q := `SELECT r.id FROM ` + from + ` WHERE ` + where + ` ORDER BY ` + order + dir + `, r.id` + dir
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, max(f.Offset, 0))
 	}
-	rows, err := db.read.QueryContext(ctx, q, args...)
+	ids, err := db.ids(ctx, q, args...)
+	if err != nil || len(ids) == 0 {
+		return nil, total, exact, err
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT `+restoreColumns+` FROM restore r JOIN instance i ON i.id = r.instance_id
+		WHERE r.id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, int64Args(ids)...)
 	if err != nil {
 		return nil, 0, false, fmt.Errorf("store: page restores: %w", err)
 	}
 	defer rows.Close()
+	byID := make(map[int64]Restore, len(ids))
 	for rows.Next() {
 		r, err := scanRestore(rows)
 		if err != nil {
 			return nil, 0, false, fmt.Errorf("store: page restores: %w", err)
 		}
-		rs = append(rs, r)
+		byID[r.ID] = r
+	}
+	for _, id := range ids {
+		rs = append(rs, byID[id])
 	}
 	return rs, total, exact, rows.Err()
+}
+
+func (db *DB) ids(ctx context.Context, q string, args ...any) ([]int64, error) {
+	rows, err := db.read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: page restores: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: page restores: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
 }
 
 // pageWhere builds the condition of PageRestores without the instance join:

@@ -105,10 +105,11 @@ func round(v float64, digits int) float64 {
 // handleAPIRegressions lists regressions; "status" filters (open,
 // acknowledged, resolved, active).
 func (s *Server) handleAPIRegressions(c echo.Context) error {
-	regs, err := s.db.ListRegressions(c.Request().Context(), store.RegressionFilter{Status: c.QueryParam("status")})
+	all, err := s.regressions(c.Request().Context())
 	if err != nil {
 		return err
 	}
+	regs := withStatus(all, c.QueryParam("status"))
 	out := make([]APIRegression, len(regs))
 	for i := range regs {
 		out[i] = apiRegression(&regs[i])

@@ -265,7 +265,7 @@ func (s *Server) compareExamples(ctx context.Context, m *view.Compare) error {
 	if len(insts) >= 2 {
 		m.Examples = append(m.Examples, view.Link{Text: insts[0].Name + " vs " + insts[1].Name, Href: view.CompareURL(insts[0].Name, insts[1].Name)})
 	}
-	t, err := s.db.Totals(ctx)
+	t, err := s.totals(ctx)
 	if err == nil && !t.Last.IsZero() {
 		end := t.Last.Truncate(24*time.Hour).AddDate(0, 0, 1)
 		mid, start := end.AddDate(0, -3, 0), end.AddDate(0, -6, 0)

@@ -130,7 +130,7 @@ func (s *Server) instancePage(ctx context.Context, name string) (view.Instance, 
 	if err != nil {
 		return view.Instance{}, err
 	}
-	exp, err := s.db.ListExposures(ctx)
+	exp, err := cached(ctx, s, "exposures", s.db.ListExposures)
 	if err != nil {
 		return view.Instance{}, err
 	}

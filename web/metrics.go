@@ -51,16 +51,16 @@ func newMetrics(s *Server) *metrics {
 	m.reg.MustRegister(m.requests, m.latency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		gauge("restorewatch_restores_total", "Restores in the warehouse (as last analysed).", func(ctx context.Context) (float64, error) {
-			t, err := s.db.Totals(ctx)
+			t, err := s.totals(ctx)
 			return float64(t.Restores), err
 		}),
 		gauge("restorewatch_instances", "Instances in the warehouse.", func(ctx context.Context) (float64, error) {
-			t, err := s.db.Totals(ctx)
+			t, err := s.totals(ctx)
 			return float64(t.Instances), err
 		}),
 		gauge("restorewatch_open_regressions", "Regressions with status open.", func(ctx context.Context) (float64, error) {
-			rs, err := s.db.ListRegressions(ctx, store.RegressionFilter{Status: store.StatusOpen})
-			return float64(len(rs)), err
+			rs, err := s.regressions(ctx)
+			return float64(len(withStatus(rs, store.StatusOpen))), err
 		}),
 	)
 	return m

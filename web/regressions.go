@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -17,13 +18,42 @@ var regressionTabs = []struct{ status, label string }{
 	{store.StatusOpen, "Open"}, {store.StatusAcknowledged, "Acknowledged"}, {store.StatusResolved, "Resolved"},
 }
 
+// regressions lists every regression (any status, slowdowns only), worst
+// first, cached until the data change: the list page, the API and the
+// metrics read it on every request.
+func (s *Server) regressions(ctx context.Context) ([]store.Regression, error) {
+	return cached(ctx, s, "regressions", func(ctx context.Context) ([]store.Regression, error) {
+		return s.db.ListRegressions(ctx, store.RegressionFilter{})
+	})
+}
+
+// totals are the warehouse's headline counts, cached likewise.
+func (s *Server) totals(ctx context.Context) (store.Totals, error) {
+	return cached(ctx, s, "totals", s.db.Totals)
+}
+
+// withStatus keeps the regressions of one status ("" all, "active" open
+// or acknowledged), as store.RegressionFilter does.
+func withStatus(regs []store.Regression, status string) []store.Regression {
+	if status == "" {
+		return regs
+	}
+	var out []store.Regression
+	for _, r := range regs {
+		if r.Status == status || (status == "active" && r.Status != store.StatusResolved) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 func (s *Server) handleRegressions(c echo.Context) error {
 	status := c.QueryParam("status")
 	if status == "" {
 		status = store.StatusOpen
 	}
 	ctx := c.Request().Context()
-	all, err := s.db.ListRegressions(ctx, store.RegressionFilter{})
+	all, err := s.regressions(ctx)
 	if err != nil {
 		return err
 	}
@@ -40,7 +70,7 @@ func (s *Server) handleRegressions(c echo.Context) error {
 			Href: "/regressions?status=" + url.QueryEscape(t.status), Current: t.status == status})
 	}
 	if len(all) == 0 {
-		tot, err := s.db.Totals(ctx)
+		tot, err := s.totals(ctx)
 		if err != nil {
 			return err
 		}
