@@ -31,11 +31,11 @@ func (s *Server) handleDatabase(c echo.Context) error {
 		return store.Errorf(store.ENOTFOUND, "no restores of database %q on instance %q have been analysed", dbName, inst)
 	}
 	se := pickSeries(series, c.QueryParam("kind"))
-	rs, _, err := s.db.ListRestores(ctx, store.RestoreFilter{Instance: inst, Database: dbName, Kind: se.Kind, Limit: chartLimit})
+	rs, _, _, err := s.db.PageRestores(ctx, store.RestoreFilter{Instance: inst, Database: dbName, Kind: se.Kind, Limit: chartLimit}, 1)
 	if err != nil {
 		return err
 	}
-	regs, err := s.db.ListRegressions(ctx, store.RegressionFilter{Instance: inst, Database: dbName, Status: "active"})
+	regs, err := s.activeRegressions(ctx, series[0].Instance, dbName)
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 	if err != nil {
 		return view.Evidence{}, err
 	}
-	rs, _, err := s.db.ListRestores(ctx, store.RestoreFilter{Instance: r.Instance, Database: r.Database, Kind: r.Kind, Limit: chartLimit})
+	rs, _, _, err := s.db.PageRestores(ctx, store.RestoreFilter{Instance: r.Instance, Database: r.Database, Kind: r.Kind, Limit: chartLimit}, 1)
 	if err != nil {
 		return view.Evidence{}, err
 	}

@@ -118,7 +118,7 @@ func (s *Server) instancePage(ctx context.Context, name string) (view.Instance, 
 	if err != nil {
 		return view.Instance{}, err
 	}
-	rs, _, err := s.db.ListRestores(ctx, store.RestoreFilter{Instance: name, Limit: chartLimit})
+	rs, _, _, err := s.db.PageRestores(ctx, store.RestoreFilter{Instance: name, Limit: chartLimit}, 1)
 	if err != nil {
 		return view.Instance{}, err
 	}
@@ -126,7 +126,7 @@ func (s *Server) instancePage(ctx context.Context, name string) (view.Instance, 
 	if err != nil {
 		return view.Instance{}, err
 	}
-	regs, err := s.db.ListRegressions(ctx, store.RegressionFilter{Instance: name, Status: "active"})
+	regs, err := s.activeRegressions(ctx, in.Name, "")
 	if err != nil {
 		return view.Instance{}, err
 	}

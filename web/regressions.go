@@ -27,6 +27,23 @@ func (s *Server) regressions(ctx context.Context) ([]store.Regression, error) {
 	})
 }
 
+// activeRegressions are the open or acknowledged regressions of one
+// instance (and database, when given), from the cached list. The instance
+// name is the stored one (names compare without case in the warehouse).
+func (s *Server) activeRegressions(ctx context.Context, instance, database string) ([]store.Regression, error) {
+	all, err := s.regressions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []store.Regression
+	for _, r := range withStatus(all, "active") {
+		if r.Instance == instance && (database == "" || r.Database == database) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
 // totals are the warehouse's headline counts, cached likewise.
 func (s *Server) totals(ctx context.Context) (store.Totals, error) {
 	return cached(ctx, s, "totals", s.db.Totals)

@@ -103,6 +103,7 @@ func New(cfg Config) *Server {
 	if cfg.Namer == nil {
 		cfg.Namer = namerFor(cfg.Reference)
 	}
+	cfg.Namer = memoize(cfg.Namer)
 	if cfg.DefaultRTO <= 0 {
 		cfg.DefaultRTO = 4 * time.Hour
 	}
@@ -166,6 +167,20 @@ func namerFor(ref *buildref.Reference) func(string) string {
 			return "≈ " + r.Name()
 		}
 		return r.Name()
+	}
+}
+
+// memoize remembers names: a page of restores names the same few builds
+// hundreds of times, and a fleet has only so many builds.
+func memoize(name func(string) string) func(string) string {
+	var m sync.Map
+	return func(v string) string {
+		if n, ok := m.Load(v); ok {
+			return n.(string)
+		}
+		n := name(v)
+		m.Store(v, n)
+		return n
 	}
 }
 
