@@ -613,3 +613,44 @@ func (db *DB) RelativeSpeeds(ctx context.Context, f RestoreFilter) ([]RelativeSp
 	}
 	return out, rows.Err()
 }
+
+// ChartPoint is the lean view of a restore that a chart draws.
+type ChartPoint struct {
+	ID               int64
+	At               time.Time
+	Database         string
+	Kind             Kind
+	MiBps, DurationS *float64
+}
+
+// ChartPoints returns the restores matching f, newest first, at most
+// f.Limit, with only the columns a chart needs.
+func (db *DB) ChartPoints(ctx context.Context, f RestoreFilter) ([]ChartPoint, error) {
+	where, args, err := db.pageWhere(ctx, f)
+	if err != nil || where == "none" {
+		return nil, err
+	}
+	q := `SELECT r.id, r.at_utc, r.database_name, r.kind, r.logical_mibps, r.duration_s FROM restore r WHERE ` + where +
+		` ORDER BY r.at_utc DESC, r.id DESC`
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", f.Limit)
+	}
+	rows, err := db.read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: chart points: %w", err)
+	}
+	defer rows.Close()
+	var out []ChartPoint
+	for rows.Next() {
+		var p ChartPoint
+		var at int64
+		var kind string
+		var mb, dur sql.NullFloat64
+		if err := rows.Scan(&p.ID, &at, &p.Database, &kind, &mb, &dur); err != nil {
+			return nil, fmt.Errorf("store: chart points: %w", err)
+		}
+		p.At, p.Kind, p.MiBps, p.DurationS = time.UnixMilli(at).UTC(), Kind(kind), nFloat(mb), nFloat(dur)
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}

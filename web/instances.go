@@ -118,7 +118,7 @@ func (s *Server) instancePage(ctx context.Context, name string) (view.Instance, 
 	if err != nil {
 		return view.Instance{}, err
 	}
-	rs, _, _, err := s.db.PageRestores(ctx, store.RestoreFilter{Instance: name, Limit: chartLimit}, 1)
+	rs, err := s.db.ChartPoints(ctx, store.RestoreFilter{Instance: name, Limit: chartLimit})
 	if err != nil {
 		return view.Instance{}, err
 	}
@@ -140,7 +140,7 @@ func (s *Server) instancePage(ctx context.Context, name string) (view.Instance, 
 }
 
 // instanceModel shapes an instance page.
-func (s *Server) instanceModel(in *store.InstanceSummary, hosts []store.HostRecord, rs []store.Restore, series []store.Series, regs []store.Regression) view.Instance {
+func (s *Server) instanceModel(in *store.InstanceSummary, hosts []store.HostRecord, rs []store.ChartPoint, series []store.Series, regs []store.Regression) view.Instance {
 	m := view.Instance{Name: in.Name, RestoresURL: view.RestoresURL("instance", in.Name),
 		Target: view.Duration(s.rtoTarget(in.Tags).Seconds())}
 	m.Semantics = semanticsText(in.RestoreDateSemantics, in.SemanticsSamples)
@@ -278,14 +278,13 @@ func hostRows(s *Server, hosts []store.HostRecord) []view.KV {
 
 // instanceChart plots every restore's throughput by kind with the build
 // changes marked.
-func instanceChart(name string, rs []store.Restore, markers []chart.Marker) (chart.TimeScatter, bool) {
+func instanceChart(name string, rs []store.ChartPoint, markers []chart.Marker) (chart.TimeScatter, bool) {
 	byKind := map[store.Kind]int{}
 	var series []chart.Series
 	n := 0
 	for i := len(rs) - 1; i >= 0; i-- {
 		r := &rs[i]
-		tp, _ := restorePoints(r, false)
-		if tp == nil {
+		if r.MiBps == nil {
 			continue
 		}
 		k, ok := byKind[r.Kind]
@@ -294,7 +293,8 @@ func instanceChart(name string, rs []store.Restore, markers []chart.Marker) (cha
 			byKind[r.Kind] = k
 			series = append(series, chart.Series{Name: string(r.Kind) + " restores"})
 		}
-		series[k].Points = append(series[k].Points, *tp)
+		series[k].Points = append(series[k].Points, chart.Point{T: r.At, V: *r.MiBps, Href: view.RestoreURL(r.ID),
+			Tooltip: fmt.Sprintf("%s · %s\n%s\n%s · %s", r.Database, r.Kind, view.Time(r.At), view.MiBpsPtr(r.MiBps), view.DurationPtr(r.DurationS))})
 		n++
 	}
 	return chart.TimeScatter{Frame: chart.Frame{Title: "Restore throughput on " + name, ID: "inst-tput", Width: wideW, Height: wideH},

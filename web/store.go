@@ -25,6 +25,7 @@ type Store interface {
 	EachRestore(ctx context.Context, f store.RestoreFilter, fn func(*store.Restore) error) error
 	GetRestoreDetail(ctx context.Context, id int64) (*store.RestoreDetail, error)
 	RelativeSpeeds(ctx context.Context, f store.RestoreFilter) ([]store.RelativeSpeed, error)
+	ChartPoints(ctx context.Context, f store.RestoreFilter) ([]store.ChartPoint, error)
 
 	ListInstances(ctx context.Context, name string) ([]store.InstanceSummary, error)
 	GetInstance(ctx context.Context, name string) (*store.InstanceSummary, error)
