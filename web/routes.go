@@ -32,6 +32,8 @@ func (s *Server) routes() *echo.Echo {
 	e.POST("/regressions/:id/status", s.handleRegressionStatus, s.requireWrite)
 	e.GET("/builds", s.handleBuilds)
 	e.GET("/compare", s.handleCompare)
+	e.GET("/live", s.handleLive)
+	e.GET("/collector", s.handleCollector)
 	e.GET("/reports/regressions/:id", s.handleRegressionReport)
 	e.GET("/reports/builds", s.handleBuildReport)
 	e.GET("/import", s.handleImportForm)

@@ -14,6 +14,8 @@ type Store interface {
 	DataVersion(ctx context.Context) (string, error)
 	HasTable(ctx context.Context, name string) (bool, error)
 	LatestRuns(ctx context.Context) ([]store.CollectorRun, error)
+	Runs(ctx context.Context, instance string, limit int) ([]store.CollectorRun, error)
+	InflightCurves(ctx context.Context, since time.Time) ([]store.InflightCurve, error)
 	Totals(ctx context.Context) (store.Totals, error)
 	CountRestores(ctx context.Context, from, to time.Time) (int64, error)
 	Throughputs(ctx context.Context, kind store.Kind, from, to time.Time) ([]store.TimeValue, error)

@@ -36,6 +36,8 @@ var NavItems = []NavItem{
 	{"regressions", "Regressions", "/regressions"},
 	{"builds", "Builds", "/builds"},
 	{"compare", "Compare", "/compare"},
+	{"live", "Live", "/live"},
+	{"collector", "Collector", "/collector"},
 	{"import", "Import", "/import"},
 }
 

@@ -1,0 +1,107 @@
+package web
+
+import (
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/restorewatch/restorewatch/ingest/mssql"
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/web/view"
+)
+
+// collectorHistory is how many runs the page lists for one instance.
+const collectorHistory = 50
+
+// collectorInterval is the pass interval freshness is judged against: a run
+// older than twice it is stale. Config does not carry the collector's
+// interval, so this is the collector's default.
+const collectorInterval = mssql.DefaultInterval
+
+// handleCollector lists the last collector run of every instance, or with
+// ?instance=NAME that instance's recent runs.
+func (s *Server) handleCollector(c echo.Context) error {
+	ctx := c.Request().Context()
+	name := c.QueryParam("instance")
+	var runs []store.CollectorRun
+	var err error
+	if name == "" {
+		runs, err = s.db.LatestRuns(ctx)
+	} else {
+		runs, err = s.db.Runs(ctx, name, collectorHistory)
+	}
+	if err != nil {
+		return err
+	}
+	m := collectorModel(runs, name, s.cfg.Now(), collectorInterval)
+	title := "Collector"
+	if name != "" {
+		title = "Collector runs of " + name
+	}
+	return s.render(c, http.StatusOK, view.CollectorPage(s.page(c, title, "collector"), m))
+}
+
+// collectorModel shapes runs for the page; instance is "" for the fleet's
+// latest runs.
+func collectorModel(runs []store.CollectorRun, instance string, now time.Time, interval time.Duration) view.Collector {
+	m := view.Collector{Instance: instance, Interval: strconv.Itoa(int(interval/time.Minute)) + " min",
+		Empty: instance == "" && len(runs) == 0}
+	if instance != "" {
+		m.InstanceURL = view.InstanceURL(instance)
+	}
+	count := map[string]int64{}
+	var stale int64
+	for _, r := range runs {
+		row := runRow(r, now, interval)
+		if row.Stale {
+			stale++
+		}
+		count[r.Status]++
+		m.Rows = append(m.Rows, row)
+	}
+	noun := [2]string{"instance", "instances"}
+	if instance != "" {
+		noun = [2]string{"run", "runs"}
+	}
+	parts := []string{view.Plural(int64(len(runs)), noun[0], noun[1]),
+		view.Int(count[store.RunOK]) + " ok",
+		view.Int(count[store.RunFailed]+count[store.RunTimeout]) + " failing"}
+	for _, st := range []string{store.RunPartial, store.RunRunning, store.RunCanceled} {
+		if count[st] > 0 {
+			parts = append(parts, view.Int(count[st])+" "+st)
+		}
+	}
+	if stale > 0 {
+		parts = append(parts, view.Int(stale)+" stale")
+	}
+	m.Summary = strings.Join(parts, " · ")
+	return m
+}
+
+func runRow(r store.CollectorRun, now time.Time, interval time.Duration) view.RunRow {
+	row := view.RunRow{Instance: r.Instance, InstanceURL: view.InstanceURL(r.Instance),
+		HistoryURL: "/collector?" + url.Values{"instance": {r.Instance}}.Encode(),
+		Status:     r.Status, Started: view.Time(r.Started), Notes: r.Notes}
+	last := r.Started
+	if r.Finished != nil {
+		last = *r.Finished
+		row.Duration = view.Duration(r.Finished.Sub(r.Started).Seconds())
+	} else {
+		row.Duration = view.Duration(now.Sub(r.Started).Seconds()) + " so far"
+	}
+	age := now.Sub(last)
+	row.Freshness, row.Stale = view.Ago(age), age > 2*interval
+	for _, src := range slices.Sorted(maps.Keys(r.Rows)) {
+		row.Rows = append(row.Rows, view.SourceCount{Source: src, Count: view.Int(r.Rows[src])})
+	}
+	for _, src := range slices.Sorted(maps.Keys(r.Errors)) {
+		row.Errors = append(row.Errors, view.SourceError{Source: src, Text: r.Errors[src]})
+	}
+	return row
+}

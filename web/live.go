@@ -1,0 +1,155 @@
+package web
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/restorewatch/restorewatch/ingest/collector"
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/web/chart"
+	"github.com/restorewatch/restorewatch/web/view"
+)
+
+const (
+	// liveWindow is how far back the live page shows restores.
+	liveWindow = 24 * time.Hour
+	// liveRefresh is how often the live page reloads itself.
+	liveRefresh = 15 * time.Second
+	// liveQuiet is how long a restore still running may go unsampled before
+	// the page asks whether the collector is running (it samples every 10 s
+	// by default while a restore runs).
+	liveQuiet = 5 * time.Minute
+)
+
+// handleLive shows restores in flight and those finished in the last day,
+// each with its progress curve and knee. It reloads itself through the
+// Refresh header, so it needs no JavaScript.
+func (s *Server) handleLive(c echo.Context) error {
+	ctx := c.Request().Context()
+	now := s.cfg.Now()
+	curves, err := s.db.InflightCurves(ctx, now.Add(-liveWindow))
+	if err != nil {
+		return err
+	}
+	m := liveModel(curves, now)
+	if len(curves) == 0 {
+		// Say whether a collector is running at all, so the empty state
+		// asks for the right thing.
+		runs, err := s.db.LatestRuns(ctx)
+		if err != nil {
+			return err
+		}
+		m.CollectorSeen = len(runs) > 0
+		m.Empty = "No restore was seen in flight in the last " + m.Window + "."
+		if !m.CollectorSeen {
+			m.Empty = "No restore has been seen in flight: no collector has run."
+		}
+	}
+	c.Response().Header().Set("Refresh", strconv.Itoa(int(liveRefresh/time.Second)))
+	return s.render(c, http.StatusOK, view.LivePage(s.page(c, "Live restores", "live"), m))
+}
+
+// liveModel shapes the curves for the page: those still running first,
+// longest running first, then the finished ones, latest first.
+func liveModel(curves []store.InflightCurve, now time.Time) view.Live {
+	m := view.Live{Window: "24 h", Refresh: view.Duration(liveRefresh.Seconds())}
+	finished := slices.Clone(curves)
+	finished = slices.DeleteFunc(finished, func(c store.InflightCurve) bool { return !c.Ended })
+	slices.SortStableFunc(finished, func(a, b store.InflightCurve) int { return b.LastSeen.Compare(a.LastSeen) })
+	for i, c := range curves {
+		if !c.Ended {
+			m.Running = append(m.Running, liveRestore(c, now, "live-run-"+strconv.Itoa(i)))
+		}
+	}
+	for i, c := range finished {
+		m.Finished = append(m.Finished, liveRestore(c, now, "live-done-"+strconv.Itoa(i)))
+	}
+	return m
+}
+
+func liveRestore(c store.InflightCurve, now time.Time, id string) view.LiveRestore {
+	r := view.LiveRestore{Instance: c.Instance, InstanceURL: view.InstanceURL(c.Instance),
+		Database: c.Database, DatabaseURL: view.DatabaseURL(c.Instance, c.Database),
+		Command: c.Command, Started: view.Local(&c.Start), Finished: c.Ended,
+		Percent: view.Unknown, Completion: view.Unknown, WaitType: "none",
+		LastSample: view.Ago(now.Sub(c.LastSeen))}
+	end := now
+	if c.Ended {
+		end = c.LastSeen
+		r.Completion = view.Time(c.LastSeen)
+	} else {
+		r.Quiet = now.Sub(c.LastSeen) > liveQuiet
+	}
+	r.Elapsed = view.Duration(end.Sub(c.StartUTC).Seconds())
+	if n := len(c.Points); n > 0 {
+		last := c.Points[n-1]
+		r.Percent = percent(last.Percent) + " %"
+		if last.WaitType != "" {
+			r.WaitType = last.WaitType
+		}
+		if !c.Ended && last.EstRemainingMs > 0 {
+			eta := c.LastSeen.Add(time.Duration(last.EstRemainingMs) * time.Millisecond)
+			r.Completion = view.Time(eta)
+			if left := eta.Sub(now); left > 0 {
+				r.Completion += " (in " + view.Duration(left.Seconds()) + ")"
+			}
+		}
+	}
+	pts := make([]chart.XY, 0, len(c.Points))
+	for _, p := range c.Points {
+		pts = append(pts, chart.XY{X: p.At.Sub(c.Start).Seconds(), Y: p.Percent})
+	}
+	r.Curve = chart.Line{Frame: chart.Frame{ID: id, Title: "Progress of " + c.Database + " on " + c.Instance, Height: 240},
+		Series: []chart.LineSeries{{Points: pts}}, XKind: chart.XDuration, XLabel: "elapsed", YLabel: "%", YMin: 0, YMax: 100}
+	if k, ok := collector.Knee(c.Points); ok {
+		r.Knee = kneeLabel(c.Points, k)
+		r.Curve.Knee = &chart.Annotation{X: pts[k].X, Y: pts[k].Y, Label: r.Knee}
+	}
+	return r
+}
+
+// kneeLabel states a knee as the progress it came at and the copy rates
+// before and after it: "slowed after 55 %: 2.0 → 0.1 %/min". The rates
+// leave out the flat start (file zeroing) and the flat end (redo and undo
+// at 100 %), as collector.Knee does.
+func kneeLabel(pts []store.CurvePoint, k int) string {
+	first := 0
+	for first < k && pts[first+1].Percent <= pts[first].Percent {
+		first++
+	}
+	last := len(pts) - 1
+	if i := slices.IndexFunc(pts[k:], func(p store.CurvePoint) bool { return p.Percent >= 100 }); i > 0 {
+		last = k + i
+	}
+	rate := func(a, b store.CurvePoint) float64 {
+		return (b.Percent - a.Percent) / b.At.Sub(a.At).Minutes()
+	}
+	return fmt.Sprintf("slowed after %s %%: %s → %s %%/min", percent(pts[k].Percent),
+		perMinute(rate(pts[first], pts[k])), perMinute(rate(pts[k], pts[last])))
+}
+
+// percent formats progress to a tenth, dropping a trailing ".0".
+func percent(p float64) string {
+	return strconv.FormatFloat(math.Round(p*10)/10, 'f', -1, 64)
+}
+
+// perMinute formats a rate in percent per minute with the precision its
+// size needs.
+func perMinute(v float64) string {
+	switch {
+	case !(v > 0) || math.IsInf(v, 0):
+		return "0"
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 0.095:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	// Two significant digits: the seed's slow phase is about 0.036 %/min.
+	return strconv.FormatFloat(v, 'f', 1-int(math.Floor(math.Log10(v))), 64)
+}
