@@ -23,7 +23,6 @@ type Store interface {
 	ListExposures(ctx context.Context) ([]store.Exposure, error)
 
 	PageRestores(ctx context.Context, f store.RestoreFilter, countCap int) ([]store.Restore, int, bool, error)
-	ListRestores(ctx context.Context, f store.RestoreFilter) ([]store.Restore, int, error)
 	EachRestore(ctx context.Context, f store.RestoreFilter, fn func(*store.Restore) error) error
 	GetRestoreDetail(ctx context.Context, id int64) (*store.RestoreDetail, error)
 	RelativeSpeeds(ctx context.Context, f store.RestoreFilter) ([]store.RelativeSpeed, error)
