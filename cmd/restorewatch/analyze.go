@@ -70,51 +70,6 @@ type RegressionsCmd struct {
 	Status string `help:"open, acknowledged, resolved, or active (open and acknowledged); empty = all." enum:",open,acknowledged,resolved,active" default:""`
 }
 
-// RegressionRow is the SPEC §6.1 JSON shape of a regression.
-type RegressionRow struct {
-	ID                  int64                `json:"id"`
-	Instance            string               `json:"instance"`
-	Database            string               `json:"database"`
-	Kind                string               `json:"kind"`
-	ChangedAt           string               `json:"changed_at"`
-	BaselineMiBps       float64              `json:"baseline_mibps"`
-	CurrentMiBps        float64              `json:"current_mibps"`
-	Ratio               float64              `json:"ratio"`
-	RatioLow            float64              `json:"ratio_low"`
-	RatioHigh           float64              `json:"ratio_high"`
-	BaselineN           int                  `json:"baseline_n"`
-	CurrentN            int                  `json:"current_n"`
-	PValue              float64              `json:"p_value"`
-	ChangedFactors      []store.FactorChange `json:"changed_factors"`
-	KnownIssues         []string             `json:"known_issues"`
-	HoursLostPerRestore float64              `json:"hours_lost_per_restore"`
-	HoursLostPerYear    float64              `json:"hours_lost_per_year"`
-	Status              string               `json:"status"`
-	Note                string               `json:"note"`
-}
-
-// regressionRow converts a regression to its exported shape.
-func regressionRow(r *store.Regression) RegressionRow {
-	perRestore := r.HoursLostPerRestore()
-	return RegressionRow{ID: r.ID, Instance: r.Instance, Database: r.Database, Kind: string(r.Kind),
-		ChangedAt: r.ChangedAt.UTC().Format(time.RFC3339), BaselineMiBps: round(r.BaselineMiBps, 3),
-		CurrentMiBps: round(r.CurrentMiBps, 3), Ratio: round(r.Ratio, 4), RatioLow: round(r.RatioLow, 4),
-		RatioHigh: round(r.RatioHigh, 4), BaselineN: r.BaselineN, CurrentN: r.CurrentN, PValue: r.PValue,
-		ChangedFactors: r.ChangedFactors, KnownIssues: r.KnownIssues, HoursLostPerRestore: round(perRestore, 2),
-		HoursLostPerYear: round(perRestore*r.RestoresPerYear, 1), Status: r.Status, Note: r.Note}
-}
-
-func round(v float64, digits int) float64 {
-	p := 1.0
-	for range digits {
-		p *= 10
-	}
-	if v < 0 {
-		return float64(int64(v*p-0.5)) / p
-	}
-	return float64(int64(v*p+0.5)) / p
-}
-
 // Run implements the command.
 func (c *RegressionsCmd) Run(ctx context.Context, m *Main) error {
 	db, err := m.openDB(ctx)
@@ -125,9 +80,9 @@ func (c *RegressionsCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
-	rows := make([]RegressionRow, len(regs))
+	rows := make([]export.RegressionRow, len(regs))
 	for i := range regs {
-		rows[i] = regressionRow(&regs[i])
+		rows[i] = export.Regression(&regs[i])
 	}
 	switch c.Format {
 	case "json":

@@ -11,7 +11,7 @@ import (
 	"github.com/restorewatch/restorewatch/store/export"
 )
 
-func writeRegressionsCSV(m *Main, rows []RegressionRow) error {
+func writeRegressionsCSV(m *Main, rows []export.RegressionRow) error {
 	w := csv.NewWriter(m.Stdout)
 	_ = w.Write([]string{"id", "status", "instance", "database", "kind", "changed_at", "baseline_mibps", "current_mibps",
 		"ratio", "ratio_low", "ratio_high", "baseline_n", "current_n", "p_value", "changed_factors", "known_issues",

@@ -1,0 +1,70 @@
+package export
+
+import (
+	"math"
+	"time"
+
+	"github.com/restorewatch/restorewatch/store"
+)
+
+// RegressionRow is the SPEC §6.1 JSON shape of a regression, shared by
+// `restorewatch regressions --format json` and GET /api/regressions.
+type RegressionRow struct {
+	ID                  int64          `json:"id"`
+	Instance            string         `json:"instance"`
+	Database            string         `json:"database"`
+	Kind                string         `json:"kind"`
+	Direction           string         `json:"direction"`
+	ChangedAt           string         `json:"changed_at"`
+	BaselineMiBps       float64        `json:"baseline_mibps"`
+	CurrentMiBps        float64        `json:"current_mibps"`
+	Ratio               float64        `json:"ratio"`
+	RatioLow            float64        `json:"ratio_low"`
+	RatioHigh           float64        `json:"ratio_high"`
+	BaselineN           int            `json:"baseline_n"`
+	CurrentN            int            `json:"current_n"`
+	PValue              float64        `json:"p_value"`
+	ChangedFactors      []FactorChange `json:"changed_factors"`
+	KnownIssues         []string       `json:"known_issues"`
+	HoursLostPerRestore float64        `json:"hours_lost_per_restore"`
+	HoursLostPerYear    float64        `json:"hours_lost_per_year"`
+	Status              string         `json:"status"`
+	Note                string         `json:"note"`
+}
+
+// FactorChange is one changed factor of a regression.
+type FactorChange struct {
+	Factor string  `json:"factor"`
+	Before string  `json:"before"`
+	After  string  `json:"after"`
+	Score  float64 `json:"score"`
+}
+
+// Regression converts a regression to its exported shape.
+func Regression(r *store.Regression) RegressionRow {
+	lost := r.HoursLostPerRestore()
+	out := RegressionRow{ID: r.ID, Instance: r.Instance, Database: r.Database, Kind: string(r.Kind),
+		Direction: r.Direction, ChangedAt: r.ChangedAt.UTC().Format(time.RFC3339),
+		BaselineMiBps: Round(r.BaselineMiBps, 3), CurrentMiBps: Round(r.CurrentMiBps, 3), Ratio: Round(r.Ratio, 4),
+		RatioLow: Round(r.RatioLow, 4), RatioHigh: Round(r.RatioHigh, 4), BaselineN: r.BaselineN,
+		CurrentN: r.CurrentN, PValue: r.PValue, ChangedFactors: []FactorChange{}, KnownIssues: r.KnownIssues,
+		HoursLostPerRestore: Round(lost, 2), HoursLostPerYear: Round(lost*r.RestoresPerYear, 1),
+		Status: r.Status, Note: r.Note}
+	for _, f := range r.ChangedFactors {
+		out.ChangedFactors = append(out.ChangedFactors, FactorChange{Factor: f.Factor, Before: f.Before, After: f.After, Score: Round(f.Score, 3)})
+	}
+	if out.KnownIssues == nil {
+		out.KnownIssues = []string{}
+	}
+	return out
+}
+
+// Round rounds v to digits decimals; NaN and infinities become 0, which JSON
+// cannot carry.
+func Round(v float64, digits int) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	p := math.Pow(10, float64(digits))
+	return math.Round(v*p) / p
+}
