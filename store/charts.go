@@ -1,0 +1,101 @@
+package store
+
+// The lean restore views charts and cohorts read.
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// RelativeSpeed is one restore's throughput and its speed relative to the
+// baseline of its own series (Rel 0 when the series has no baseline).
+type RelativeSpeed struct {
+	At                         time.Time
+	InstanceBuild, SourceBuild string
+	MiBps, Rel                 float64
+	DurationS                  float64 // 0 = unknown
+}
+
+// RelativeSpeeds returns the measured restores matching f (newest first,
+// at most f.Limit when set) with their speed relative to their series'
+// baseline. With an empty filter it reads every measured restore once,
+// which is what the fleet-wide build cohorts need; callers cache it.
+func (db *DB) RelativeSpeeds(ctx context.Context, f RestoreFilter) ([]RelativeSpeed, error) {
+	where, args, err := db.pageWhere(ctx, f)
+	if err != nil || where == "none" {
+		return nil, err
+	}
+	// The whole fleet is read fastest straight from the table (a tenth of
+	// the time of a million index look-ups); a filter uses its own index,
+	// never the throughput one ("+" keeps that term off every index).
+	from := "restore r"
+	if where == "1" {
+		from = "restore r NOT INDEXED"
+	}
+	q := `SELECT r.at_utc, COALESCE(r.instance_build,''), COALESCE(r.source_build,''), r.logical_mibps,
+		COALESCE(r.logical_mibps / s.baseline_mibps, 0), COALESCE(r.duration_s, 0)
+		FROM ` + from + ` LEFT JOIN series s ON s.instance_id = r.instance_id AND s.database_name = r.database_name
+		AND s.kind = r.kind WHERE ` + where + ` AND +r.logical_mibps > 0`
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" ORDER BY r.at_utc DESC LIMIT %d", f.Limit)
+	}
+	rows, err := db.read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: relative speeds: %w", err)
+	}
+	defer rows.Close()
+	var out []RelativeSpeed
+	for rows.Next() {
+		var s RelativeSpeed
+		var at int64
+		if err := rows.Scan(&at, &s.InstanceBuild, &s.SourceBuild, &s.MiBps, &s.Rel, &s.DurationS); err != nil {
+			return nil, fmt.Errorf("store: relative speeds: %w", err)
+		}
+		s.At = time.UnixMilli(at).UTC()
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// ChartPoint is the lean view of a restore that a chart draws.
+type ChartPoint struct {
+	ID               int64
+	At               time.Time
+	Database         string
+	Kind             Kind
+	MiBps, DurationS *float64
+}
+
+// ChartPoints returns the restores matching f, newest first, at most
+// f.Limit, with only the columns a chart needs.
+func (db *DB) ChartPoints(ctx context.Context, f RestoreFilter) ([]ChartPoint, error) {
+	where, args, err := db.pageWhere(ctx, f)
+	if err != nil || where == "none" {
+		return nil, err
+	}
+	q := `SELECT r.id, r.at_utc, r.database_name, r.kind, r.logical_mibps, r.duration_s FROM restore r WHERE ` + where +
+		` ORDER BY r.at_utc DESC, r.id DESC`
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", f.Limit)
+	}
+	rows, err := db.read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: chart points: %w", err)
+	}
+	defer rows.Close()
+	var out []ChartPoint
+	for rows.Next() {
+		var p ChartPoint
+		var at int64
+		var kind string
+		var mb, dur sql.NullFloat64
+		if err := rows.Scan(&p.ID, &at, &p.Database, &kind, &mb, &dur); err != nil {
+			return nil, fmt.Errorf("store: chart points: %w", err)
+		}
+		p.At, p.Kind, p.MiBps, p.DurationS = time.UnixMilli(at).UTC(), Kind(kind), nFloat(mb), nFloat(dur)
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,125 @@
+package store
+
+// Instances and their host history, for the dashboard.
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// InstanceSummary is one instance as the instance list shows it.
+type InstanceSummary struct {
+	ID                   int64             `json:"-"`
+	Name                 string            `json:"name"`
+	Build                string            `json:"build"` // latest known; "" when no source stated one
+	Tags                 map[string]string `json:"tags"`
+	RestoreDateSemantics string            `json:"restore_date_semantics"`
+	SemanticsSamples     int               `json:"semantics_samples"`
+	Databases            int               `json:"databases"`
+	Restores             int               `json:"restores"`
+	Regressed            int               `json:"regressed_series"`
+	OpenRegressions      int               `json:"open_regressions"`
+	LastRestore          *time.Time        `json:"last_restore"`
+}
+
+// ListInstances returns every instance (or the one named) with counts from
+// the series and regression tables and its latest stated build (restores
+// take their instance build from the same host snapshots, so there is no
+// other source to fall back on).
+func (db *DB) ListInstances(ctx context.Context, name string) ([]InstanceSummary, error) {
+	q := `SELECT i.id, i.name, i.tags, i.restore_date_semantics, i.semantics_samples,
+		COALESCE((SELECT h.version FROM host_snapshot h WHERE h.instance_id = i.id AND h.version IS NOT NULL
+			ORDER BY h.observed_local DESC LIMIT 1), ''),
+		(SELECT COUNT(DISTINCT s.database_name) FROM series s WHERE s.instance_id = i.id),
+		(SELECT COALESCE(SUM(s.n),0) FROM series s WHERE s.instance_id = i.id),
+		(SELECT COUNT(*) FROM series s WHERE s.instance_id = i.id AND s.verdict = 'regression'),
+		(SELECT COUNT(*) FROM regression g WHERE g.instance_id = i.id AND g.status = 'open' AND g.direction = 'regression'),
+		(SELECT MAX(s.last_at) FROM series s WHERE s.instance_id = i.id)
+		FROM instance i`
+	var args []any
+	if name != "" {
+		q, args = q+` WHERE i.name = ?`, append(args, name)
+	}
+	rows, err := db.read.QueryContext(ctx, q+` ORDER BY i.name`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list instances: %w", err)
+	}
+	defer rows.Close()
+	var out []InstanceSummary
+	for rows.Next() {
+		var s InstanceSummary
+		var tags string
+		var last sql.NullInt64
+		if err := rows.Scan(&s.ID, &s.Name, &tags, &s.RestoreDateSemantics, &s.SemanticsSamples, &s.Build, &s.Databases,
+			&s.Restores, &s.Regressed, &s.OpenRegressions, &last); err != nil {
+			return nil, fmt.Errorf("store: list instances: %w", err)
+		}
+		s.Tags, s.LastRestore = parseTags(tags), nTime(last)
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// GetInstance returns one instance, or a not_found error.
+func (db *DB) GetInstance(ctx context.Context, name string) (*InstanceSummary, error) {
+	is, err := db.ListInstances(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if len(is) == 0 {
+		return nil, Errorf(ENOTFOUND, "instance %q not found", name)
+	}
+	return &is[0], nil
+}
+
+// HostRecord is one stored host snapshot: what one source said about the
+// instance's engine and host at one moment.
+type HostRecord struct {
+	ObservedLocal                          time.Time
+	UTCOffset                              *int64
+	Source, Origin                         string
+	Version, Level, UpdateLevel, UpdateRef string
+	Edition, OS, Manufacturer, Model       string
+	Hypervisor, IFI                        *bool
+	Sockets, Cores, MemoryMB               *int64
+	TraceFlags                             []int
+	Modules                                []string
+	Extra                                  map[string]string
+}
+
+// HostHistory returns an instance's host snapshots, oldest first.
+func (db *DB) HostHistory(ctx context.Context, instance string) ([]HostRecord, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT h.observed_local, h.utc_offset, h.source, h.origin, COALESCE(h.version,''),
+		COALESCE(h.level,''), COALESCE(h.update_level,''), COALESCE(h.update_ref,''), COALESCE(h.edition,''),
+		COALESCE(h.os,''), COALESCE(h.manufacturer,''), COALESCE(h.model,''), h.hypervisor, h.ifi, h.sockets, h.cores,
+		h.memory_mb, h.trace_flags, h.modules, h.extra
+		FROM host_snapshot h JOIN instance i ON i.id = h.instance_id WHERE i.name = ? ORDER BY h.observed_local, h.id`, instance)
+	if err != nil {
+		return nil, fmt.Errorf("store: host history: %w", err)
+	}
+	defer rows.Close()
+	var out []HostRecord
+	for rows.Next() {
+		var h HostRecord
+		var at int64
+		var off, sockets, cores, mem sql.NullInt64
+		var hyp, ifi sql.NullBool
+		var flags, mods, extra string
+		if err := rows.Scan(&at, &off, &h.Source, &h.Origin, &h.Version, &h.Level, &h.UpdateLevel, &h.UpdateRef, &h.Edition,
+			&h.OS, &h.Manufacturer, &h.Model, &hyp, &ifi, &sockets, &cores, &mem, &flags, &mods, &extra); err != nil {
+			return nil, fmt.Errorf("store: host history: %w", err)
+		}
+		h.ObservedLocal, h.UTCOffset = time.UnixMilli(at).UTC(), nInt(off)
+		h.Hypervisor, h.IFI = nBool(hyp), nBool(ifi)
+		h.Sockets, h.Cores, h.MemoryMB = nInt(sockets), nInt(cores), nInt(mem)
+		_ = json.Unmarshal([]byte(flags), &h.TraceFlags)
+		_ = json.Unmarshal([]byte(mods), &h.Modules)
+		_ = json.Unmarshal([]byte(extra), &h.Extra)
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+

@@ -1,0 +1,258 @@
+package store
+
+// The restores list and a restore's evidence, for the dashboard.
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// PageRestores returns one page of the restores matching f (Limit and
+// Offset apply) and how many match, counted up to countCap (exact reports
+// whether the count stopped short). Sorting by duration or throughput leaves
+// out the restores whose measure is unknown, so the order can walk an index.
+func (db *DB) PageRestores(ctx context.Context, f RestoreFilter, countCap int) (rs []Restore, total int, exact bool, err error) {
+	where, args, err := db.pageWhere(ctx, f)
+	if err != nil || where == "none" {
+		return nil, 0, true, err
+	}
+	order, from := "r.at_utc", "restore r"
+	// Without a selective filter, walk the measure's own index in order:
+	// the planner (no statistics) would otherwise pick the kind index and
+	// sort a million rows.
+	walk := f.Instance == "" && f.Database == "" && f.Build == "" && f.Source == "" && len(f.IDs) == 0
+	switch f.Sort {
+	case "duration":
+		order, where = "r.duration_s", where+" AND r.duration_s IS NOT NULL"
+		if walk {
+			from = "restore r INDEXED BY restore_duration"
+		}
+	case "throughput":
+		order, where = "r.logical_mibps", where+" AND r.logical_mibps IS NOT NULL"
+		if walk {
+			from = "restore r INDEXED BY restore_throughput"
+		}
+	}
+	cnt := `SELECT COUNT(*) FROM (SELECT 1 FROM restore r WHERE ` + where
+	if countCap > 0 {
+		cnt += fmt.Sprintf(" LIMIT %d", countCap+1)
+	}
+	if err := db.read.QueryRowContext(ctx, cnt+`)`, args...).Scan(&total); err != nil {
+		return nil, 0, false, fmt.Errorf("store: count restores: %w", err)
+	}
+	exact = true
+	if countCap > 0 && total > countCap {
+		total, exact = countCap, false
+	}
+	dir := " DESC"
+	if f.Asc {
+		dir = " ASC"
+	}
+	// The page's ids first, from the index alone (a deep OFFSET then skips
+	// index entries, not table rows), then those rows in full.
+	q := `SELECT r.id FROM ` + from + ` WHERE ` + where + ` ORDER BY ` + order + dir + `, r.id` + dir
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, max(f.Offset, 0))
+	}
+	ids, err := db.ids(ctx, q, args...)
+	if err != nil || len(ids) == 0 {
+		return nil, total, exact, err
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT `+restoreColumns+` FROM restore r JOIN instance i ON i.id = r.instance_id
+		WHERE r.id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, int64Args(ids)...)
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("store: page restores: %w", err)
+	}
+	defer rows.Close()
+	byID := make(map[int64]Restore, len(ids))
+	for rows.Next() {
+		r, err := scanRestore(rows)
+		if err != nil {
+			return nil, 0, false, fmt.Errorf("store: page restores: %w", err)
+		}
+		byID[r.ID] = r
+	}
+	for _, id := range ids {
+		rs = append(rs, byID[id])
+	}
+	return rs, total, exact, rows.Err()
+}
+
+func (db *DB) ids(ctx context.Context, q string, args ...any) ([]int64, error) {
+	rows, err := db.read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: page restores: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: page restores: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// pageWhere builds the condition of PageRestores without the instance join:
+// the instance's name is resolved to its id first, so the count walks the
+// restore_series index, and the build prefix becomes a range on
+// restore_build. It returns "none" when the named instance does not exist.
+func (db *DB) pageWhere(ctx context.Context, f RestoreFilter) (string, []any, error) {
+	conds := []string{"1"}
+	var args []any
+	if f.Instance != "" {
+		var id int64
+		err := db.read.QueryRowContext(ctx, `SELECT id FROM instance WHERE name = ?`, f.Instance).Scan(&id)
+		if err == sql.ErrNoRows {
+			return "none", nil, nil
+		} else if err != nil {
+			return "", nil, fmt.Errorf("store: page restores: %w", err)
+		}
+		conds, args = append(conds, "r.instance_id = ?"), append(args, id)
+	}
+	add := func(cond string, v ...any) { conds, args = append(conds, cond), append(args, v...) }
+	if f.Database != "" {
+		add("r.database_name = ?", f.Database)
+	}
+	if f.Kind != "" {
+		add("r.kind = ?", string(f.Kind))
+	}
+	if !f.From.IsZero() {
+		add("r.at_utc >= ?", f.From.UnixMilli())
+	}
+	if !f.To.IsZero() {
+		add("r.at_utc < ?", f.To.UnixMilli())
+	}
+	switch {
+	case strings.Count(f.Build, ".") == 3:
+		// A whole version: equality keeps restore_build in time order.
+		add("r.instance_build = ?", f.Build)
+	case f.Build != "":
+		// Every string with the prefix sorts in [prefix, prefix+U+10FFFF).
+		add("r.instance_build >= ? AND r.instance_build < ?", f.Build, f.Build+"\U0010FFFF")
+	}
+	if f.Source != "" {
+		add("r.source_server = ?", f.Source)
+	}
+	if len(f.IDs) > 0 {
+		add("r.id IN ("+strings.TrimSuffix(strings.Repeat("?,", len(f.IDs)), ",")+")", int64Args(f.IDs)...)
+	}
+	return strings.Join(conds, " AND "), args, nil
+}
+
+func int64Args(ids []int64) []any {
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
+}
+
+// RestoreDetail is one restore with the raw facts it was derived from, so its
+// page can cite every piece of evidence.
+type RestoreDetail struct {
+	Restore
+	// Local wall-clock readings of the instance, as its sources printed them.
+	StartedLocal, FinishedLocal, RestoreDateLocal *time.Time
+	History                                       *HistoryFact
+	Logs                                          []LogFact // the completion line first, then client output
+}
+
+// HistoryFact is the msdb restorehistory row behind a restore.
+type HistoryFact struct {
+	RestoreHistoryID                               int64
+	RestoreDate                                    time.Time // local
+	UserName, RestoreType, BackupType              string
+	SourceMachine, FirstLSN, LastLSN, KeyAlgorithm string
+	BackupStart, BackupFinish                      *time.Time // local, on the source server's clock
+	Source, Origin                                 string
+}
+
+// LogFact is an error-log or client-output record behind a restore.
+type LogFact struct {
+	Source, Origin, Statement, DeviceType string
+	MessageID                             int
+	Completed                             *time.Time // local
+	UTCOffset                             *int64     // minutes
+	Has3014                               bool
+	Pages                                 *int64
+	Seconds, MBps, UpperBoundS            *float64
+	Buffer                                *BufferConfig
+	Phases                                []Phase
+	Recovery                              *RecoveryTiming
+}
+
+// GetRestoreDetail returns one restore with its evidence.
+func (db *DB) GetRestoreDetail(ctx context.Context, id int64) (*RestoreDetail, error) {
+	r, err := db.GetRestore(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	d := &RestoreDetail{Restore: *r}
+	var started, finished, rdate, hid, lid, mid sql.NullInt64
+	if err := db.read.QueryRowContext(ctx, `SELECT started_local, finished_local, restore_date_local, history_id, log_id,
+		extra_log_id FROM restore WHERE id = ?`, id).Scan(&started, &finished, &rdate, &hid, &lid, &mid); err != nil {
+		return nil, fmt.Errorf("store: restore detail: %w", err)
+	}
+	d.StartedLocal, d.FinishedLocal, d.RestoreDateLocal = nTime(started), nTime(finished), nTime(rdate)
+	if hid.Valid {
+		var h HistoryFact
+		var at int64
+		var bs, bf sql.NullInt64
+		if err := db.read.QueryRowContext(ctx, `SELECT restore_history_id, restore_local, COALESCE(user_name,''),
+			COALESCE(restore_type,''), COALESCE(backup_type,''), COALESCE(source_machine,''), COALESCE(first_lsn,''),
+			COALESCE(last_lsn,''), COALESCE(key_algorithm,''), backup_start_local, backup_finish_local, source, origin
+			FROM history_row WHERE id = ?`, hid.Int64).Scan(&h.RestoreHistoryID, &at, &h.UserName, &h.RestoreType,
+			&h.BackupType, &h.SourceMachine, &h.FirstLSN, &h.LastLSN, &h.KeyAlgorithm, &bs, &bf, &h.Source, &h.Origin); err != nil {
+			return nil, fmt.Errorf("store: restore detail: %w", err)
+		}
+		h.RestoreDate, h.BackupStart, h.BackupFinish = time.UnixMilli(at).UTC(), nTime(bs), nTime(bf)
+		d.History = &h
+	}
+	for _, l := range []sql.NullInt64{lid, mid} {
+		if !l.Valid {
+			continue
+		}
+		f, err := db.logFact(ctx, l.Int64)
+		if err != nil {
+			return nil, err
+		}
+		d.Logs = append(d.Logs, f)
+	}
+	return d, nil
+}
+
+func (db *DB) logFact(ctx context.Context, id int64) (LogFact, error) {
+	var f LogFact
+	var completed, off, pages sql.NullInt64
+	var secs, mbps, upper sql.NullFloat64
+	var buffer, phases, recovery sql.NullString
+	err := db.read.QueryRowContext(ctx, `SELECT source, origin, COALESCE(statement,''), COALESCE(device_type,''), message_id,
+		completed_local, utc_offset, has_3014, pages, seconds, mbps, upper_bound_s, buffer, phases, recovery
+		FROM log_restore WHERE id = ?`, id).Scan(&f.Source, &f.Origin, &f.Statement, &f.DeviceType, &f.MessageID,
+		&completed, &off, &f.Has3014, &pages, &secs, &mbps, &upper, &buffer, &phases, &recovery)
+	if err != nil {
+		return f, fmt.Errorf("store: restore detail: %w", err)
+	}
+	f.Completed, f.UTCOffset, f.Pages = nTime(completed), nInt(off), nInt(pages)
+	f.Seconds, f.MBps, f.UpperBoundS = nFloat(secs), nFloat(mbps), nFloat(upper)
+	if buffer.Valid {
+		f.Buffer = &BufferConfig{}
+		_ = json.Unmarshal([]byte(buffer.String), f.Buffer)
+	}
+	if phases.Valid {
+		_ = json.Unmarshal([]byte(phases.String), &f.Phases)
+	}
+	if recovery.Valid {
+		f.Recovery = &RecoveryTiming{}
+		_ = json.Unmarshal([]byte(recovery.String), f.Recovery)
+	}
+	return f, nil
+}
+
