@@ -122,4 +122,3 @@ func (db *DB) HostHistory(ctx context.Context, instance string) ([]HostRecord, e
 	}
 	return out, rows.Err()
 }
-

@@ -255,4 +255,3 @@ func (db *DB) logFact(ctx context.Context, id int64) (LogFact, error) {
 	}
 	return f, nil
 }
-
