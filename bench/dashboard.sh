@@ -39,7 +39,7 @@ machine() { echo "$(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB RAM,
 note "# Dashboard benchmark, $STAMP"
 note ""
 note "- machine: $(machine)"
-note "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (+ uncommitted changes in the tree)')"
+note "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet -- cmd ingest store web static 2>/dev/null || echo ' (+ uncommitted changes under cmd/ ingest/ store/ web/ static/)')"
 
 go build -o "$DIR/rw" ./cmd/restorewatch
 go build -o "$DIR/load" ./bench/load
@@ -132,6 +132,14 @@ while read -r label path; do
 done <"$URLS"
 NURL=$(wc -l <"$URLS")
 "$DIR/load" -base "$BASE" -urls "$URLS" -c "$CLIENTS" -n $((NURL * 3)) -timeout 120s >/dev/null
+
+# Each page alone: one client, 20 requests per URL, so a page's own cost is
+# told apart from the time it waits behind others under load.
+note ""
+note "Each page alone: \`load -base $BASE -urls $URLS -c 1 -n $((NURL * 20)) -target 100ms\`"
+note "- load before: $(uptime | sed 's/.*load average: //')"
+note ""
+"$DIR/load" -base "$BASE" -urls "$URLS" -c 1 -n $((NURL * 20)) -target 100ms -timeout 120s | tee -a "$OUT" || true
 
 note ""
 CMD="load -base $BASE -urls $URLS -c $CLIENTS -d $DURATION -target 100ms"
