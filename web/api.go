@@ -20,7 +20,7 @@ var errStop = errors.New("stop")
 // unterminated, which a client's parser reports.
 func streamJSON(c echo.Context, each func(emit func(any) error) error) error {
 	w := c.Response()
-	w.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSONCharsetUTF8)
+	w.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
 	w.WriteHeader(http.StatusOK)
 	if _, err := w.Write([]byte("[")); err != nil {
 		return err
