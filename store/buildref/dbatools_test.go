@@ -1,28 +1,55 @@
 package buildref_test
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/restorewatch/restorewatch/store/buildref"
 )
 
-// sharedList is the dbatools build reference kept beside the project's
-// reference notes (MIT, dbatools). It is read, never copied into the repo.
-const sharedList = "../../../shared/reference/dbatools-buildref-index.json"
+// sharedList finds the dbatools build reference kept in the project's shared
+// reference notes (MIT, dbatools), which sit beside the repository's clone:
+// it is read, never copied into the repo. RW_SHARED names the shared folder
+// when it is elsewhere.
+func sharedList() (string, error) {
+	const rel = "reference/dbatools-buildref-index.json"
+	if dir := os.Getenv("RW_SHARED"); dir != "" {
+		p := filepath.Join(dir, rel)
+		_, err := os.Stat(p)
+		return p, err
+	}
+	dir, err := filepath.Abs(".")
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, "shared", rel)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no shared/%s in any parent folder (set RW_SHARED)", rel)
+		}
+		dir = parent
+	}
+}
 
 // loadShared loads the shared dbatools file; without it the test fails when
 // CI=true and is skipped otherwise.
 func loadShared(t *testing.T) *buildref.Reference {
 	t.Helper()
-	if _, err := os.Stat(sharedList); err != nil {
+	path, err := sharedList()
+	if err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("shared dbatools build list missing under CI: %v", err)
 		}
 		t.Skipf("shared dbatools build list not found (%v); set CI=true to make this fail", err)
 	}
-	return loadFile(t, sharedList)
+	return loadFile(t, path)
 }
 
 func TestLoadSharedDbatools(t *testing.T) {
