@@ -96,17 +96,33 @@ func writeRestores(ctx context.Context, tx *sql.Tx, instanceID int64, out derive
 		return err
 	}
 	var pending [][]any
+	var full *sql.Stmt // the rowsPerInsert statement, prepared once per instance
+	defer func() {
+		if full != nil {
+			full.Close()
+		}
+	}()
 	flush := func() error {
 		if len(pending) == 0 {
 			return nil
 		}
-		q := upsertSQL(len(pending))
 		args := make([]any, 0, len(pending)*len(restoreCols))
 		for _, v := range pending {
 			args = append(args, v...)
 		}
+		n := len(pending)
 		pending = pending[:0]
-		_, err := tx.ExecContext(ctx, q, args...)
+		if n < rowsPerInsert {
+			_, err := tx.ExecContext(ctx, upsertSQL(n), args...)
+			return err
+		}
+		if full == nil {
+			var err error
+			if full, err = tx.PrepareContext(ctx, upsertSQL(rowsPerInsert)); err != nil {
+				return err
+			}
+		}
+		_, err := full.ExecContext(ctx, args...)
 		return err
 	}
 	produced := make(map[int64]bool, len(out.restores))
