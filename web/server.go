@@ -101,7 +101,7 @@ func New(cfg Config) *Server {
 		cfg.Reference = buildref.Default()
 	}
 	if cfg.Namer == nil {
-		cfg.Namer = namerFor(cfg.Reference)
+		cfg.Namer = cfg.Reference.Namer()
 	}
 	cfg.Namer = memoize(cfg.Namer)
 	if cfg.DefaultRTO <= 0 {
@@ -152,22 +152,6 @@ func asset(name, path string) ([]byte, string) {
 	b = append(b, chart.DefaultCSS...)
 	sum := sha256.Sum256(b)
 	return b, path + "?v=" + hex.EncodeToString(sum[:6])
-}
-
-// namerFor names versions with ref, marking names of builds missing from
-// the list (the nearest lower listed build) with "≈".
-func namerFor(ref *buildref.Reference) func(string) string {
-	return func(v string) string {
-		ver, err := buildref.ParseVersion(v)
-		if err != nil {
-			return ""
-		}
-		r := ref.Lookup(ver)
-		if r.Approximate {
-			return "≈ " + r.Name()
-		}
-		return r.Name()
-	}
 }
 
 // memoize remembers names: a page of restores names the same few builds

@@ -33,20 +33,5 @@ func (m *Main) namer() (func(string) string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Namer(ref), nil
-}
-
-// Namer names versions with ref.
-func Namer(ref *buildref.Reference) func(string) string {
-	return func(v string) string {
-		ver, err := buildref.ParseVersion(v)
-		if err != nil {
-			return ""
-		}
-		r := ref.Lookup(ver)
-		if r.Approximate {
-			return "≈ " + r.Name()
-		}
-		return r.Name()
-	}
+	return ref.Namer(), nil
 }

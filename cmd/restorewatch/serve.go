@@ -56,7 +56,7 @@ func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 		return err
 	}
 	srv := web.New(web.Config{DB: db, Logger: m.Logger, Addr: c.Addr, Token: token, Reference: ref,
-		Namer: Namer(ref), Version: Version, Analysis: opt})
+		Namer: ref.Namer(), Version: Version, Analysis: opt})
 	if err := srv.Start(ctx); err != nil {
 		return err
 	}

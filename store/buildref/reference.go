@@ -171,3 +171,20 @@ func (ref *Reference) Merge(other *Reference) *Reference {
 func sortEntries(es []entry) {
 	slices.SortStableFunc(es, func(a, b entry) int { return a.v.Compare(b.v) })
 }
+
+// Namer returns a function naming a four-part version as pages and the CLI
+// show it: "2016 SP1 CU8", with "≈ " in front when only the nearest lower
+// listed build was found, and "" for text that is not a version.
+func (ref *Reference) Namer() func(version string) string {
+	return func(v string) string {
+		ver, err := ParseVersion(v)
+		if err != nil {
+			return ""
+		}
+		r := ref.Lookup(ver)
+		if r.Approximate {
+			return "≈ " + r.Name()
+		}
+		return r.Name()
+	}
+}
