@@ -53,11 +53,13 @@ func Open(ctx context.Context, path string) (*DB, error) {
 			q.Add("_pragma", "cache_size(-32768)")
 		} else {
 			q.Set("_txlock", "immediate")
-			// Reconciling an instance rewrites many index pages of a growing
-			// table in one transaction: with the default 2 MiB cache those
-			// pages spill to the WAL, and statement journals go to temporary
-			// files; measured, that was 40 % of a large import's time.
-			q.Add("_pragma", "cache_size(-131072)")
+			// Reconciliation rewrites many index pages of a growing table in
+			// one transaction: with the default 2 MiB cache those pages spill
+			// to the WAL, and statement journals go to temporary files. 32 MiB
+			// holds them; a larger cache cost more than it saved (modernc's
+			// allocator hands each cached page back to the OS one madvise at a
+			// time: 1.9 s to close a full 128 MiB cache). BENCHMARKS.md.
+			q.Add("_pragma", "cache_size(-32768)")
 			q.Add("_pragma", "temp_store(memory)")
 		}
 		return "file:" + path + "?" + q.Encode()

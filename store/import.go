@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -108,11 +109,20 @@ func (im *Import) Flush() error {
 	}
 	defer tx.Rollback()
 	w := &batchWriter{tx: tx, im: im}
+	count := func(added, read int) {
+		im.summary.Added += int64(added)
+		im.summary.Duplicates += int64(read - added)
+	}
 	for _, rec := range im.batch {
 		var added bool
 		switch r := rec.(type) {
 		case *HistoryRow:
-			added, err = w.history(r)
+			n, k, err := w.history(r)
+			if err != nil {
+				return fmt.Errorf("store: import batch: %w", err)
+			}
+			count(n, k)
+			continue
 		case *LogRestore:
 			added, err = w.logRestore(r)
 		case *HostSnapshot:
@@ -122,11 +132,16 @@ func (im *Import) Flush() error {
 			return fmt.Errorf("store: import batch: %w", err)
 		}
 		if added {
-			im.summary.Added++
+			count(1, 1)
 		} else {
-			im.summary.Duplicates++
+			count(0, 1)
 		}
 	}
+	n, k, err := w.flushHistory()
+	if err != nil {
+		return fmt.Errorf("store: import batch: %w", err)
+	}
+	count(n, k)
 	for id := range w.dirty {
 		if _, err := tx.ExecContext(im.ctx, `UPDATE instance SET dirty = 1 WHERE id = ?`, id); err != nil {
 			return fmt.Errorf("store: import batch: %w", err)
@@ -168,6 +183,9 @@ type batchWriter struct {
 	im    *Import
 	dirty map[int64]bool
 	stmts map[string]*sql.Stmt
+
+	histArgs []any // queued history rows, historyCols values each
+	histInst []instRef
 }
 
 func (w *batchWriter) stmt(q string) (*sql.Stmt, error) {
@@ -221,38 +239,88 @@ func (w *batchWriter) touch(id int64, name string) {
 	w.im.touched[id] = name
 }
 
-const insertHistory = `INSERT INTO history_row (instance_id, restore_history_id, restore_local, database_name, user_name,
+const insertHistoryHead = `INSERT INTO history_row (instance_id, restore_history_id, restore_local, database_name, user_name,
  restore_type, replace_flag, recovery, stop_at_local, device_count, backup_set_uuid, family_guid, source_server,
  source_machine, source_database, backup_type, backup_start_local, backup_finish_local, first_lsn, last_lsn,
  backup_size, compressed_size, software_major, software_minor, software_build, is_copy_only, has_checksums,
- key_algorithm, media_families, device_type, devices, source, origin)
- VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
- ON CONFLICT (instance_id, restore_history_id, restore_local) DO NOTHING`
+ key_algorithm, media_families, device_type, devices, source, origin) VALUES `
 
-func (w *batchWriter) history(h *HistoryRow) (bool, error) {
+const historyCols = 33
+
+// historyPerInsert is how many history rows one INSERT carries: modernc's
+// SQLite spends less per row in one statement of many rows than in many
+// statements.
+const historyPerInsert = 32
+
+var historyInsertCache sync.Map // rows -> statement text
+
+func insertHistorySQL(n int) string {
+	if q, ok := historyInsertCache.Load(n); ok {
+		return q.(string)
+	}
+	one := "(" + strings.TrimSuffix(strings.Repeat("?,", historyCols), ",") + ")"
+	q := insertHistoryHead + strings.TrimSuffix(strings.Repeat(one+",", n), ",") +
+		" ON CONFLICT (instance_id, restore_history_id, restore_local) DO NOTHING"
+	historyInsertCache.Store(n, q)
+	return q
+}
+
+// history queues h for a multi-row insert and, when a statement is full,
+// writes it; it returns how many rows the write added and how many it
+// carried.
+func (w *batchWriter) history(h *HistoryRow) (added, carried int, err error) {
 	id, err := w.instanceID(h.Instance)
 	if err != nil {
-		return false, err
+		return 0, 0, err
 	}
-	s, err := w.stmt(insertHistory)
-	if err != nil {
-		return false, err
-	}
-	res, err := s.ExecContext(w.im.ctx, id, h.RestoreHistoryID, ms(h.RestoreDate), h.Database, nullString(h.UserName),
+	w.histArgs = append(w.histArgs, id, h.RestoreHistoryID, ms(h.RestoreDate), h.Database, nullString(h.UserName),
 		nullString(strings.ToUpper(h.RestoreType)), nullBool(h.Replace), nullBool(h.Recovery), nullTime(h.StopAt), h.DeviceCount,
 		nullString(h.BackupSetUUID), nullString(h.FamilyGUID), nullString(h.SourceServer), nullString(h.SourceMachine),
 		nullString(h.SourceDatabase), nullString(strings.ToUpper(h.BackupType)), nullTime(h.BackupStart), nullTime(h.BackupFinish),
 		nullString(h.FirstLSN), nullString(h.LastLSN), h.BackupSize, h.CompressedSize, h.SoftwareMajor, h.SoftwareMinor,
 		h.SoftwareBuild, nullBool(h.IsCopyOnly), nullBool(h.HasChecksums), nullString(h.KeyAlgorithm), h.MediaFamilies,
 		h.DeviceType, jsonText(nonNil(h.Devices)), h.Origin.Source, h.Origin.String())
+	w.histInst = append(w.histInst, instRef{id, h.Instance})
+	if len(w.histInst) < historyPerInsert {
+		return 0, 0, nil
+	}
+	return w.flushHistory()
+}
+
+// flushHistory writes the queued history rows. Duplicates are skipped by the
+// UNIQUE key; when only some rows of a statement were new, every instance of
+// the statement is marked for reconciliation (reconciling an unchanged
+// instance changes nothing).
+func (w *batchWriter) flushHistory() (added, carried int, err error) {
+	n := len(w.histInst)
+	if n == 0 {
+		return 0, 0, nil
+	}
+	var res sql.Result
+	if n == historyPerInsert {
+		var s *sql.Stmt
+		if s, err = w.stmt(insertHistorySQL(n)); err == nil {
+			res, err = s.ExecContext(w.im.ctx, w.histArgs...)
+		}
+	} else {
+		res, err = w.tx.ExecContext(w.im.ctx, insertHistorySQL(n), w.histArgs...)
+	}
 	if err != nil {
-		return false, err
+		return 0, 0, err
 	}
-	n, _ := res.RowsAffected()
-	if n > 0 {
-		w.touch(id, h.Instance)
+	k, _ := res.RowsAffected()
+	if k > 0 {
+		for _, r := range w.histInst {
+			w.touch(r.id, r.name)
+		}
 	}
-	return n > 0, nil
+	w.histArgs, w.histInst = w.histArgs[:0], w.histInst[:0]
+	return int(k), n, nil
+}
+
+type instRef struct {
+	id   int64
+	name string
 }
 
 // logKey identifies a log restore across re-imports and sources that print the

@@ -11,6 +11,17 @@ import (
 	"time"
 )
 
+// Reconciliation commits several instances per transaction: one commit per
+// instance rewrote the same index pages to the WAL once per instance, which
+// was most of a large import's time. A transaction ends after reconcileTxTime
+// or reconcileTxRows derived restores, whichever comes first, so another
+// writer (the collector, a second import) never waits longer than that
+// behind it, well inside the busy timeout.
+const (
+	reconcileTxTime = time.Second
+	reconcileTxRows = 200000
+)
+
 // Reconcile rebuilds the restores of every instance whose raw facts changed
 // since it was last reconciled. It derives everything from the raw tables, so
 // the result does not depend on the order in which sources were imported, and
@@ -31,10 +42,12 @@ func (db *DB) Reconcile(ctx context.Context) error {
 		ids = append(ids, id)
 	}
 	rows.Close()
-	for _, id := range ids {
-		if err := db.reconcileInstance(ctx, id); err != nil {
+	for len(ids) > 0 {
+		n, err := db.reconcileBatch(ctx, ids)
+		if err != nil {
 			return err
 		}
+		ids = ids[n:]
 	}
 	return nil
 }
@@ -47,31 +60,56 @@ func (db *DB) ReconcileAll(ctx context.Context) error {
 	return db.Reconcile(ctx)
 }
 
-func (db *DB) reconcileInstance(ctx context.Context, id int64) error {
+// reconcileBatch reconciles instances from the head of ids in one
+// transaction, until the transaction's time or row budget is spent, and
+// returns how many it took (at least one).
+func (db *DB) reconcileBatch(ctx context.Context, ids []int64) (int, error) {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("store: reconcile instance %d: %w", id, err)
+		return 0, fmt.Errorf("store: reconcile: %w", err)
 	}
 	defer tx.Rollback()
+	w := &restoreWriter{tx: tx, ctx: ctx}
+	defer w.close()
+	start, rows, n := time.Now(), 0, 0
+	for n < len(ids) && (n == 0 || time.Since(start) < reconcileTxTime && rows < reconcileTxRows) {
+		k, err := reconcileInstance(ctx, tx, w, ids[n])
+		if err != nil {
+			return 0, fmt.Errorf("store: reconcile instance %d: %w", ids[n], err)
+		}
+		rows += k
+		n++
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("store: reconcile: commit: %w", err)
+	}
+	return n, nil
+}
+
+// reconcileInstance re-derives one instance inside tx and returns how many
+// restores it derived.
+func reconcileInstance(ctx context.Context, tx *sql.Tx, w *restoreWriter, id int64) (int, error) {
 	// Claim the instance: another import's Close may have reconciled it
 	// since the dirty list was read (the writer connection serialises us).
 	var dirty bool
-	if err := tx.QueryRowContext(ctx, `SELECT dirty FROM instance WHERE id = ?`, id).Scan(&dirty); err != nil || !dirty {
-		return err
+	if err := tx.QueryRowContext(ctx, `SELECT dirty FROM instance WHERE id = ?`, id).Scan(&dirty); err == sql.ErrNoRows || err == nil && !dirty {
+		return 0, nil // deleted or already reconciled
+	} else if err != nil {
+		return 0, err
 	}
 	in, err := loadFacts(ctx, tx, id)
 	if err != nil {
-		return fmt.Errorf("store: reconcile instance %d: %w", id, err)
+		return 0, err
 	}
 	out := derive(in)
-	if err := writeRestores(ctx, tx, id, out); err != nil {
-		return fmt.Errorf("store: reconcile instance %d: %w", id, err)
+	if err := w.write(id, out); err != nil {
+		return 0, err
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE instance SET dirty = 0, restore_date_semantics = ?, semantics_samples = ? WHERE id = ?`,
 		out.semantics, out.semanticsN, id); err != nil {
-		return fmt.Errorf("store: reconcile instance %d: %w", id, err)
+		return 0, err
 	}
-	return tx.Commit()
+	return len(out.restores), nil
 }
 
 // facts are an instance's raw records, loaded for derivation.

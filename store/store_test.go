@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -241,5 +242,40 @@ func TestNewerSchemaRefused(t *testing.T) {
 	}
 	if _, err := store.Open(context.Background(), path); store.ErrorCode(err) != store.ECONFLICT {
 		t.Fatalf("opening a newer warehouse: err = %v, want a conflict", err)
+	}
+}
+
+// TestOverlappingHistoryImport re-imports a larger file over a partial one:
+// history rows go in several rows per statement, across instances, so the
+// counts and the reconciled restores must come out per row all the same.
+func TestOverlappingHistoryImport(t *testing.T) {
+	rows := make([]any, 0, 100)
+	for i := 0; i < 100; i++ {
+		h, _, _ := fixture()
+		h.Instance = []string{"SQL01", "sql02", "SQL03"}[i%3]
+		h.RestoreHistoryID = int64(i + 1)
+		h.RestoreDate = h.RestoreDate.Add(time.Duration(i) * time.Hour)
+		h.FirstLSN, h.LastLSN = "", ""
+		h.Origin.Line = i + 2
+		rows = append(rows, h)
+	}
+	db := open(t)
+	first := append(append([]any{}, rows[:60]...), rows[0]) // a duplicate inside the file too
+	if sum := importAll(t, db, first...); sum.Added != 60 || sum.Duplicates != 1 {
+		t.Errorf("first import: added %d duplicates %d, want 60 and 1", sum.Added, sum.Duplicates)
+	}
+	if n := len(list(t, db)); n != 60 {
+		t.Errorf("after the first import: %d restores, want 60", n)
+	}
+	sum := importAll(t, db, rows...)
+	if sum.Added != 40 || sum.Duplicates != 60 {
+		t.Errorf("overlapping import: added %d duplicates %d, want 40 and 60", sum.Added, sum.Duplicates)
+	}
+	per := map[string]int{}
+	for _, r := range list(t, db) {
+		per[strings.ToUpper(r.Instance)]++
+	}
+	if want := map[string]int{"SQL01": 34, "SQL02": 33, "SQL03": 33}; !reflect.DeepEqual(per, want) {
+		t.Errorf("restores per instance = %v, want %v", per, want)
 	}
 }

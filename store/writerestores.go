@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"hash/fnv"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -41,43 +42,85 @@ func (d *derivedRestore) values(instanceID int64) []any {
 		r.Compressed, r.Encrypted, r.Checksum, r.CopyOnly, jsonText(nonNil(r.Devices)), nullString(r.DeviceKind),
 		r.Stripes, r.BufferCount, r.MaxTransferKiB, r.IOAlignment, r.IFI, r.CPUCount, r.MemoryMB,
 		nullString(r.TraceFlags), nullString(r.Modules), nullString(r.UserName), r.Sources}
+	v[2] = contentHash(v)
+	return v
+}
+
+// contentHash hashes a restore row, all but its content_hash column, as the
+// text "%v|" of each value with nil pointers as "nil" (the form earlier
+// versions wrote, so stored hashes stay valid), without fmt's cost on the
+// common types.
+func contentHash(v []any) int64 {
 	h := fnv.New64a()
+	buf := make([]byte, 0, 512)
 	for i, x := range v {
 		if i == 2 {
 			continue
 		}
 		switch x := x.(type) {
 		case *float64:
-			if x != nil {
-				fmt.Fprintf(h, "%v|", *x)
+			if x == nil {
+				buf = append(buf, "nil"...)
 			} else {
-				h.Write([]byte("nil|"))
+				buf = strconv.AppendFloat(buf, *x, 'g', -1, 64)
 			}
 		case *int64:
-			if x != nil {
-				fmt.Fprintf(h, "%d|", *x)
+			if x == nil {
+				buf = append(buf, "nil"...)
 			} else {
-				h.Write([]byte("nil|"))
+				buf = strconv.AppendInt(buf, *x, 10)
 			}
 		case *bool:
-			if x != nil {
-				fmt.Fprintf(h, "%t|", *x)
+			if x == nil {
+				buf = append(buf, "nil"...)
 			} else {
-				h.Write([]byte("nil|"))
+				buf = strconv.AppendBool(buf, *x)
 			}
+		case nil:
+			buf = append(buf, "<nil>"...)
+		case string:
+			buf = append(buf, x...)
+		case int64:
+			buf = strconv.AppendInt(buf, x, 10)
+		case int:
+			buf = strconv.AppendInt(buf, int64(x), 10)
+		case bool:
+			buf = strconv.AppendBool(buf, x)
+		case float64:
+			buf = strconv.AppendFloat(buf, x, 'g', -1, 64)
 		default:
-			fmt.Fprintf(h, "%v|", x)
+			buf = fmt.Appendf(buf, "%v", x)
 		}
+		buf = append(buf, '|')
 	}
-	v[2] = int64(h.Sum64() >> 1)
-	return v
+	h.Write(buf)
+	return int64(h.Sum64() >> 1)
 }
 
 // rowsPerInsert is how many restores one INSERT statement carries: fewer
 // statements cost less than more bound values in modernc's SQLite.
 const rowsPerInsert = 20
 
-func writeRestores(ctx context.Context, tx *sql.Tx, instanceID int64, out derived) error {
+// restoreWriter writes derived restores inside one reconciliation
+// transaction, keeping its multi-row statement prepared across instances.
+type restoreWriter struct {
+	ctx  context.Context
+	tx   *sql.Tx
+	full *sql.Stmt // the rowsPerInsert statement
+	args []any
+}
+
+func (w *restoreWriter) close() {
+	if w.full != nil {
+		w.full.Close()
+	}
+}
+
+// write brings the instance's restore rows to out: new and changed rows are
+// upserted by natural key, unchanged ones (same content hash) left alone,
+// and rows no longer derived deleted.
+func (w *restoreWriter) write(instanceID int64, out derived) error {
+	ctx, tx := w.ctx, w.tx
 	existing := map[int64]int64{} // natural_key -> content_hash
 	rows, err := tx.QueryContext(ctx, `SELECT natural_key, content_hash FROM restore WHERE instance_id = ?`, instanceID)
 	if err != nil {
@@ -95,34 +138,26 @@ func writeRestores(ctx context.Context, tx *sql.Tx, instanceID int64, out derive
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	var pending [][]any
-	var full *sql.Stmt // the rowsPerInsert statement, prepared once per instance
-	defer func() {
-		if full != nil {
-			full.Close()
-		}
-	}()
+	pending := 0
 	flush := func() error {
-		if len(pending) == 0 {
+		if pending == 0 {
 			return nil
 		}
-		args := make([]any, 0, len(pending)*len(restoreCols))
-		for _, v := range pending {
-			args = append(args, v...)
-		}
-		n := len(pending)
-		pending = pending[:0]
+		n := pending
+		pending = 0
+		args := w.args
+		w.args = w.args[:0]
 		if n < rowsPerInsert {
 			_, err := tx.ExecContext(ctx, upsertSQL(n), args...)
 			return err
 		}
-		if full == nil {
+		if w.full == nil {
 			var err error
-			if full, err = tx.PrepareContext(ctx, upsertSQL(rowsPerInsert)); err != nil {
+			if w.full, err = tx.PrepareContext(ctx, upsertSQL(rowsPerInsert)); err != nil {
 				return err
 			}
 		}
-		_, err := full.ExecContext(ctx, args...)
+		_, err := w.full.ExecContext(ctx, args...)
 		return err
 	}
 	produced := make(map[int64]bool, len(out.restores))
@@ -133,8 +168,9 @@ func writeRestores(ctx context.Context, tx *sql.Tx, instanceID int64, out derive
 		if h, ok := existing[d.key]; ok && h == v[2].(int64) {
 			continue // unchanged: no write
 		}
-		pending = append(pending, v)
-		if len(pending) == rowsPerInsert {
+		w.args = append(w.args, v...)
+		pending++
+		if pending == rowsPerInsert {
 			if err := flush(); err != nil {
 				return fmt.Errorf("write restores: %w", err)
 			}
