@@ -11,6 +11,8 @@
 #                       dashboard.db already there is reused as it is
 #   RW_BENCH_INSTANCES  demo instances (2000)      RW_BENCH_RESTORES  demo restores (1000000)
 #   RW_BENCH_CLIENTS    concurrent clients (8)     RW_BENCH_DURATION  measured run (30s)
+#   RW_BENCH_ROUNDS     rounds of varied URLs (10) RW_BENCH_BIN       a prebuilt rw to run
+#   RW_BENCH_PROFILE    file for the server's CPU profile of the run
 #
 # Writes $RW_BENCH_DIR/dashboard-<UTC time>.md with the machine, load
 # averages, commands and the table. Needs go, curl and jq. The server listens
@@ -41,7 +43,16 @@ note ""
 note "- machine: $(machine)"
 note "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet -- cmd ingest store web static 2>/dev/null || echo ' (+ uncommitted changes under cmd/ ingest/ store/ web/ static/)')"
 
-go build -o "$DIR/rw" ./cmd/restorewatch
+# Binaries of its own (rw-dashboard, load): the import and analysis
+# benchmarks build $DIR/rw and may run beside this one. RW_BENCH_BIN runs a
+# binary built elsewhere instead (e.g. an older commit, for a before/after).
+RW=$DIR/rw-dashboard
+if [ -n "${RW_BENCH_BIN:-}" ]; then
+	cp "$RW_BENCH_BIN" "$RW"
+	note "- binary: $RW_BENCH_BIN (not built from this tree)"
+else
+	go build -o "$RW" ./cmd/restorewatch
+fi
 go build -o "$DIR/load" ./bench/load
 
 TIMEV=()
@@ -52,7 +63,7 @@ else
 	note "- warehouse: building with \`rw demo --db $DB --instances $INSTANCES --restores $RESTORES\`"
 	note "  - load before: $(uptime | sed 's/.*load average: //')"
 	start=$(date +%s)
-	"${TIMEV[@]}" "$DIR/rw" demo --db "$DB" --instances "$INSTANCES" --restores "$RESTORES" \
+	"${TIMEV[@]}" "$RW" demo --db "$DB" --instances "$INSTANCES" --restores "$RESTORES" \
 		>"$DIR/demo.out" 2>"$DIR/demo.err"
 	end=$(date +%s)
 	note "  - $(tail -1 "$DIR/demo.out")"
@@ -62,9 +73,12 @@ else
 fi
 
 LOG=$DIR/serve-$STAMP.log
-"$DIR/rw" serve --db "$DB" --addr 127.0.0.1:0 2>"$LOG" &
+# RW_BENCH_PROFILE=FILE writes the server's CPU profile of the whole run
+# there (go tool pprof -top -cum FILE).
+RW_CPUPROFILE=${RW_BENCH_PROFILE:-} "$RW" serve --db "$DB" --addr 127.0.0.1:0 2>"$LOG" &
 SERVER=$!
-trap 'kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true' EXIT
+# SIGINT: serve stops cleanly and writes its profile.
+trap 'kill -INT "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true' EXIT
 ADDR=
 for _ in $(seq 1 600); do
 	ADDR=$(sed -n 's|.*dashboard on http://\([^/]*\)/.*|\1|p' "$LOG" | head -1)
@@ -77,69 +91,91 @@ BASE=http://$ADDR
 api() { curl -fsS --max-time 120 "$BASE$1"; }
 api /healthz >/dev/null
 
-# Real names and ids, picked from the API: the two busiest instances, a
-# database and a restore of the busiest, the worst regression.
+# Real names and ids, picked from the API, varied so that no page is
+# measured on one cached instance: ten instances (the two busiest, then eight
+# spread over the fleet from busy to quiet), a database and restores of each,
+# every regression, several orders and filters of the list, pages of the
+# instance list. The URL file lists ROUNDS rounds; each round holds every
+# pattern once, with the round's variant, so every pattern gets the same
+# share of the requests whatever its number of variants.
 api /api/instances >"$DIR/instances.json"
 COUNT=$(jq '[.[].restores] | add' "$DIR/instances.json")
 NINST=$(jq length "$DIR/instances.json")
-I1=$(jq -r 'sort_by(-.restores) | .[0].name' "$DIR/instances.json")
-I2=$(jq -r 'sort_by(-.restores) | .[1].name' "$DIR/instances.json")
+mapfile -t INST < <(jq -r --argjson k 8 'sort_by(-.restores, .name) | . as $a | ([0, 1] + [range(0; $k) | 2 + (. * (($a | length) - 3) / ($k - 1) | floor)])
+	| unique | .[] | $a[.].name' "$DIR/instances.json")
+I1=${INST[0]} I2=${INST[1]}
 enc() { jq -rn --arg v "$1" '$v|@uri'; }
-api "/api/restores?instance=$(enc "$I1")&limit=1" >"$DIR/restore.json"
-RID=$(jq -r '.[0].id' "$DIR/restore.json")
-DBNAME=$(jq -r '.[0].database' "$DIR/restore.json")
+DBS=() RIDS=()
+for inst in "${INST[@]}"; do
+	api "/api/restores?instance=$(enc "$inst")&limit=2" >"$DIR/restore.json"
+	DBS+=("$(jq -r '.[0].database' "$DIR/restore.json")")
+	mapfile -t -O "${#RIDS[@]}" RIDS < <(jq -r '.[].id' "$DIR/restore.json")
+done
+mapfile -t BUILDS < <(jq -r '[.[].build | select(. != "")] | unique | .[]' "$DIR/instances.json" | head -5)
 api /api/regressions >"$DIR/regressions.json"
 NREG=$(jq length "$DIR/regressions.json")
-GID=$(jq -r 'sort_by(.ratio) | .[0].id // empty' "$DIR/regressions.json")
-note "- data: $COUNT restores (series counts) on $NINST instances, $NREG regressions; busiest instances $I1, $I2"
+mapfile -t GIDS < <(jq -r 'sort_by(.ratio) | .[].id' "$DIR/regressions.json")
+GID=${GIDS[0]:-}
+note "- data: $COUNT restores (series counts) on $NINST instances, $NREG regressions; instances measured: ${INST[*]}"
 
 URLS=$DIR/urls-$STAMP.txt
+ROUNDS=${RW_BENCH_ROUNDS:-10}
+SORTS=(longest shortest slowest fastest oldest newest)
+KINDS=(full log diff)
+pick() { local i=$1; shift; local a=("$@"); echo "${a[i % ${#a[@]}]}"; }
 {
-	echo "/ /"
-	echo "/restores /restores"
-	echo "/restores?instance= /restores?instance=$(enc "$I1")"
-	# The list's duration order is ?sort=longest (there is no ?sort=duration).
-	echo "/restores?sort=longest /restores?sort=longest"
-	echo "/restores/{id} /restores/$RID"
-	echo "/instances /instances"
-	echo "/instances/{name} /instances/$(enc "$I1")"
-	echo "/instances/{name}/databases/{db} /instances/$(enc "$I1")/databases/$(enc "$DBNAME")"
-	echo "/regressions /regressions"
-	[ -n "$GID" ] && echo "/regressions/{id} /regressions/$GID"
-	echo "/builds /builds"
-	echo "/compare?a=&b= /compare?a=$(enc "$I1")&b=$(enc "$I2")"
-	[ -n "$GID" ] && echo "/reports/regressions/{id} /reports/regressions/$GID"
-	echo "/api/restores?instance= /api/restores?instance=$(enc "$I1")"
-	echo "/api/regressions /api/regressions"
-	echo "/api/instances /api/instances"
-	echo "/api/builds /api/builds"
-	echo "/healthz /healthz"
+	for ((j = 0; j < ROUNDS; j++)); do
+		k=$((j % ${#INST[@]}))
+		inst=$(enc "${INST[k]}") other=$(enc "${INST[(k + 1) % ${#INST[@]}]}")
+		echo "/ /"
+		echo "/restores /restores?page=$((j % 5 + 1))"
+		echo "/restores?instance= /restores?instance=$inst"
+		# The list's duration order is ?sort=longest (?sort=duration is an alias).
+		echo "/restores?sort=&kind= /restores?sort=$(pick "$j" "${SORTS[@]}")&kind=$(pick "$j" "${KINDS[@]}")"
+		[ ${#BUILDS[@]} -gt 0 ] && echo "/restores?build= /restores?build=$(enc "$(pick "$j" "${BUILDS[@]}")")"
+		echo "/restores/{id} /restores/$(pick "$j" "${RIDS[@]}")"
+		echo "/instances /instances?page=$((j % ((NINST + 199) / 200) + 1))"
+		echo "/instances/{name} /instances/$inst"
+		echo "/instances/{name}/databases/{db} /instances/$inst/databases/$(enc "${DBS[k]}")"
+		echo "/regressions /regressions"
+		[ -n "$GID" ] && echo "/regressions/{id} /regressions/$(pick "$j" "${GIDS[@]}")"
+		echo "/builds /builds"
+		echo "/compare?a=&b= /compare?a=$inst&b=$other"
+		[ -n "$GID" ] && echo "/reports/regressions/{id} /reports/regressions/$(pick "$j" "${GIDS[@]}")"
+		echo "/api/restores?instance= /api/restores?instance=$inst"
+		echo "/api/regressions /api/regressions"
+		echo "/api/instances /api/instances"
+		echo "/api/builds /api/builds"
+		echo "/healthz /healthz"
+	done
 } >"$URLS"
 [ -n "$GID" ] || note "- no regression in the warehouse: /regressions/{id} and /reports/regressions/{id} left out"
-note "- URLs ($URLS):"
-sed 's/^[^ ]* /  - `/; s/$/`/' "$URLS" | tee -a "$OUT"
+NPAT=$(cut -d' ' -f1 "$URLS" | sort -u | wc -l)
+note "- URLs ($URLS): $(wc -l <"$URLS") in $ROUNDS rounds of $NPAT patterns; the first round:"
+head -n "$NPAT" "$URLS" | sed 's/^[^ ]* /  - `/; s/$/`/' | tee -a "$OUT"
 
-# Warm-up: every URL once (a failing one stops the run here, with its
-# status), then three rounds through the generator.
+# Warm-up: every URL of the first round once (a failing one stops the run
+# here, with its status), then every URL three times through the generator.
 note ""
-note "Warm-up (first request of each URL, cold caches):"
+note "Warm-up (first request of each URL of the first round, cold caches):"
 note ""
 note "| pattern | status | seconds |"
 note "|---|---:|---:|"
 while read -r label path; do
 	res=$(curl -s -o /dev/null --max-time 300 -w '%{http_code} %{time_total}' "$BASE$path")
 	note "| \`$label\` | ${res% *} | ${res#* } |"
-done <"$URLS"
+done < <(head -n "$NPAT" "$URLS")
 NURL=$(wc -l <"$URLS")
 "$DIR/load" -base "$BASE" -urls "$URLS" -c "$CLIENTS" -n $((NURL * 3)) -timeout 120s >/dev/null
 
-# Each page alone: one client, 20 requests per URL, so a page's own cost is
-# told apart from the time it waits behind others under load.
+# Each page alone: one client, two passes over the URL file (20 requests per
+# pattern with 10 rounds), so a page's own cost is told apart from the time it
+# waits behind others under load.
 note ""
-note "Each page alone: \`load -base $BASE -urls $URLS -c 1 -n $((NURL * 20)) -target 100ms\`"
+note "Each page alone: \`load -base $BASE -urls $URLS -c 1 -n $((NURL * 2)) -target 100ms\`"
 note "- load before: $(uptime | sed 's/.*load average: //')"
 note ""
-"$DIR/load" -base "$BASE" -urls "$URLS" -c 1 -n $((NURL * 20)) -target 100ms -timeout 120s | tee -a "$OUT" || true
+"$DIR/load" -base "$BASE" -urls "$URLS" -c 1 -n $((NURL * 2)) -target 100ms -timeout 120s | tee -a "$OUT" || true
 
 note ""
 CMD="load -base $BASE -urls $URLS -c $CLIENTS -d $DURATION -target 100ms"

@@ -59,24 +59,28 @@ func (db *DB) RelativeSpeeds(ctx context.Context, f RestoreFilter) ([]RelativeSp
 	return out, rows.Err()
 }
 
-// ChartPoint is the lean view of a restore that a chart draws.
+// ChartPoint is the lean view of a restore that a chart draws: its
+// measures, and the buffer settings a database page groups restores by.
 type ChartPoint struct {
-	ID               int64
-	At               time.Time
-	Database         string
-	Kind             Kind
-	MiBps, DurationS *float64
+	ID                                       int64
+	At                                       time.Time
+	Database                                 string
+	Kind                                     Kind
+	MiBps, DurationS                         *float64
+	BackupBytes                              *int64
+	BufferCount, MaxTransferKiB, IOAlignment *int64
 }
 
 // ChartPoints returns the restores matching f, newest first, at most
-// f.Limit, with only the columns a chart needs.
+// f.Limit, with only the columns a chart needs. A series (instance,
+// database and kind) is one seek on restore_series, whose order this is.
 func (db *DB) ChartPoints(ctx context.Context, f RestoreFilter) ([]ChartPoint, error) {
 	where, args, err := db.pageWhere(ctx, f)
 	if err != nil || where == "none" {
 		return nil, err
 	}
-	q := `SELECT r.id, r.at_utc, r.database_name, r.kind, r.logical_mibps, r.duration_s FROM restore r WHERE ` + where +
-		` ORDER BY r.at_utc DESC, r.id DESC`
+	q := `SELECT r.id, r.at_utc, r.database_name, r.kind, r.logical_mibps, r.duration_s, r.backup_bytes,
+		r.buffer_count, r.max_transfer_kib, r.io_alignment FROM restore r WHERE ` + where + ` ORDER BY r.at_utc DESC, r.id DESC`
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", f.Limit)
 	}
@@ -85,16 +89,18 @@ func (db *DB) ChartPoints(ctx context.Context, f RestoreFilter) ([]ChartPoint, e
 		return nil, fmt.Errorf("store: chart points: %w", err)
 	}
 	defer rows.Close()
-	var out []ChartPoint
+	out := make([]ChartPoint, 0, max(f.Limit, 0))
+	var mb, dur sql.NullFloat64
+	var bytes, bufc, mtk, align sql.NullInt64
+	var kind string
 	for rows.Next() {
 		var p ChartPoint
 		var at int64
-		var kind string
-		var mb, dur sql.NullFloat64
-		if err := rows.Scan(&p.ID, &at, &p.Database, &kind, &mb, &dur); err != nil {
+		if err := rows.Scan(&p.ID, &at, &p.Database, &kind, &mb, &dur, &bytes, &bufc, &mtk, &align); err != nil {
 			return nil, fmt.Errorf("store: chart points: %w", err)
 		}
 		p.At, p.Kind, p.MiBps, p.DurationS = time.UnixMilli(at).UTC(), Kind(kind), nFloat(mb), nFloat(dur)
+		p.BackupBytes, p.BufferCount, p.MaxTransferKiB, p.IOAlignment = nInt(bytes), nInt(bufc), nInt(mtk), nInt(align)
 		out = append(out, p)
 	}
 	return out, rows.Err()

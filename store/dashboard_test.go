@@ -214,3 +214,56 @@ func TestRTOCandidatesAddLogsAfterTheLastFull(t *testing.T) {
 		t.Errorf("collector_run: %v %v", ok, err)
 	}
 }
+
+// TestRestoreOrdersMatchPageRestores checks the cached measure orders page
+// exactly as PageRestores does, for every order, kind, date range, offset
+// and count cap.
+func TestRestoreOrdersMatchPageRestores(t *testing.T) {
+	db := dashFleet(t)
+	ctx := context.Background()
+	o, err := db.RestoreOrders(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	n := 0
+	for _, sort := range []string{"duration", "throughput"} {
+		for _, asc := range []bool{false, true} {
+			for _, kind := range []store.Kind{"", store.KindFull, store.KindLog, store.KindDiff} {
+				for _, dates := range [][2]time.Time{{}, {day.AddDate(0, 0, 3), day.AddDate(0, 0, 13)}} {
+					for _, page := range [][3]int{{5, 0, 0}, {5, 5, 0}, {4, 2, 6}, {100, 0, 3}, {0, 0, 0}} {
+						f := store.RestoreFilter{Sort: sort, Asc: asc, Kind: kind, From: dates[0], To: dates[1], Limit: page[0], Offset: page[1]}
+						if !o.Serves(f) {
+							t.Fatalf("%+v not served", f)
+						}
+						want, wtotal, wexact, err := db.PageRestores(ctx, f, page[2])
+						if err != nil {
+							t.Fatal(err)
+						}
+						ids, total, exact := o.Page(f, page[2])
+						got, err := db.RestoresByID(ctx, ids)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if total != wtotal || exact != wexact || len(got) != len(want) {
+							t.Fatalf("%+v cap %d: %d rows of %d (exact %v), PageRestores %d of %d (exact %v)", f, page[2],
+								len(got), total, exact, len(want), wtotal, wexact)
+						}
+						for i := range got {
+							if got[i].ID != want[i].ID {
+								t.Fatalf("%+v: row %d is restore %d, PageRestores' %d", f, i, got[i].ID, want[i].ID)
+							}
+						}
+						n += len(got)
+					}
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no restore listed at all")
+	}
+	if o.Serves(store.RestoreFilter{Sort: "duration", Instance: "SQLA"}) || o.Serves(store.RestoreFilter{Sort: "at"}) {
+		t.Error("Serves accepts an instance filter or the time order")
+	}
+}

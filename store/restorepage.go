@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -62,25 +63,88 @@ func (db *DB) PageRestores(ctx context.Context, f RestoreFilter, countCap int) (
 	if err != nil || len(ids) == 0 {
 		return nil, total, exact, err
 	}
+	rs, err = db.restoresByID(ctx, ids)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return rs, total, exact, nil
+}
+
+// restoresByID reads the restores with the given ids in full, in the
+// order of ids.
+func (db *DB) restoresByID(ctx context.Context, ids []int64) ([]Restore, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT `+restoreColumns+` FROM restore r JOIN instance i ON i.id = r.instance_id
 		WHERE r.id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, int64Args(ids)...)
 	if err != nil {
-		return nil, 0, false, fmt.Errorf("store: page restores: %w", err)
+		return nil, fmt.Errorf("store: page restores: %w", err)
 	}
 	defer rows.Close()
 	byID := make(map[int64]Restore, len(ids))
 	for rows.Next() {
 		r, err := scanRestore(rows)
 		if err != nil {
-			return nil, 0, false, fmt.Errorf("store: page restores: %w", err)
+			return nil, fmt.Errorf("store: page restores: %w", err)
 		}
 		byID[r.ID] = r
 	}
-	for _, id := range ids {
-		rs = append(rs, byID[id])
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: page restores: %w", err)
 	}
-	return rs, total, exact, rows.Err()
+	rs := make([]Restore, 0, len(ids))
+	for _, id := range ids {
+		if r, ok := byID[id]; ok {
+			rs = append(rs, r)
+		}
+	}
+	return rs, nil
 }
+
+// RestoresAfter returns at most f.Limit restores matching f in series order
+// (instance, database, kind, time, id: EachRestore's order), starting after
+// the restore whose id is after (0: from the first). It is a keyset page:
+// each page is an index seek on restore_series, however deep.
+func (db *DB) RestoresAfter(ctx context.Context, f RestoreFilter, after int64) ([]Restore, error) {
+	where, args, err := db.pageWhere(ctx, f)
+	if err != nil || where == "none" {
+		return nil, err
+	}
+	// Terms other than the instance are kept off every index ("+"): the
+	// order is restore_series', so walking it beats sorting what another
+	// index finds.
+	where = plusTerms.Replace(where)
+	if f.Instance != "" && f.Database != "" {
+		where = strings.Replace(where, "+r.database_name", "r.database_name", 1)
+	}
+	if after > 0 {
+		var inst int64
+		var dbName, kind string
+		var at int64
+		err := db.read.QueryRowContext(ctx, `SELECT instance_id, database_name, kind, at_utc FROM restore WHERE id = ?`, after).
+			Scan(&inst, &dbName, &kind, &at)
+		if err == sql.ErrNoRows {
+			return nil, Errorf(EINVALID, "cursor %d names no restore (it may have been removed since); start again without a cursor", after)
+		} else if err != nil {
+			return nil, fmt.Errorf("store: restores after: %w", err)
+		}
+		where += ` AND (r.instance_id, r.database_name, r.kind, r.at_utc) >= (?, ?, ?, ?)
+			AND NOT (r.instance_id = ? AND r.database_name = ? AND r.kind = ? AND r.at_utc = ? AND r.id <= ?)`
+		args = append(args, inst, dbName, kind, at, inst, dbName, kind, at, after)
+	}
+	q := `SELECT r.id FROM restore r WHERE ` + where + ` ORDER BY r.instance_id, r.database_name, r.kind, r.at_utc, r.id`
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", f.Limit)
+	}
+	ids, err := db.ids(ctx, q, args...)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	return db.restoresByID(ctx, ids)
+}
+
+// plusTerms turns pageWhere's column references (other than the instance's)
+// into expressions no index serves.
+var plusTerms = strings.NewReplacer("r.database_name", "+r.database_name", "r.kind", "+r.kind", "r.at_utc", "+r.at_utc",
+	"r.instance_build", "+r.instance_build", "r.source_server", "+r.source_server")
 
 func (db *DB) ids(ctx context.Context, q string, args ...any) ([]int64, error) {
 	rows, err := db.read.QueryContext(ctx, q, args...)
@@ -254,4 +318,137 @@ func (db *DB) logFact(ctx context.Context, id int64) (LogFact, error) {
 		_ = json.Unmarshal([]byte(recovery.String), f.Recovery)
 	}
 	return f, nil
+}
+
+// RestoreOrders is the whole fleet's restores in order of duration and of
+// throughput (restores whose measure is unknown left out), with each
+// restore's kind and time: what the restores list needs to page through
+// "longest first, full restores only" without walking a measure's index
+// and reading a table row for every restore of another kind. It is built
+// from three index-only scans (about a second for a million restores) and
+// meant to be cached until the data changes.
+type RestoreOrders struct {
+	duration, throughput []int32 // restore ids, ascending by (measure, id)
+	kind                 []uint8 // by id: kindCode of the restore, 0 = none
+	at                   []int64 // by id: at_utc (Unix ms)
+}
+
+var kindCodes = map[Kind]uint8{KindFull: 1, KindDiff: 2, KindLog: 3, KindFile: 4, KindPage: 5, KindVerify: 6, KindRevert: 7}
+
+// RestoreOrders reads the fleet's measure orders.
+func (db *DB) RestoreOrders(ctx context.Context) (*RestoreOrders, error) {
+	var maxID int64
+	if err := db.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM restore`).Scan(&maxID); err != nil {
+		return nil, fmt.Errorf("store: restore orders: %w", err)
+	}
+	if maxID >= 1<<31 {
+		return nil, Errorf(EUNAVAILABLE, "restore ids beyond 2^31: the list's measure orders are unavailable")
+	}
+	o := &RestoreOrders{kind: make([]uint8, maxID+1), at: make([]int64, maxID+1)}
+	rows, err := db.read.QueryContext(ctx, `SELECT id, kind, at_utc FROM restore WHERE id <= ?`, maxID)
+	if err != nil {
+		return nil, fmt.Errorf("store: restore orders: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, at int64
+		var kind string
+		if err := rows.Scan(&id, &kind, &at); err != nil {
+			return nil, fmt.Errorf("store: restore orders: %w", err)
+		}
+		o.kind[id], o.at[id] = kindCodes[Kind(kind)], at
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: restore orders: %w", err)
+	}
+	for _, m := range []struct {
+		col string
+		dst *[]int32
+	}{{"duration_s", &o.duration}, {"logical_mibps", &o.throughput}} {
+		// Both columns have an index of their own: an index-only scan, in order.
+		rows, err := db.read.QueryContext(ctx, `SELECT id FROM restore WHERE `+m.col+` IS NOT NULL AND id <= ? ORDER BY `+
+			m.col+`, id`, maxID)
+		if err != nil {
+			return nil, fmt.Errorf("store: restore orders: %w", err)
+		}
+		ids := make([]int32, 0, maxID/2)
+		for rows.Next() {
+			var id int32
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store: restore orders: %w", err)
+			}
+			ids = append(ids, id)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("store: restore orders: %w", err)
+		}
+		*m.dst = ids
+	}
+	return o, nil
+}
+
+// Serves reports whether Page answers f: an order by duration or throughput
+// filtered at most by kind and time.
+func (RestoreOrders) Serves(f RestoreFilter) bool {
+	return (f.Sort == "duration" || f.Sort == "throughput") && f.Instance == "" && f.Database == "" &&
+		f.Build == "" && f.Source == "" && len(f.IDs) == 0
+}
+
+// Page returns the ids of one page of the restores matching f (Limit and
+// Offset apply) in PageRestores' order, and how many match, counted up to
+// countCap (0: all). f must be one Serves accepts.
+func (o *RestoreOrders) Page(f RestoreFilter, countCap int) (ids []int64, total int, exact bool) {
+	order := o.duration
+	if f.Sort == "throughput" {
+		order = o.throughput
+	}
+	var kind uint8
+	if f.Kind != "" {
+		kind = kindCodes[f.Kind]
+		if kind == 0 {
+			return nil, 0, true
+		}
+	}
+	from, to := int64(math.MinInt64), int64(math.MaxInt64)
+	if !f.From.IsZero() {
+		from = f.From.UnixMilli()
+	}
+	if !f.To.IsZero() {
+		to = f.To.UnixMilli()
+	}
+	skip := max(f.Offset, 0)
+	n := len(order)
+	for k := range n {
+		i := k
+		if !f.Asc {
+			i = n - 1 - k
+		}
+		id := order[i]
+		if int(id) >= len(o.kind) || (kind != 0 && o.kind[id] != kind) || o.at[id] < from || o.at[id] >= to {
+			continue
+		}
+		total++
+		if total > skip && (f.Limit <= 0 || len(ids) < f.Limit) {
+			ids = append(ids, int64(id))
+		}
+		if countCap > 0 && total > countCap && (f.Limit > 0 && len(ids) == f.Limit) {
+			return ids, countCap, false
+		}
+	}
+	if countCap > 0 && total > countCap {
+		return ids, countCap, false
+	}
+	return ids, total, true
+}
+
+// RestoresByID returns the restores with the given ids, in that order
+// (ids that name no restore are left out).
+func (db *DB) RestoresByID(ctx context.Context, ids []int64) ([]Restore, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return db.restoresByID(ctx, ids)
 }

@@ -1,8 +1,6 @@
 package web
 
 import (
-	"encoding/json"
-	"errors"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -10,40 +8,6 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/export"
 )
-
-// errStop ends a stream early without it being an error.
-var errStop = errors.New("stop")
-
-// streamJSON writes a JSON array element by element, so an export of a
-// million restores never sits in memory. Once the first byte is out the
-// status cannot change: an error then is logged and the array left
-// unterminated, which a client's parser reports.
-func streamJSON(c echo.Context, each func(emit func(any) error) error) error {
-	w := c.Response()
-	w.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
-	w.WriteHeader(http.StatusOK)
-	if _, err := w.Write([]byte("[")); err != nil {
-		return err
-	}
-	n := 0
-	err := each(func(v any) error {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			b = append([]byte(",\n"), b...)
-		}
-		n++
-		_, err = w.Write(b)
-		return err
-	})
-	if err != nil && !errors.Is(err, errStop) {
-		return err
-	}
-	_, err = w.Write([]byte("]\n"))
-	return err
-}
 
 // handleAPIRegressions lists regressions; "status" filters (open,
 // acknowledged, resolved, active).

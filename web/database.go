@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 
@@ -31,7 +32,13 @@ func (s *Server) handleDatabase(c echo.Context) error {
 		return store.Errorf(store.ENOTFOUND, "no restores of database %q on instance %q have been analysed", dbName, inst)
 	}
 	se := pickSeries(series, c.QueryParam("kind"))
-	rs, _, _, err := s.db.PageRestores(ctx, store.RestoreFilter{Instance: inst, Database: dbName, Kind: se.Kind, Limit: chartLimit}, 1)
+	f := store.RestoreFilter{Instance: inst, Database: dbName, Kind: se.Kind, Limit: chartLimit}
+	pts, err := s.db.ChartPoints(ctx, f)
+	if err != nil {
+		return err
+	}
+	f.Limit = restoreRows
+	rs, _, _, err := s.db.PageRestores(ctx, f, 1)
 	if err != nil {
 		return err
 	}
@@ -39,7 +46,7 @@ func (s *Server) handleDatabase(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	m := s.databaseModel(series, se, rs, regs)
+	m := s.databaseModel(series, se, pts, rs, regs)
 	return s.render(c, http.StatusOK, view.DatabasePage(s.page(c, dbName+" on "+inst, "instances"), m))
 }
 
@@ -48,10 +55,10 @@ const restoreRows = 25
 
 // bufferStretches groups the restores (newest first) that logged buffer
 // settings into stretches of identical settings, oldest stretch last.
-func bufferStretches(rs []store.Restore) []view.BufferRow {
+func bufferStretches(rs []store.ChartPoint) []view.BufferRow {
 	type stretch struct {
 		key         string
-		first, last *store.Restore
+		first, last *store.ChartPoint
 		mibps       []float64
 		n           int
 	}
@@ -67,8 +74,8 @@ func bufferStretches(rs []store.Restore) []view.BufferRow {
 		}
 		st := &out[len(out)-1]
 		st.last, st.n = r, st.n+1
-		if r.LogicalMiBps != nil {
-			st.mibps = append(st.mibps, *r.LogicalMiBps)
+		if r.MiBps != nil {
+			st.mibps = append(st.mibps, *r.MiBps)
 		}
 	}
 	rows := make([]view.BufferRow, 0, len(out))
@@ -100,8 +107,9 @@ func pickSeries(series []store.Series, kind string) store.Series {
 }
 
 // databaseModel shapes a database page: three charts of the chosen
-// series, its buffer settings and its newest restores.
-func (s *Server) databaseModel(series []store.Series, se store.Series, rs []store.Restore, regs []store.Regression) view.Database {
+// series (its newest chartLimit restores, thinned to the charts' width),
+// its buffer settings and its newest restores (rs, in full).
+func (s *Server) databaseModel(series []store.Series, se store.Series, pts []store.ChartPoint, rs []store.Restore, regs []store.Regression) view.Database {
 	m := view.Database{Instance: se.Instance, InstanceURL: view.InstanceURL(se.Instance), Database: se.Database,
 		Kind: string(se.Kind), Series: s.seriesRow(se, regs),
 		AllURL: view.RestoresURL("instance", se.Instance, "database", se.Database, "kind", string(se.Kind))}
@@ -110,31 +118,30 @@ func (s *Server) databaseModel(series []store.Series, se store.Series, rs []stor
 		m.Kinds = append(m.Kinds, view.Tab{Label: fmt.Sprintf("%s (%s)", x.Kind, view.Int(int64(x.N))),
 			Href: view.DatabaseKindURL(x.Instance, x.Database, string(x.Kind)), Current: x.Kind == se.Kind})
 	}
-	m.Shown = "newest " + view.Int(int64(len(rs))) + " charted"
-	isOut, isChange := map[int64]bool{}, map[int64]bool{}
-	for _, id := range se.Outliers {
-		isOut[id] = true
-	}
-	for _, id := range se.ChangePoints {
-		isChange[id] = true
-	}
-	tput := chart.Series{Name: "logical MiB/s"}
-	dur := chart.Series{Name: "duration"}
-	size := chart.Series{Name: "backup size (GiB)"}
+	m.Shown = "newest " + view.Int(int64(len(pts))) + " charted"
+	isOut, isChange := idSet(se.Outliers), idSet(se.ChangePoints)
 	var cps []chart.ChangePoint
-	for i := len(rs) - 1; i >= 0; i-- {
-		r := &rs[i]
-		tp, dp := restorePoints(r, isOut[r.ID])
-		tput.Points, dur.Points = appendPoint(tput.Points, tp), appendPoint(dur.Points, dp)
-		if r.BackupBytes != nil {
-			size.Points = append(size.Points, chart.Point{T: r.At, V: float64(*r.BackupBytes) / (1 << 30), Href: view.RestoreURL(r.ID),
-				Tooltip: fmt.Sprintf("%s\n%s", view.Time(r.At), view.BytesPtr(r.BackupBytes))})
-		}
-		if isChange[r.ID] {
-			cps = append(cps, chart.ChangePoint{T: r.At, Label: "change " + view.Date(r.At)})
+	for i := len(pts) - 1; i >= 0; i-- {
+		if isChange[pts[i].ID] {
+			cps = append(cps, chart.ChangePoint{T: pts[i].At, Label: "change " + view.Date(pts[i].At)})
 		}
 	}
-	m.Buffers = bufferStretches(rs)
+	tput := chart.Series{Name: "logical MiB/s", Points: thinPoints(pts, isOut, func(p *store.ChartPoint) *float64 { return p.MiBps })}
+	dur := chart.Series{Name: "duration", Points: thinPoints(pts, isOut, func(p *store.ChartPoint) *float64 { return p.DurationS })}
+	size := chart.Series{Name: "backup size (GiB)"}
+	gib := make([]float64, len(pts))
+	for i, p := range pts {
+		gib[i] = math.NaN()
+		if p.BackupBytes != nil {
+			gib[i] = float64(*p.BackupBytes) / (1 << 30)
+		}
+	}
+	for _, i := range thinIndex(pts, func(i int) float64 { return gib[i] }, nil) {
+		p := &pts[i]
+		size.Points = append(size.Points, chart.Point{T: p.At, V: gib[i], Href: view.RestoreURL(p.ID),
+			Tooltip: view.Time(p.At) + "\n" + view.BytesPtr(p.BackupBytes)})
+	}
+	m.Buffers = bufferStretches(pts)
 	var refs []chart.RefLine
 	if se.BaselineMiBps != nil {
 		refs = append(refs, chart.RefLine{Y: *se.BaselineMiBps, Label: "baseline " + view.MiBpsPtr(se.BaselineMiBps)})
@@ -151,8 +158,8 @@ func (s *Server) databaseModel(series []store.Series, se store.Series, rs []stor
 		Series: []chart.Series{dur}, ChangePoints: cps, YLabel: "duration", YFormat: chart.FormatDuration, YFromZero: true}
 	m.Size = chart.TimeScatter{Frame: chart.Frame{Title: "Backup size over time (GiB)", ID: "db-size", Width: wideW, Height: 260},
 		Series: []chart.Series{size}, YLabel: "GiB", YFromZero: true}
-	m.RowsShown = view.Plural(int64(min(len(rs), restoreRows)), "restore", "restores")
-	for i := range rs[:min(len(rs), restoreRows)] {
+	m.RowsShown = view.Plural(int64(len(rs)), "restore", "restores")
+	for i := range rs {
 		m.Rows = append(m.Rows, s.restoreRow(&rs[i], isOut[rs[i].ID]))
 	}
 	return m

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/web/chart"
@@ -31,7 +30,7 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 	if err != nil {
 		return view.Evidence{}, err
 	}
-	rs, _, _, err := s.db.PageRestores(ctx, store.RestoreFilter{Instance: r.Instance, Database: r.Database, Kind: r.Kind, Limit: chartLimit}, 1)
+	rs, err := s.db.ChartPoints(ctx, store.RestoreFilter{Instance: r.Instance, Database: r.Database, Kind: r.Kind, Limit: chartLimit})
 	if err != nil {
 		return view.Evidence{}, err
 	}
@@ -100,26 +99,23 @@ func sizeNote(r *store.Regression) string {
 // a wide range: a drop to a third then looks as big at 50 MiB/s as at 900)
 // and duration, before and after the change in two marker shapes, with the
 // medians and the change point.
-func evidenceCharts(r *store.Regression, rs []store.Restore, outliers []int64) (chart.TimeScatter, chart.TimeScatter) {
-	isOut := map[int64]bool{}
-	for _, id := range outliers {
-		isOut[id] = true
-	}
-	before, after := chart.Series{Name: "before the change"}, chart.Series{Name: "since the change"}
-	dBefore, dAfter := chart.Series{Name: "before the change"}, chart.Series{Name: "since the change"}
-	var first time.Time
-	for i := len(rs) - 1; i >= 0; i-- {
-		x := rs[i]
-		if first.IsZero() || x.At.Before(first) {
-			first = x.At
-		}
-		tp, dp := restorePoints(&x, isOut[x.ID])
-		if x.At.Before(r.ChangedAt) {
-			before.Points, dBefore.Points = appendPoint(before.Points, tp), appendPoint(dBefore.Points, dp)
-		} else {
-			after.Points, dAfter.Points = appendPoint(after.Points, tp), appendPoint(dAfter.Points, dp)
+func evidenceCharts(r *store.Regression, rs []store.ChartPoint, outliers []int64) (chart.TimeScatter, chart.TimeScatter) {
+	isOut := idSet(outliers)
+	// rs is newest first: the restores since the change come first.
+	split := len(rs)
+	for i := range rs {
+		if rs[i].At.Before(r.ChangedAt) {
+			split = i
+			break
 		}
 	}
+	since, earlier := rs[:split], rs[split:]
+	tp := func(p *store.ChartPoint) *float64 { return p.MiBps }
+	dp := func(p *store.ChartPoint) *float64 { return p.DurationS }
+	before, after := chart.Series{Name: "before the change", Points: thinPoints(earlier, isOut, tp)},
+		chart.Series{Name: "since the change", Points: thinPoints(since, isOut, tp)}
+	dBefore, dAfter := chart.Series{Name: "before the change", Points: thinPoints(earlier, isOut, dp)},
+		chart.Series{Name: "since the change", Points: thinPoints(since, isOut, dp)}
 	cp := []chart.ChangePoint{{T: r.ChangedAt, Label: "change " + view.Date(r.ChangedAt)}}
 	tput := chart.TimeScatter{
 		Frame:  chart.Frame{Title: "Logical throughput of each restore (MiB/s)", ID: "ev-tput", Width: wideW, Height: wideH},
@@ -143,22 +139,6 @@ func evidenceCharts(r *store.Regression, rs []store.Restore, outliers []int64) (
 	return tput, dur
 }
 
-// restorePoints makes a restore's throughput and duration points, each a
-// link to the restore with a tooltip naming it.
-func restorePoints(x *store.Restore, outlier bool) (tp, dp *chart.Point) {
-	tip := fmt.Sprintf("%s · %s\n%s\n%s · %s", x.Database, x.Kind, view.Time(x.At), view.MiBpsPtr(x.LogicalMiBps), view.DurationPtr(x.DurationS))
-	if outlier {
-		tip += "\noutlier: left out of the medians"
-	}
-	if x.LogicalMiBps != nil {
-		tp = &chart.Point{T: x.At, V: *x.LogicalMiBps, Href: view.RestoreURL(x.ID), Tooltip: tip, Outlier: outlier}
-	}
-	if x.DurationS != nil {
-		dp = &chart.Point{T: x.At, V: *x.DurationS, Href: view.RestoreURL(x.ID), Tooltip: tip, Outlier: outlier}
-	}
-	return tp, dp
-}
-
 // spansDecades reports whether the values run over more than a factor of
 // 4, where a log axis reads better; a narrower range is drawn linear from
 // zero so that a stable series is not squeezed against one edge.
@@ -172,13 +152,6 @@ func spansDecades(series ...chart.Series) bool {
 		}
 	}
 	return hi/lo > 4
-}
-
-func appendPoint(ps []chart.Point, p *chart.Point) []chart.Point {
-	if p == nil {
-		return ps
-	}
-	return append(ps, *p)
 }
 
 // regressionMethod explains how the figures were made (SPEC §5's "which

@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"html"
 	"net/http"
+	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -318,5 +320,98 @@ func TestStartServesAndShutsDown(t *testing.T) {
 	}
 	if err := web.New(web.Config{DB: emptyDB(t), Addr: "256.0.0.1:1"}).Start(context.Background()); store.ErrorCode(err) != store.EUNAVAILABLE {
 		t.Errorf("listening on a bad address: %v, want unavailable", err)
+	}
+}
+
+// TestAPIRestoresPages walks /api/restores by its Link header and gets
+// every restore of the filter exactly once, in series order, a page at a
+// time; bad page parameters are a 400 that says what to send.
+func TestAPIRestoresPages(t *testing.T) {
+	db := demoDB(t)
+	_, ts := serve(t, web.Config{DB: db})
+	c := client(t)
+	for _, filter := range []string{"", "kind=log&", "instance=" + url.QueryEscape(hostileInstance) + "&"} {
+		f := store.RestoreFilter{}
+		if filter == "kind=log&" {
+			f.Kind = store.KindLog
+		} else if filter != "" {
+			f.Instance = hostileInstance
+		}
+		var want []int64
+		if err := db.EachRestore(t.Context(), f, func(r *store.Restore) error { want = append(want, r.ID); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		next, pages := "/api/restores?"+filter+"limit=37", 0
+		for next != "" {
+			code, js, h := get(t, c, ts.URL+next)
+			var rows []struct {
+				ID int64 `json:"id"`
+			}
+			if code != http.StatusOK || json.Unmarshal([]byte(js), &rows) != nil {
+				t.Fatalf("GET %s = %d: %.200s", next, code, js)
+			}
+			if len(rows) > 37 {
+				t.Fatalf("GET %s: %d rows, limit 37", next, len(rows))
+			}
+			for _, r := range rows {
+				got = append(got, r.ID)
+			}
+			next = ""
+			if l := h.Get("Link"); l != "" {
+				next = strings.TrimPrefix(strings.TrimSuffix(l, `>; rel="next"`), "<")
+				if cur := h.Get("X-Next-Cursor"); !strings.Contains(next, "cursor="+cur) || len(rows) != 37 {
+					t.Fatalf("Link %q, X-Next-Cursor %q after a page of %d", l, cur, len(rows))
+				}
+			}
+			if pages++; pages > 200 {
+				t.Fatal("the pages never end")
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("filter %q: pages gave %d restores, EachRestore %d (first %v vs %v)", filter, len(got), len(want),
+				got[:min(5, len(got))], want[:min(5, len(want))])
+		}
+	}
+	code, js, _ := get(t, c, ts.URL+"/api/restores")
+	var rows []map[string]any
+	if code != http.StatusOK || json.Unmarshal([]byte(js), &rows) != nil || len(rows) != 100 {
+		t.Errorf("/api/restores without limit: %d, %d rows; want the default page of 100", code, len(rows))
+	}
+	for _, p := range []string{"limit=0", "limit=1001", "limit=ten", "cursor=abc", "cursor=-4", "cursor=999999999"} {
+		code, body, _ := get(t, c, ts.URL+"/api/restores?"+p)
+		if code != http.StatusBadRequest || !strings.Contains(body, strings.SplitN(p, "=", 2)[0]) {
+			t.Errorf("/api/restores?%s = %d %.200s; want a 400 naming the parameter", p, code, body)
+		}
+	}
+}
+
+// TestRestoresSortAliases: ?sort=duration is the longest-first order; an
+// unknown order is a 400 that lists the valid ones.
+func TestRestoresSortAliases(t *testing.T) {
+	db := demoDB(t)
+	_, ts := serve(t, web.Config{DB: db})
+	c := client(t)
+	code, alias, _ := get(t, c, ts.URL+"/restores?sort=duration&kind=full")
+	_, longest, _ := get(t, c, ts.URL+"/restores?sort=longest&kind=full")
+	if code != http.StatusOK {
+		t.Fatalf("/restores?sort=duration = %d", code)
+	}
+	rowsOf := func(body string) string {
+		i, j := strings.Index(body, "<tbody>"), strings.Index(body, "</tbody>")
+		if i < 0 || j < i {
+			return ""
+		}
+		return body[i:j]
+	}
+	if rowsOf(alias) == "" || rowsOf(alias) != rowsOf(longest) {
+		t.Error("sort=duration does not list what sort=longest does")
+	}
+	if !strings.Contains(alias, `<option value="longest" selected`) {
+		t.Error("sort=duration does not show the longest-first order as chosen")
+	}
+	code, body, _ := get(t, c, ts.URL+"/restores?sort=bogus")
+	if code != http.StatusBadRequest || !strings.Contains(body, "longest") || !strings.Contains(body, "fastest") {
+		t.Errorf("/restores?sort=bogus = %d %.300s; want a 400 listing the orders", code, body)
 	}
 }

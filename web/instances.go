@@ -276,29 +276,30 @@ func hostRows(s *Server, hosts []store.HostRecord) []view.KV {
 	return rows
 }
 
-// instanceChart plots every restore's throughput by kind with the build
-// changes marked.
+// instanceChart plots the restores' throughput by kind (each kind thinned
+// to the chart's width) with the build changes marked.
 func instanceChart(name string, rs []store.ChartPoint, markers []chart.Marker) (chart.TimeScatter, bool) {
-	byKind := map[store.Kind]int{}
-	var series []chart.Series
-	n := 0
-	for i := len(rs) - 1; i >= 0; i-- {
-		r := &rs[i]
+	byKind := map[store.Kind][]store.ChartPoint{}
+	var kinds []store.Kind
+	for i := len(rs) - 1; i >= 0; i-- { // oldest first: series appear in order of their first restore
+		r := rs[i]
 		if r.MiBps == nil {
 			continue
 		}
-		k, ok := byKind[r.Kind]
-		if !ok {
-			k = len(series)
-			byKind[r.Kind] = k
-			series = append(series, chart.Series{Name: string(r.Kind) + " restores"})
+		if _, ok := byKind[r.Kind]; !ok {
+			kinds = append(kinds, r.Kind)
 		}
-		series[k].Points = append(series[k].Points, chart.Point{T: r.At, V: *r.MiBps, Href: view.RestoreURL(r.ID),
-			Tooltip: fmt.Sprintf("%s · %s\n%s\n%s · %s", r.Database, r.Kind, view.Time(r.At), view.MiBpsPtr(r.MiBps), view.DurationPtr(r.DurationS))})
-		n++
+		byKind[r.Kind] = append(byKind[r.Kind], r)
+	}
+	series := make([]chart.Series, 0, len(kinds))
+	for _, k := range kinds {
+		pts := byKind[k]
+		slices.Reverse(pts) // newest first, as thinPoints expects
+		series = append(series, chart.Series{Name: string(k) + " restores",
+			Points: thinPoints(pts, nil, func(p *store.ChartPoint) *float64 { return p.MiBps })})
 	}
 	return chart.TimeScatter{Frame: chart.Frame{Title: "Restore throughput on " + name, ID: "inst-tput", Width: wideW, Height: wideH},
-		Series: series, Markers: markers, YLabel: "MiB/s", LogY: spansDecades(series...), YFromZero: true}, n > 0
+		Series: series, Markers: markers, YLabel: "MiB/s", LogY: spansDecades(series...), YFromZero: true}, len(kinds) > 0
 }
 
 // seriesRow shapes a series with a link to its open regression, if any.

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -32,6 +33,9 @@ var sorts = []struct {
 	{"slowest", "Slowest first (MiB/s)", "throughput", true}, {"fastest", "Fastest first (MiB/s)", "throughput", false},
 }
 
+// sortAliases are the column names a user may guess for an order.
+var sortAliases = map[string]string{"duration": "longest", "throughput": "slowest", "time": "newest", "at": "newest"}
+
 var kinds = []string{"full", "diff", "log", "file", "page"}
 
 // restoreFilter reads the filters shared by the list, the CSV export and the
@@ -58,13 +62,21 @@ func restoreFilter(c echo.Context) (store.RestoreFilter, view.RestoreFilter, err
 	if form.Sort == "" {
 		form.Sort = "newest"
 	}
+	if alias, ok := sortAliases[form.Sort]; ok {
+		form.Sort = alias
+	}
 	for _, s := range sorts {
 		if s.value == form.Sort {
 			f.Sort, f.Asc = s.column, s.asc
 		}
 	}
 	if f.Sort == "" {
-		return f, form, store.Errorf(store.EINVALID, "unknown order %q", form.Sort)
+		names := make([]string, len(sorts))
+		for i, s := range sorts {
+			names[i] = s.value
+		}
+		return f, form, store.Errorf(store.EINVALID, "unknown order %q: use sort=%s (or duration for longest, throughput for slowest, time for newest)",
+			form.Sort, strings.Join(names, ", "))
 	}
 	return f, form, nil
 }
@@ -91,13 +103,31 @@ func (s *Server) handleRestores(c echo.Context) error {
 	page, _ := strconv.Atoi(c.QueryParam("page"))
 	page = max(page, 1)
 	f.Limit, f.Offset = pageSize, (page-1)*pageSize
-	rs, total, exact, err := s.db.PageRestores(c.Request().Context(), f, countCap)
+	rs, total, exact, err := s.pageRestores(c.Request().Context(), f)
 	if err != nil {
 		return err
 	}
 	m := s.restoresModel(c, f, form, rs, total, exact)
 	m.Paging = paging(c, page, len(rs), total, exact)
 	return s.render(c, http.StatusOK, view.RestoresPage(s.page(c, "Restores", "restores"), m))
+}
+
+// pageRestores reads one page of the list. The fleet-wide orders by a
+// measure (with at most a kind and dates) come from the cached
+// RestoreOrders: no index orders restores by a measure within a kind, and
+// walking a measure's index for one kind reads a table row per restore of
+// every other kind.
+func (s *Server) pageRestores(ctx context.Context, f store.RestoreFilter) ([]store.Restore, int, bool, error) {
+	if !(store.RestoreOrders{}).Serves(f) {
+		return s.db.PageRestores(ctx, f, countCap)
+	}
+	o, err := cached(ctx, s, "restore-orders", s.db.RestoreOrders)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	ids, total, exact := o.Page(f, countCap)
+	rs, err := s.db.RestoresByID(ctx, ids)
+	return rs, total, exact, err
 }
 
 // restoresModel shapes one page of the list with its form and links.
@@ -210,21 +240,64 @@ func (s *Server) handleRestoresCSV(c echo.Context) error {
 	return err
 }
 
-// handleAPIRestores streams the filtered restores as a JSON array of
-// SPEC §6.1 objects; "limit" caps them.
+// API page sizes of /api/restores: a page is cheap whatever the warehouse
+// holds, and a client walks the rest with the cursor of the Link header.
+const (
+	apiPageSize = 100
+	apiMaxPage  = 1000
+)
+
+// handleAPIRestores returns one page of the filtered restores as a JSON
+// array of SPEC §6.1 objects, in series order (instance, database, kind,
+// time). "limit" sets the page size (100 by default, at most 1000); when
+// more restores follow, a Link header (rel="next") and X-Next-Cursor give
+// the next page's URL and "cursor".
 func (s *Server) handleAPIRestores(c echo.Context) error {
 	f, _, err := restoreFilter(c)
 	if err != nil {
 		return err
 	}
-	limit, _ := strconv.Atoi(c.QueryParam("limit"))
-	return streamJSON(c, func(emit func(any) error) error {
-		n := 0
-		return s.db.EachRestore(c.Request().Context(), f, func(r *store.Restore) error {
-			if n++; limit > 0 && n > limit {
-				return errStop
-			}
-			return emit(export.Row(r, s.cfg.Namer))
-		})
-	})
+	limit, after, err := apiPaging(c)
+	if err != nil {
+		return err
+	}
+	f.Limit = limit + 1 // one more tells whether a next page exists
+	rs, err := s.db.RestoresAfter(c.Request().Context(), f, after)
+	if err != nil {
+		return err
+	}
+	if len(rs) > limit {
+		rs = rs[:limit]
+		next := strconv.FormatInt(rs[len(rs)-1].ID, 10)
+		q := c.QueryParams()
+		v := url.Values{}
+		for k, x := range q {
+			v[k] = x
+		}
+		v.Set("cursor", next)
+		h := c.Response().Header()
+		h.Set("Link", "</api/restores?"+v.Encode()+`>; rel="next"`)
+		h.Set("X-Next-Cursor", next)
+	}
+	out := make([]export.RestoreRow, len(rs))
+	for i := range rs {
+		out[i] = export.Row(&rs[i], s.cfg.Namer)
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// apiPaging reads "limit" and "cursor".
+func apiPaging(c echo.Context) (limit int, after int64, err error) {
+	limit = apiPageSize
+	if v := c.QueryParam("limit"); v != "" {
+		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > apiMaxPage {
+			return 0, 0, store.Errorf(store.EINVALID, "limit %q: use a whole number from 1 to %d", v, apiMaxPage)
+		}
+	}
+	if v := c.QueryParam("cursor"); v != "" {
+		if after, err = strconv.ParseInt(v, 10, 64); err != nil || after < 1 {
+			return 0, 0, store.Errorf(store.EINVALID, "cursor %q: use the value of a previous response's X-Next-Cursor header", v)
+		}
+	}
+	return limit, after, nil
 }

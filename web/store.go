@@ -24,6 +24,9 @@ type Store interface {
 
 	PageRestores(ctx context.Context, f store.RestoreFilter, countCap int) ([]store.Restore, int, bool, error)
 	EachRestore(ctx context.Context, f store.RestoreFilter, fn func(*store.Restore) error) error
+	RestoreOrders(ctx context.Context) (*store.RestoreOrders, error)
+	RestoresByID(ctx context.Context, ids []int64) ([]store.Restore, error)
+	RestoresAfter(ctx context.Context, f store.RestoreFilter, after int64) ([]store.Restore, error)
 	GetRestoreDetail(ctx context.Context, id int64) (*store.RestoreDetail, error)
 	RelativeSpeeds(ctx context.Context, f store.RestoreFilter) ([]store.RelativeSpeed, error)
 	ChartPoints(ctx context.Context, f store.RestoreFilter) ([]store.ChartPoint, error)
