@@ -28,6 +28,9 @@ const (
 // a crash between an import's commit and its reconciliation is repaired by the
 // next call (the instance stays marked dirty).
 func (db *DB) Reconcile(ctx context.Context) error {
+	if err := db.checkDerivation(ctx); err != nil {
+		return err
+	}
 	rows, err := db.write.QueryContext(ctx, `SELECT id FROM instance WHERE dirty = 1 ORDER BY id`)
 	if err != nil {
 		return fmt.Errorf("store: reconcile: %w", err)
@@ -50,6 +53,38 @@ func (db *DB) Reconcile(ctx context.Context) error {
 		ids = ids[n:]
 	}
 	return nil
+}
+
+// derivationVersion names what derive and build produce. Bump it whenever a
+// change there alters the restore rows derived from the same facts: the next
+// Reconcile then re-derives every instance once, so an upgraded restorewatch
+// never shows restores derived by the rules of an older one.
+const derivationVersion = "2"
+
+// checkDerivation marks every instance dirty when the warehouse's restores
+// were derived by another derivation version (or none recorded it).
+func (db *DB) checkDerivation(ctx context.Context) error {
+	var v string
+	err := db.write.QueryRowContext(ctx, `SELECT value FROM setting WHERE key = 'derivation_version'`).Scan(&v)
+	if err == nil && v == derivationVersion {
+		return nil
+	}
+	if err != nil && err != sql.ErrNoRows {
+		return fmt.Errorf("store: reconcile: %w", err)
+	}
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: reconcile: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE instance SET dirty = 1`); err != nil {
+		return fmt.Errorf("store: reconcile: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO setting (key, value) VALUES ('derivation_version', ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, derivationVersion); err != nil {
+		return fmt.Errorf("store: reconcile: %w", err)
+	}
+	return tx.Commit()
 }
 
 // ReconcileAll rebuilds every instance's restores from scratch.
