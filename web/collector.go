@@ -11,18 +11,12 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/restorewatch/restorewatch/ingest/mssql"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/web/view"
 )
 
 // collectorHistory is how many runs the page lists for one instance.
 const collectorHistory = 50
-
-// collectorInterval is the pass interval freshness is judged against: a run
-// older than twice it is stale. Config does not carry the collector's
-// interval, so this is the collector's default.
-const collectorInterval = mssql.DefaultInterval
 
 // handleCollector lists the last collector run of every instance, or with
 // ?instance=NAME that instance's recent runs.
@@ -39,7 +33,7 @@ func (s *Server) handleCollector(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	m := collectorModel(runs, name, s.cfg.Now(), collectorInterval)
+	m := collectorModel(runs, name, s.cfg.Now(), s.cfg.CollectorInterval)
 	title := "Collector"
 	if name != "" {
 		title = "Collector runs of " + name

@@ -188,3 +188,24 @@ func TestCollectorAndLiveEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectorPageUsesConfiguredInterval: with a two-hour pass interval a
+// run from two hours ago is fresh, and the page names that interval.
+func TestCollectorPageUsesConfiguredInterval(t *testing.T) {
+	db := emptyDB(t)
+	addRun(t, db, etlInstance, store.RunOK, liveNow.Add(-2*time.Hour), liveNow.Add(-2*time.Hour+time.Minute), nil, nil, nil)
+	for _, c := range []struct {
+		interval  time.Duration
+		text      string
+		wantStale bool
+	}{{0, "twice the pass interval (15 min)", true}, {2 * time.Hour, "twice the pass interval (120 min)", false}} {
+		_, ts := serve(t, web.Config{DB: db, Now: func() time.Time { return liveNow }, CollectorInterval: c.interval})
+		code, body, _ := get(t, client(t), ts.URL+"/collector")
+		if code != http.StatusOK || !strings.Contains(body, c.text) {
+			t.Errorf("interval %v: %d, want %q", c.interval, code, c.text)
+		}
+		if stale := strings.Contains(body, "1 stale"); stale != c.wantStale {
+			t.Errorf("interval %v: stale shown %v, want %v", c.interval, stale, c.wantStale)
+		}
+	}
+}

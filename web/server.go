@@ -24,6 +24,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/restorewatch/restorewatch/ingest"
+	"github.com/restorewatch/restorewatch/ingest/mssql"
 	"github.com/restorewatch/restorewatch/static"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
@@ -70,6 +71,10 @@ type Config struct {
 	ImportEvery time.Duration
 	// Now anchors "this period"; nil is time.Now.
 	Now func() time.Time
+	// CollectorInterval is the collector's pass interval, which the
+	// collector page judges freshness by (a run older than twice it is
+	// stale); zero is the collector's default (mssql.DefaultInterval).
+	CollectorInterval time.Duration
 }
 
 // Server is the dashboard.
@@ -118,6 +123,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.CollectorInterval <= 0 {
+		cfg.CollectorInterval = mssql.DefaultInterval
 	}
 	if cfg.Analysis.Config == (analysis.Config{}) {
 		// A zero Config would skip the bootstrap interval of uploads' findings.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/restorewatch/restorewatch/ingest/mssql"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/web"
 )
@@ -47,6 +48,7 @@ func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 			fmt.Fprintf(m.Stderr, "serve: %s already has %d restores; --demo leaves it as it is\n", db.Path(), n)
 		}
 	}
+	db.KeepReaders()
 	ref, err := m.reference()
 	if err != nil {
 		return err
@@ -55,8 +57,17 @@ func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
-	srv := web.New(web.Config{DB: db, Logger: m.Logger, Addr: c.Addr, Token: token, Reference: ref,
-		Namer: ref.Namer(), Version: Version, Analysis: opt})
+	wc := web.Config{DB: db, Logger: m.Logger, Addr: c.Addr, Token: token, Reference: ref,
+		Namer: ref.Namer(), Version: Version, Analysis: opt}
+	if c.Config != "" {
+		// The collector page judges freshness by the configured interval.
+		cfg, err := mssql.LoadConfig(c.Config)
+		if err != nil {
+			return store.Errorf(store.EINVALID, "%v", err)
+		}
+		wc.CollectorInterval = cfg.Collector.Interval
+	}
+	srv := web.New(wc)
 	if err := srv.Start(ctx); err != nil {
 		return err
 	}
