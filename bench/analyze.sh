@@ -9,9 +9,14 @@
 # line, one series in twenty slowing to 0.4×) is built once with
 # `bench/fleet build`, which goes through store's import API (batching,
 # validation, reconciliation as every importer; only file parsing skipped).
-# Then, RUNS times each (interleaved), under /usr/bin/time for max RSS:
-#   rw analyze --db W        reconcile every instance from its raw facts, then analysis
-#   fleet analyze -db W      analysis.Run alone (what the 3 s target is about)
+# Then, RUNS times each (interleaved), under /usr/bin/time for max RSS and
+# CPU time (user + system: the machine is shared, so wall time alone says
+# little about the code):
+#   rw analyze --db W        reconcile the instances an import left dirty
+#                            (none here), then the analysis: the 3 s target
+#   fleet analyze -db W      analysis.Run alone, with the Go heap's peak
+# RW_BENCH_REDERIVE=1 adds one `rw analyze --rederive` run (every restore
+# re-derived from its raw facts first, as `rw analyze` did before).
 #
 #   bash bench/analyze.sh
 #
@@ -35,6 +40,7 @@ TIME=/usr/bin/time
 
 note() { echo "$@" | tee -a "$OUT"; }
 load() { uptime | sed 's/.*load average: //'; }
+cpu() { awk -v u="$1" -v s="$2" 'BEGIN {printf "%.2f", u + s}'; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 note "# Analysis benchmark, $STAMP"
@@ -54,8 +60,8 @@ else
 fi
 note "- warehouse size: $(du -h "$DB" | cut -f1)"
 note ""
-note "| run | command | wall s | reconcile s | analysis s | max RSS MiB | Go heap peak MiB | load before |"
-note "|---:|---|---:|---:|---:|---:|---:|---|"
+note "| run | command | wall s | CPU s (user+sys) | reconcile s | analysis s | max RSS MiB | Go heap peak MiB | load before |"
+note "|---:|---|---:|---:|---:|---:|---:|---:|---|"
 : >"$DIR/an-rw.txt"
 : >"$DIR/an-run.txt"
 : >"$DIR/an-rwa.txt"
@@ -63,29 +69,37 @@ RSS_RW=0
 RSS_RUN=0
 for i in $(seq 1 "$RUNS"); do
 	l=$(load)
-	"$TIME" -f '%e %M' -o "$DIR/t.txt" "$DIR/rw" analyze --db "$DB" >"$DIR/o.txt"
-	read -r s k <"$DIR/t.txt"
+	"$TIME" -f '%e %M %U %S' -o "$DIR/t.txt" "$DIR/rw" analyze --db "$DB" >"$DIR/o.txt"
+	read -r s k u y <"$DIR/t.txt"
 	rec=$(sed -n 's/.*reconcile \([0-9.]*\) s, analysis \([0-9.]*\) s.*/\1/p' "$DIR/o.txt")
 	ana=$(sed -n 's/.*reconcile \([0-9.]*\) s, analysis \([0-9.]*\) s.*/\2/p' "$DIR/o.txt")
 	echo "$s" >>"$DIR/an-rw.txt"
 	echo "$ana" >>"$DIR/an-rwa.txt"
 	RSS_RW=$((k > RSS_RW ? k : RSS_RW))
-	note "| $i | \`rw analyze\` | $s | $rec | $ana | $((k / 1024)) | | $l |"
-	[ "$i" = 1 ] && note "|  | ↳ $(cat "$DIR/o.txt") | | | | | | |"
+	note "| $i | \`rw analyze\` | $s | $(cpu "$u" "$y") | $rec | $ana | $((k / 1024)) | | $l |"
+	[ "$i" = 1 ] && note "|  | ↳ $(cat "$DIR/o.txt") | | | | | | | |"
 
 	l=$(load)
-	"$TIME" -f '%e %M' -o "$DIR/t.txt" "$DIR/fleet" analyze -db "$DB" >"$DIR/o.txt"
-	read -r s k <"$DIR/t.txt"
+	"$TIME" -f '%e %M %U %S' -o "$DIR/t.txt" "$DIR/fleet" analyze -db "$DB" >"$DIR/o.txt"
+	read -r s k u y <"$DIR/t.txt"
 	ana=$(sed -n 's/.* in \([0-9.]*\) s; .*/\1/p' "$DIR/o.txt")
 	heap=$(sed -n 's/.*peaked at \([0-9]*\) MiB.*/\1/p' "$DIR/o.txt")
 	echo "$ana" >>"$DIR/an-run.txt"
 	RSS_RUN=$((k > RSS_RUN ? k : RSS_RUN))
-	note "| $i | \`fleet analyze\` (analysis.Run alone) | $s | | $ana | $((k / 1024)) | $heap | $l |"
-	[ "$i" = 1 ] && note "|  | ↳ $(cat "$DIR/o.txt") | | | | | | |"
+	note "| $i | \`fleet analyze\` (analysis.Run alone) | $s | $(cpu "$u" "$y") | | $ana | $((k / 1024)) | $heap | $l |"
+	[ "$i" = 1 ] && note "|  | ↳ $(cat "$DIR/o.txt") | | | | | | | |"
 done
+if [ "${RW_BENCH_REDERIVE:-}" = 1 ]; then
+	l=$(load)
+	"$TIME" -f '%e %M %U %S' -o "$DIR/t.txt" "$DIR/rw" analyze --rederive --db "$DB" >"$DIR/o.txt"
+	read -r s k u y <"$DIR/t.txt"
+	rec=$(sed -n 's/.*reconcile \([0-9.]*\) s, analysis \([0-9.]*\) s.*/\1/p' "$DIR/o.txt")
+	ana=$(sed -n 's/.*reconcile \([0-9.]*\) s, analysis \([0-9.]*\) s.*/\2/p' "$DIR/o.txt")
+	note "| 1 | \`rw analyze --rederive\` | $s | $(cpu "$u" "$y") | $rec | $ana | $((k / 1024)) | | $l |"
+fi
 note ""
-note "Medians: \`rw analyze\` $(median <"$DIR/an-rw.txt") s wall (its analysis part $(median <"$DIR/an-rwa.txt") s), max RSS $((RSS_RW / 1024)) MiB; \
-analysis.Run alone **$(median <"$DIR/an-run.txt") s**, max RSS **$((RSS_RUN / 1024)) MiB** (target < 3 s, < 1 GiB)."
+note "Medians: \`rw analyze\` **$(median <"$DIR/an-rw.txt") s** wall (its analysis part $(median <"$DIR/an-rwa.txt") s), max RSS **$((RSS_RW / 1024)) MiB**; \
+analysis.Run alone $(median <"$DIR/an-run.txt") s, max RSS $((RSS_RUN / 1024)) MiB (target for \`rw analyze\`: < 3 s, < 1 GiB)."
 
 if [ "${RW_BENCH_PROFILE:-}" = 1 ]; then
 	"$DIR/fleet" analyze -db "$DB" -cpuprofile "$DIR/analyze.prof" >/dev/null

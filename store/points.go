@@ -1,30 +1,53 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"errors"
 	"fmt"
+	"maps"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // SeriesPoint is the lean view of a restore the regression engine reads:
-// what it needs to judge throughput and to tell what changed.
+// what it needs to judge throughput and known-issue conditions. It holds no
+// pointers and no factors, so a million of them are a small block the
+// garbage collector does not scan; the factors of the few series that show
+// a change are read afterwards with SeriesFactors.
 type SeriesPoint struct {
-	RestoreID   int64
-	At          time.Time
-	DurationS   float64 // 0 = unknown
-	Bytes       int64   // 0 = unknown
-	MiBps       float64 // 0 = unknown
-	Family      string
-	Factors     map[string]string
-	Compressed  bool
-	Encrypted   bool
-	Alignment4K bool
-	Virtual     bool
-	Striped     bool
+	RestoreID int64
+	AtMs      int64   // UTC milliseconds
+	DurationS float64 // 0 = unknown
+	Bytes     int64   // 0 = unknown
+	MiBps     float64 // 0 = unknown
+	Cond      Conditions
 }
+
+// At returns the time of the restore.
+func (p SeriesPoint) At() time.Time { return time.UnixMilli(p.AtMs).UTC() }
+
+// Conditions are the properties of a restore that known issues are keyed on.
+type Conditions uint8
+
+// The conditions of a restore.
+const (
+	CondCompressed Conditions = 1 << iota // the backup is compressed
+	CondEncrypted                         // the backup is encrypted
+	CondAlign4K                           // the device reported a 4096-byte I/O alignment
+	CondVirtual                           // a virtual device (VDI) was the source
+	CondStriped                           // more than one stripe
+)
+
+// hasBuild marks, in the scan only, a restore whose instance build is known.
+const hasBuild = 1 << 5
 
 // SeriesRestores is one series' restores in time order.
 type SeriesRestores struct {
@@ -32,93 +55,465 @@ type SeriesRestores struct {
 	Instance   string
 	Database   string
 	Kind       Kind
-	Build      string // the instance's latest known build
+	Build      string // the latest instance build known in the series
+	Family     string // the family of the latest restore
 	Points     []SeriesPoint
 }
 
-// EachSeries streams every series of the given instances (all when ids is
-// nil) to fn, one series at a time, so memory follows the largest series.
-func (db *DB) EachSeries(ctx context.Context, ids []int64, fn func(*SeriesRestores) error) error {
-	q := `SELECT r.instance_id, i.name, r.database_name, r.kind, r.id, r.at_utc, COALESCE(r.duration_s,0),
-		COALESCE(r.backup_bytes, r.pages*8192, 0), COALESCE(r.logical_mibps,0), COALESCE(r.family,''),
-		COALESCE(r.instance_build,''), COALESCE(r.source_build,''), COALESCE(r.source_server,''), r.compressed, r.encrypted,
-		r.checksum, COALESCE(r.device_kind,''), r.stripes, r.buffer_count, r.max_transfer_kib, r.io_alignment, r.ifi,
-		r.cpu_count, r.memory_mb, COALESCE(r.modules,''), COALESCE(r.trace_flags,'')
-		FROM restore r JOIN instance i ON i.id = r.instance_id`
-	var args []any
+// seriesScan reads what SeriesPoint holds, packed into as few columns as
+// SQLite can hand over cheaply: each value fetched costs a trip through the
+// driver (two calls into SQLite, each taking the connection's mutex), which
+// made a read of a million restores cost seconds. The conditions and
+// whether the build is known ride in the low bits of the instance id; the
+// family and the build are read afterwards for the one restore per series
+// that needs them.
+const seriesScan = `SELECT (instance_id << 6) | (COALESCE(compressed,0) <> 0) | ((COALESCE(encrypted,0) <> 0) << 1)
+	| ((io_alignment IS 4096) << 2) | ((device_kind IS '` + DeviceVirtual + `') << 3) | ((COALESCE(stripes,0) > 1) << 4)
+	| ((COALESCE(instance_build,'') <> '') << 5),
+	database_name, kind, id, at_utc, COALESCE(duration_s,0), COALESCE(backup_bytes, pages*8192, 0), COALESCE(logical_mibps,0)
+	FROM restore`
+
+// LoadSeries reads every series of the given instances (all when ids is
+// nil), ordered by instance id, database and kind, each with its points in
+// time order.
+//
+// A read of many instances scans the restore table in rowid order, over one
+// read connection per core, rowid ranges apart, and groups the points in
+// memory: walking the restore_series index instead costs a table look-up
+// per row, which was most of an analysis run. Each range is its own read
+// transaction, so a reconciliation committed mid-read can show in some
+// ranges only; the next analysis of that instance (every import runs one)
+// sees it whole. A read of a few instances uses the index.
+func (db *DB) LoadSeries(ctx context.Context, ids []int64) ([]SeriesRestores, error) {
+	if ids != nil && len(ids) == 0 {
+		return nil, nil
+	}
+	names, err := db.instanceNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var want map[int64]bool
 	if ids != nil {
-		if len(ids) == 0 {
-			return nil
-		}
-		q += " WHERE r.instance_id IN (" + strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",") + ")"
+		want = make(map[int64]bool, len(ids))
 		for _, id := range ids {
+			want[id] = true
+		}
+	}
+	var parts []*seriesGroup
+	if ids == nil || 3*len(want) >= len(names) {
+		parts, err = db.scanSeries(ctx, want)
+	} else {
+		g := &seriesGroup{}
+		args := make([]any, 0, len(want))
+		for id := range want {
 			args = append(args, id)
 		}
+		err = db.bulkRead(ctx, func(c *sql.Conn) error {
+			return g.read(ctx, c, seriesScan+` WHERE instance_id IN (`+
+				strings.TrimSuffix(strings.Repeat("?,", len(args)), ",")+`)`, args, nil)
+		})
+		parts = []*seriesGroup{g}
 	}
-	q += " ORDER BY r.instance_id, r.database_name, r.kind, r.at_utc, r.id"
-	rows, err := db.read.QueryContext(ctx, q, args...)
 	if err != nil {
-		return fmt.Errorf("store: each series: %w", err)
+		return nil, fmt.Errorf("store: load series: %w", err)
+	}
+	out, latest := mergeSeries(parts)
+	text, err := db.familyBuild(ctx, latest)
+	if err != nil {
+		return nil, fmt.Errorf("store: load series: %w", err)
+	}
+	for i := range out {
+		s := &out[i]
+		s.Instance = names[s.InstanceID]
+		s.Family = text[latest[2*i]].family
+		if b := latest[2*i+1]; b != 0 {
+			s.Build = text[b].build
+		}
+	}
+	return out, nil
+}
+
+// scanSeries reads the restore table in rowid ranges, several per worker so
+// that a worker slowed by other work on the machine does not hold up the
+// rest, one worker and connection per core.
+func (db *DB) scanSeries(ctx context.Context, want map[int64]bool) ([]*seriesGroup, error) {
+	var lo, hi sql.NullInt64
+	if err := db.read.QueryRowContext(ctx, `SELECT min(id), max(id) FROM restore`).Scan(&lo, &hi); err != nil {
+		return nil, err
+	}
+	if !lo.Valid {
+		return nil, nil
+	}
+	workers := min(runtime.GOMAXPROCS(0), 4)
+	ranges := int64(4 * workers)
+	step := (hi.Int64 - lo.Int64 + ranges) / ranges
+	var next atomic.Int64
+	parts := make([]*seriesGroup, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		parts[w] = &seriesGroup{}
+		wg.Go(func() {
+			errs[w] = db.bulkRead(ctx, func(c *sql.Conn) error {
+				for k := next.Add(1) - 1; k < ranges; k = next.Add(1) - 1 {
+					from := lo.Int64 + k*step
+					if err := parts[w].read(ctx, c, seriesScan+` WHERE id >= ? AND id < ?`, []any{from, from + step}, want); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return parts, nil
+}
+
+type seriesKey struct {
+	instanceID     int64
+	database, kind string
+}
+
+// seriesAcc is what a read knows of one series besides its points.
+type seriesAcc struct {
+	n     int
+	last  SeriesPoint // the latest point
+	build SeriesPoint // the latest point with a known build; RestoreID 0 = none
+}
+
+func later(a, b SeriesPoint) bool {
+	return a.AtMs > b.AtMs || (a.AtMs == b.AtMs && a.RestoreID > b.RestoreID)
+}
+
+func (a *seriesAcc) add(p SeriesPoint, withBuild bool) {
+	if a.n == 0 || later(p, a.last) {
+		a.last = p
+	}
+	if withBuild && (a.build.RestoreID == 0 || later(p, a.build)) {
+		a.build = p
+	}
+	a.n++
+}
+
+// pointBlock is the size of the blocks a read appends points to: growing one
+// slice of a million points would copy and clear it again and again.
+const pointBlock = 1 << 16
+
+// seriesGroup is what one worker read: points in the order read, each with
+// the index of its series.
+type seriesGroup struct {
+	index  map[seriesKey]int32
+	keys   []seriesKey
+	accs   []seriesAcc
+	points [][]SeriesPoint // blocks of pointBlock
+	series [][]int32       // series index of each point, same blocks
+	text   map[string]string
+}
+
+func (g *seriesGroup) intern(b []byte) string {
+	if s, ok := g.text[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	g.text[s] = s
+	return s
+}
+
+func (g *seriesGroup) read(ctx context.Context, c *sql.Conn, q string, args []any, want map[int64]bool) error {
+	if g.index == nil {
+		g.index, g.text = map[seriesKey]int32{}, map[string]string{}
+	}
+	rows, err := c.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
 	}
 	defer rows.Close()
-	var cur *SeriesRestores
-	flush := func() error {
-		if cur == nil {
-			return nil
-		}
-		s := cur
-		cur = nil
-		return fn(s)
-	}
+	var (
+		p         SeriesPoint
+		packed    int64
+		dbn, kind sql.RawBytes
+		cur       = int32(-1)
+	)
 	for rows.Next() {
-		var iid, id, at, bytes int64
-		var name, dbn, kind, family, build, sbuild, sserver, dkind, mods, flags string
-		var dur, mb float64
-		var comp, enc, chk, ifi sql.NullBool
-		var stripes, bufc, mtk, align, cpu, mem sql.NullInt64
-		if err := rows.Scan(&iid, &name, &dbn, &kind, &id, &at, &dur, &bytes, &mb, &family, &build, &sbuild, &sserver,
-			&comp, &enc, &chk, &dkind, &stripes, &bufc, &mtk, &align, &ifi, &cpu, &mem, &mods, &flags); err != nil {
-			return fmt.Errorf("store: each series: %w", err)
+		if err := rows.Scan(&packed, &dbn, &kind, &p.RestoreID, &p.AtMs, &p.DurationS, &p.Bytes, &p.MiBps); err != nil {
+			return err
 		}
-		if cur == nil || cur.InstanceID != iid || cur.Database != dbn || string(cur.Kind) != kind {
-			if err := flush(); err != nil {
+		iid := packed >> 6
+		if want != nil && !want[iid] {
+			continue
+		}
+		p.Cond = Conditions(packed & (hasBuild - 1))
+		// Rows of one series often come together; skip the map then.
+		if cur < 0 || g.keys[cur].instanceID != iid || g.keys[cur].database != string(dbn) || g.keys[cur].kind != string(kind) {
+			k := seriesKey{iid, g.intern(dbn), g.intern(kind)}
+			i, ok := g.index[k]
+			if !ok {
+				i = int32(len(g.keys))
+				g.index[k] = i
+				g.keys, g.accs = append(g.keys, k), append(g.accs, seriesAcc{})
+			}
+			cur = i
+		}
+		g.accs[cur].add(p, packed&hasBuild != 0)
+		if n := len(g.points); n == 0 || len(g.points[n-1]) == pointBlock {
+			g.points = append(g.points, make([]SeriesPoint, 0, pointBlock))
+			g.series = append(g.series, make([]int32, 0, pointBlock))
+		}
+		n := len(g.points) - 1
+		g.points[n], g.series[n] = append(g.points[n], p), append(g.series[n], cur)
+	}
+	return rows.Err()
+}
+
+// mergeSeries joins the groups of several reads into series in order, their
+// points in one block, and returns for series i the restore ids of its
+// latest point (latest[2i]) and of its latest point with a known build
+// (latest[2i+1], 0 = none).
+func mergeSeries(parts []*seriesGroup) ([]SeriesRestores, []int64) {
+	all := map[seriesKey]*seriesAcc{}
+	for _, g := range parts {
+		for i, k := range g.keys {
+			a := &g.accs[i]
+			b := all[k]
+			if b == nil {
+				c := *a
+				all[k] = &c
+				continue
+			}
+			if later(a.last, b.last) {
+				b.last = a.last
+			}
+			if a.build.RestoreID != 0 && (b.build.RestoreID == 0 || later(a.build, b.build)) {
+				b.build = a.build
+			}
+			b.n += a.n
+		}
+	}
+	keys := slices.SortedFunc(maps.Keys(all), func(x, y seriesKey) int {
+		if c := cmp.Compare(x.instanceID, y.instanceID); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.database, y.database); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.kind, y.kind)
+	})
+	out := make([]SeriesRestores, len(keys))
+	latest := make([]int64, 2*len(keys))
+	pos := map[seriesKey]int{}
+	total := 0
+	for i, k := range keys {
+		a := all[k]
+		out[i] = SeriesRestores{InstanceID: k.instanceID, Database: k.database, Kind: Kind(k.kind)}
+		latest[2*i], latest[2*i+1] = a.last.RestoreID, a.build.RestoreID
+		pos[k] = total
+		total += a.n
+	}
+	points := make([]SeriesPoint, total)
+	for _, g := range parts {
+		at := make([]int, len(g.keys)) // where g's next point of each series goes
+		for i, k := range g.keys {
+			at[i] = pos[k]
+			pos[k] += g.accs[i].n
+		}
+		for b, block := range g.points {
+			for j, p := range block {
+				s := g.series[b][j]
+				points[at[s]] = p
+				at[s]++
+			}
+		}
+	}
+	byTime := func(x, y SeriesPoint) int {
+		if c := cmp.Compare(x.AtMs, y.AtMs); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.RestoreID, y.RestoreID)
+	}
+	start := 0
+	for i, k := range keys {
+		n := all[k].n
+		ps := points[start : start+n : start+n]
+		start += n
+		if !slices.IsSortedFunc(ps, byTime) {
+			slices.SortFunc(ps, byTime)
+		}
+		out[i].Points = ps
+	}
+	return out, latest
+}
+
+type familyBuild struct{ family, build string }
+
+// familyBuild reads the family and instance build of the given restores.
+func (db *DB) familyBuild(ctx context.Context, ids []int64) (map[int64]familyBuild, error) {
+	out := make(map[int64]familyBuild, len(ids))
+	text := map[string]string{}
+	intern := func(s string) string {
+		if t, ok := text[s]; ok {
+			return t
+		}
+		text[s] = s
+		return s
+	}
+	err := db.eachRestore(ctx, ids, `SELECT r.id, COALESCE(r.family,''), COALESCE(r.instance_build,'')`,
+		func(rows *sql.Rows) error {
+			var id int64
+			var f, b string
+			if err := rows.Scan(&id, &f, &b); err != nil {
 				return err
 			}
-			cur = &SeriesRestores{InstanceID: iid, Instance: name, Database: dbn, Kind: Kind(kind)}
-		}
-		if build != "" {
-			cur.Build = build
-		}
-		p := SeriesPoint{RestoreID: id, At: time.UnixMilli(at).UTC(), DurationS: dur, Bytes: bytes, MiBps: mb,
-			Family: family, Compressed: comp.Valid && comp.Bool, Encrypted: enc.Valid && enc.Bool,
-			Alignment4K: align.Valid && align.Int64 == 4096, Virtual: dkind == DeviceVirtual,
-			Striped: stripes.Valid && stripes.Int64 > 1}
-		p.Factors = map[string]string{
-			"instance_build":    build,
-			"source_build":      sbuild,
-			"source_server":     strings.ToUpper(sserver),
-			"compression":       boolFactor(comp, "compressed", "uncompressed"),
-			"encryption":        boolFactor(enc, "encrypted", "not encrypted"),
-			"checksum":          boolFactor(chk, "checksum", "no checksum"),
-			"device_kind":       dkind,
-			"stripes":           intFactor(stripes),
-			"buffer_count":      intFactor(bufc),
-			"max_transfer_size": kibFactor(mtk),
-			"io_alignment":      intFactor(align),
-			"ifi":               boolFactor(ifi, "enabled", "disabled"),
-			"cpu_count":         intFactor(cpu),
-			"memory":            mbFactor(mem),
-			"loaded_modules":    mods,
-			"trace_flags":       flags,
-			"size_class":        SizeClass(bytes),
-		}
-		cur.Points = append(cur.Points, p)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("store: each series: %w", err)
-	}
-	return flush()
+			out[id] = familyBuild{intern(f), intern(b)}
+			return nil
+		})
+	return out, err
 }
+
+// eachRestore runs q (a SELECT of columns of restore r, without FROM) over
+// the restores with the given ids, in batches, calling fn for each row. The
+// ids drive the loop (CROSS JOIN fixes the order), so each is one rowid
+// look-up whatever the planner guesses of the list's length.
+func (db *DB) eachRestore(ctx context.Context, ids []int64, q string, fn func(*sql.Rows) error) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return db.bulkRead(ctx, func(c *sql.Conn) error {
+		const batch = 20000
+		var b []byte
+		for len(ids) > 0 {
+			n := min(len(ids), batch)
+			b = append(b[:0], '[')
+			for i, id := range ids[:n] {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = strconv.AppendInt(b, id, 10)
+			}
+			b = append(b, ']')
+			ids = ids[n:]
+			rows, err := c.QueryContext(ctx, q+` FROM json_each(?) j CROSS JOIN restore r ON r.id = j.value`, string(b))
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				if err := fn(rows); err != nil {
+					rows.Close()
+					return err
+				}
+			}
+			err = rows.Err()
+			rows.Close()
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// bulkRead runs fn on a connection of the read pool with memory-mapping
+// turned off and a small page cache. A read that sweeps the warehouse
+// through the map makes every page it touches, and the kernel's read-around
+// neighbours from other tables, count in the process's resident memory, up
+// to the map's 1 GiB; read through a 1 MiB page cache instead, a scan of
+// the restore table costs about the same CPU (less than through the pool's
+// 32 MiB cache, whose fresh pages each cost a fault) and keeps to that MiB.
+func (db *DB) bulkRead(ctx context.Context, fn func(*sql.Conn) error) error {
+	c, err := db.read.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var mmap, cache int64
+	if err := c.QueryRowContext(ctx, `PRAGMA mmap_size`).Scan(&mmap); err != nil {
+		return err
+	}
+	if err := c.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&cache); err != nil {
+		return err
+	}
+	defer func() {
+		// The pool keeps the connection: give it back as it was, or drop it.
+		bg := context.WithoutCancel(ctx)
+		if _, err := c.ExecContext(bg, fmt.Sprintf(`PRAGMA mmap_size = %d`, mmap)); err != nil {
+			_ = c.Raw(func(any) error { return driver.ErrBadConn })
+		} else if _, err := c.ExecContext(bg, fmt.Sprintf(`PRAGMA cache_size = %d`, cache)); err != nil {
+			_ = c.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
+	if _, err := c.ExecContext(ctx, `PRAGMA mmap_size = 0`); err != nil {
+		return err
+	}
+	if _, err := c.ExecContext(ctx, `PRAGMA cache_size = -1024`); err != nil {
+		return err
+	}
+	return fn(c)
+}
+
+func (db *DB) instanceNames(ctx context.Context) (map[int64]string, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT id, name FROM instance`)
+	if err != nil {
+		return nil, fmt.Errorf("store: instance names: %w", err)
+	}
+	defer rows.Close()
+	names := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, fmt.Errorf("store: instance names: %w", err)
+		}
+		names[id] = name
+	}
+	return names, rows.Err()
+}
+
+// RestoreFactors returns the factors of SPEC §6.1 of the given restores,
+// by restore id: what the regression engine compares across a change. ""
+// means unknown. Restores with the same factors share one map, which the
+// caller must not modify.
+func (db *DB) RestoreFactors(ctx context.Context, ids []int64) (map[int64]map[string]string, error) {
+	out := make(map[int64]map[string]string, len(ids))
+	shared := map[[17]string]map[string]string{}
+	err := db.eachRestore(ctx, ids, `SELECT r.id, COALESCE(r.backup_bytes, r.pages*8192, 0),
+		COALESCE(r.instance_build,''), COALESCE(r.source_build,''), COALESCE(r.source_server,''), r.compressed, r.encrypted,
+		r.checksum, COALESCE(r.device_kind,''), r.stripes, r.buffer_count, r.max_transfer_kib, r.io_alignment, r.ifi,
+		r.cpu_count, r.memory_mb, COALESCE(r.modules,''), COALESCE(r.trace_flags,'')`, func(rows *sql.Rows) error {
+		var id, bytes int64
+		var build, sbuild, sserver, dkind, mods, flags string
+		var comp, enc, chk, ifi sql.NullBool
+		var stripes, bufc, mtk, align, cpu, mem sql.NullInt64
+		if err := rows.Scan(&id, &bytes, &build, &sbuild, &sserver, &comp, &enc, &chk, &dkind, &stripes, &bufc, &mtk,
+			&align, &ifi, &cpu, &mem, &mods, &flags); err != nil {
+			return err
+		}
+		v := [17]string{build, sbuild, strings.ToUpper(sserver), boolFactor(comp, "compressed", "uncompressed"),
+			boolFactor(enc, "encrypted", "not encrypted"), boolFactor(chk, "checksum", "no checksum"), dkind,
+			intFactor(stripes), intFactor(bufc), kibFactor(mtk), intFactor(align), boolFactor(ifi, "enabled", "disabled"),
+			intFactor(cpu), mbFactor(mem), mods, flags, SizeClass(bytes)}
+		m := shared[v]
+		if m == nil {
+			m = make(map[string]string, len(v))
+			for i, name := range factorNames {
+				m[name] = v[i]
+			}
+			shared[v] = m
+		}
+		out[id] = m
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: restore factors: %w", err)
+	}
+	return out, nil
+}
+
+// factorNames name the values RestoreFactors reads, in its order.
+var factorNames = [17]string{"instance_build", "source_build", "source_server", "compression", "encryption",
+	"checksum", "device_kind", "stripes", "buffer_count", "max_transfer_size", "io_alignment", "ifi",
+	"cpu_count", "memory", "loaded_modules", "trace_flags", "size_class"}
 
 // SizeClass buckets a backup size by powers of ten, so "the database grew
 // into a new class" can be a factor without every byte being a change.

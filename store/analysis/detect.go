@@ -121,6 +121,34 @@ const (
 // Detect judges one series as described in the package documentation.
 // series must be in time order; it is not modified.
 func Detect(series []Point, cfg Config) Finding {
+	f, sides := detect(series, cfg)
+	if sides != nil {
+		f.ChangedFactors = sides.rank(series)
+	}
+	return f
+}
+
+// changeSides are the series indexes of the restores a finding compares,
+// before and after its change.
+type changeSides struct{ before, after []int }
+
+// rank lists what changed across the sides (Finding.ChangedFactors).
+func (s *changeSides) rank(series []Point) []FactorChange {
+	before := make([]Point, len(s.before))
+	for j, i := range s.before {
+		before[j] = series[i]
+	}
+	after := make([]Point, len(s.after))
+	for j, i := range s.after {
+		after[j] = series[i]
+	}
+	return RankFactors(before, after)
+}
+
+// detect is Detect without the factor ranking, which needs every restore's
+// factors: it returns the sides to rank instead (nil when no change was
+// located), so Run reads factors only for the series that show a change.
+func detect(series []Point, cfg Config) (Finding, *changeSides) {
 	cfg = cfg.withDefaults()
 	// Sized up front: growing these slices was a third of the cost of a
 	// stable series, which is most of a fleet run.
@@ -136,7 +164,7 @@ func Detect(series []Point, cfg Config) Finding {
 	if len(pos) < need {
 		f := Finding{Verdict: NotEnoughData, ChangeIndex: -1, BaselineN: len(pos)}
 		f.Note = noteNotEnough(len(pos), need)
-		return f
+		return f, nil
 	}
 
 	slow, fast := math.Log(1/cfg.Ratio), math.Log(cfg.ImproveRatio)
@@ -159,7 +187,7 @@ func Detect(series []Point, cfg Config) Finding {
 
 	// Throughput first: it is what a regression is judged on.
 	if lo, c, ok := lastChange(keepLog, cfg, -slow, fast); ok {
-		f := compare(series, keep, keep[lo], keep[c], cfg)
+		f, sides := compare(series, keep, keep[lo], keep[c])
 		f.Outliers = outIdx
 		if f.Ratio <= 1 {
 			f.Verdict = Regression
@@ -171,7 +199,7 @@ func Detect(series []Point, cfg Config) Finding {
 			f.RatioLow, f.RatioHigh = BootstrapRatio(mibps(series, b), mibps(series, a), cfg.Bootstrap, cfg.Seed)
 		}
 		f.Note = noteChange(f)
-		return f
+		return f, sides
 	}
 
 	// Throughput held. A lasting change of duration is then explained by
@@ -185,10 +213,10 @@ func Detect(series []Point, cfg Config) Finding {
 		}
 	}
 	if lo, c, ok := lastChange(dlog, cfg, -fast, slow); ok {
-		f := compare(series, keep, dpos[lo], dpos[c], cfg)
+		f, sides := compare(series, keep, dpos[lo], dpos[c])
 		f.Verdict, f.Outliers = Stable, outIdx
 		f.Note = noteDuration(f)
-		return f
+		return f, sides
 	}
 
 	all := mibps(series, keep)
@@ -198,7 +226,7 @@ func Detect(series []Point, cfg Config) Finding {
 		BaselineN: len(keep), PValue: 1, Outliers: outIdx,
 	}
 	f.Note = noteStable(f)
-	return f
+	return f, nil
 }
 
 // lastChange finds the most recent lasting change of level in logx and
@@ -300,8 +328,9 @@ func split(keep []int, from, at int) (before, after []int) {
 }
 
 // compare fills the figures of a finding for the change at series index at,
-// with the baseline starting at series index from.
-func compare(series []Point, keep []int, from, at int, cfg Config) Finding {
+// with the baseline starting at series index from, all but ChangedFactors:
+// it returns the sides to rank them from.
+func compare(series []Point, keep []int, from, at int) (Finding, *changeSides) {
 	b, a := split(keep, from, at)
 	mb, ma := mibps(series, b), mibps(series, a)
 	f := Finding{
@@ -317,16 +346,7 @@ func compare(series []Point, keep []int, from, at int, cfg Config) Finding {
 	}
 	f.SizeGrowth = medianRatio(series, b, a, func(p Point) float64 { return float64(p.Bytes) })
 	f.DurationRatio = medianRatio(series, b, a, func(p Point) float64 { return p.DurationS })
-	before := make([]Point, len(b))
-	for j, i := range b {
-		before[j] = series[i]
-	}
-	after := make([]Point, len(a))
-	for j, i := range a {
-		after[j] = series[i]
-	}
-	f.ChangedFactors = RankFactors(before, after)
-	return f
+	return f, &changeSides{before: b, after: a}
 }
 
 func mibps(series []Point, idx []int) []float64 {

@@ -3,9 +3,12 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
@@ -24,9 +27,22 @@ type RunStats struct {
 	Instances, Series, Restores, Regressions, Improvements int
 }
 
+// judged is one series' finding before it is stored.
+type judged struct {
+	s     *store.SeriesRestores
+	ser   store.Series
+	f     Finding
+	sides *changeSides // the restores to rank factors over, for a regression or an improvement
+}
+
 // Run judges every series of the given instances (all when ids is nil) and
 // stores the findings: series verdicts, regressions with what changed and the
 // known issues that match, and per-instance known-issue exposure.
+//
+// The series are read in one pass (store.DB.LoadSeries) and judged by one
+// worker per core; the factors (what changed) are then read in one batch for
+// the series that show a change, and the findings stored an instance at a
+// time.
 func Run(ctx context.Context, db *store.DB, ids []int64, opt Options) (RunStats, error) {
 	var st RunStats
 	if opt.KnownIssues == nil {
@@ -38,72 +54,74 @@ func Run(ctx context.Context, db *store.DB, ids []int64, opt Options) (RunStats,
 	if opt.Now.IsZero() {
 		opt.Now = time.Now()
 	}
+	all, err := db.LoadSeries(ctx, ids)
+	if err != nil {
+		return st, err
+	}
 	if ids == nil {
-		var err error
 		if ids, err = db.InstanceIDs(ctx); err != nil {
 			return st, err
 		}
 	}
-	type acc struct {
-		series []store.Series
-		regs   []store.Regression
-		recent map[string]bool
-		build  string
-	}
-	per := map[int64]*acc{}
-	for _, id := range ids {
-		per[id] = &acc{recent: map[string]bool{}}
-	}
-	err := db.EachSeries(ctx, ids, func(s *store.SeriesRestores) error {
-		a := per[s.InstanceID]
-		if a == nil {
-			return nil
-		}
-		st.Series++
-		st.Restores += len(s.Points)
-		ser, reg := judge(s, opt)
-		a.series = append(a.series, ser)
-		if reg != nil {
-			a.regs = append(a.regs, *reg)
-			if reg.Direction == string(Regression) {
-				st.Regressions++
-			} else {
-				st.Improvements++
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+
+	res := judgeAll(all, opt.Config)
+	var changed []int64
+	for i := range res {
+		if res[i].sides != nil && (res[i].f.Verdict == Regression || res[i].f.Verdict == Improvement) {
+			for _, p := range res[i].s.Points {
+				changed = append(changed, p.RestoreID)
 			}
 		}
-		if s.Build != "" {
-			a.build = s.Build
-		}
-		cutoff := opt.Now.AddDate(0, -3, 0)
-		for _, p := range s.Points {
-			if p.At.After(cutoff) {
-				for c, ok := range conditions(p) {
-					a.recent[c] = a.recent[c] || ok
-				}
-			}
-		}
-		return nil
-	})
+	}
+	factors, err := db.RestoreFactors(ctx, changed)
 	if err != nil {
 		return st, err
 	}
-	keys := make([]int64, 0, len(per))
-	for id := range per {
-		keys = append(keys, id)
-	}
-	slices.Sort(keys)
-	for _, id := range keys {
-		a := per[id]
+
+	k := 0
+	cutoff := opt.Now.AddDate(0, -3, 0)
+	for _, id := range ids {
+		var series []store.Series
+		var regs []store.Regression
+		var recent store.Conditions
+		build := ""
+		for ; k < len(res) && res[k].s.InstanceID < id; k++ {
+		}
+		for ; k < len(res) && res[k].s.InstanceID == id; k++ {
+			r := &res[k]
+			st.Series++
+			st.Restores += len(r.s.Points)
+			series = append(series, r.ser)
+			if reg := regression(r, factors, opt); reg != nil {
+				regs = append(regs, *reg)
+				if reg.Direction == string(Regression) {
+					st.Regressions++
+				} else {
+					st.Improvements++
+				}
+			}
+			if r.s.Build != "" {
+				build = r.s.Build
+			}
+			for _, p := range r.s.Points {
+				if p.At().After(cutoff) {
+					recent |= p.Cond
+				}
+			}
+		}
 		var exp []store.Exposure
-		if a.build != "" {
-			for _, ki := range MatchKnownIssues(opt.KnownIssues, a.build, a.recent) {
+		if build != "" {
+			for _, ki := range MatchKnownIssues(opt.KnownIssues, build, conditions(recent)) {
 				if len(ki.Affected) == 0 {
 					continue // a build-free entry is advice, not exposure
 				}
-				exp = append(exp, store.Exposure{IssueID: ki.ID, Build: a.build, Conditions: strings.Join(ki.Conditions, ", ")})
+				exp = append(exp, store.Exposure{IssueID: ki.ID, Build: build, Conditions: strings.Join(ki.Conditions, ", ")})
 			}
 		}
-		if err := db.SaveFindings(ctx, id, a.series, a.regs, exp); err != nil {
+		if err := db.SaveFindings(ctx, id, series, regs, exp); err != nil {
 			return st, err
 		}
 		st.Instances++
@@ -111,33 +129,74 @@ func Run(ctx context.Context, db *store.DB, ids []int64, opt Options) (RunStats,
 	return st, nil
 }
 
-// conditions are the known-issue conditions one restore meets.
-func conditions(p store.SeriesPoint) map[string]bool {
-	return map[string]bool{
-		"compressed":        p.Compressed,
-		"encrypted":         p.Encrypted,
-		"io_alignment_4096": p.Alignment4K,
-		"vdi":               p.Virtual,
-		"striped":           p.Striped,
+// judgeAll judges every series, one worker per core.
+func judgeAll(all []store.SeriesRestores, cfg Config) []judged {
+	res := make([]judged, len(all))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(all)) {
+		wg.Go(func() {
+			var buf []Point
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(all) {
+					return
+				}
+				res[i], buf = judge(&all[i], cfg, buf)
+			}
+		})
 	}
+	wg.Wait()
+	return res
 }
 
-// judge runs Detect over one series and turns the finding into store records.
-func judge(s *store.SeriesRestores, opt Options) (store.Series, *store.Regression) {
-	pts := make([]Point, len(s.Points))
-	measured := 0
+// conditions names the known-issue conditions in c.
+func conditions(c store.Conditions) map[string]bool {
+	out := map[string]bool{}
+	for _, n := range []struct {
+		bit  store.Conditions
+		name string
+	}{
+		{store.CondCompressed, "compressed"},
+		{store.CondEncrypted, "encrypted"},
+		{store.CondAlign4K, "io_alignment_4096"},
+		{store.CondVirtual, "vdi"},
+		{store.CondStriped, "striped"},
+	} {
+		if c&n.bit != 0 {
+			out[n.name] = true
+		}
+	}
+	return out
+}
+
+// points turns a series into Detect's input, in buf.
+func points(s *store.SeriesRestores, factors map[int64]map[string]string, buf []Point) []Point {
+	pts := slices.Grow(buf[:0], len(s.Points))[:len(s.Points)]
 	for i, p := range s.Points {
-		pts[i] = Point{RestoreID: p.RestoreID, At: p.At, DurationS: p.DurationS, Bytes: p.Bytes, MiBps: p.MiBps, Factors: p.Factors}
+		pts[i] = Point{RestoreID: p.RestoreID, At: p.At(), DurationS: p.DurationS, Bytes: p.Bytes, MiBps: p.MiBps,
+			Factors: factors[p.RestoreID]}
+	}
+	return pts
+}
+
+// judge runs Detect over one series, without the factors, and turns the
+// finding into the series record; buf is scratch space, returned for the
+// next call.
+func judge(s *store.SeriesRestores, cfg Config, buf []Point) (judged, []Point) {
+	pts := points(s, nil, buf)
+	measured := 0
+	for _, p := range s.Points {
 		if p.MiBps > 0 {
 			measured++
 		}
 	}
-	f := Detect(pts, opt.Config)
+	f, sides := detect(pts, cfg)
 	ser := store.Series{InstanceID: s.InstanceID, Instance: s.Instance, Database: s.Database, Kind: s.Kind,
 		N: len(pts), NMeasured: measured, Verdict: string(f.Verdict), Note: f.Note}
 	if len(pts) > 0 {
 		last := s.Points[len(pts)-1]
-		ser.LastAt, ser.Family = last.At, last.Family
+		ser.LastAt, ser.Family = last.At(), s.Family
 		if last.Bytes > 0 {
 			ser.LastBytes = &last.Bytes
 		}
@@ -158,7 +217,21 @@ func judge(s *store.SeriesRestores, opt Options) (store.Series, *store.Regressio
 		if g := growthNote(s.Points); g != "" && !strings.Contains(ser.Note, "larger") {
 			ser.Note = strings.TrimSuffix(ser.Note, ".") + "; " + g
 		}
-		return ser, nil
+	}
+	return judged{s: s, ser: ser, f: f, sides: sides}, pts
+}
+
+// regression turns the finding of a series that regressed or improved into
+// a store record, with what changed (from the factors by restore id) and the
+// known issues that match; nil for any other verdict.
+func regression(r *judged, factors map[int64]map[string]string, opt Options) *store.Regression {
+	f, s := r.f, r.s
+	if f.Verdict != Regression && f.Verdict != Improvement {
+		return nil
+	}
+	pts := points(s, factors, nil)
+	if r.sides != nil {
+		f.ChangedFactors = r.sides.rank(pts)
 	}
 	before, after := s.Points[:f.ChangeIndex], s.Points[f.ChangeIndex:]
 	reg := &store.Regression{InstanceID: s.InstanceID, Instance: s.Instance, Database: s.Database, Kind: s.Kind,
@@ -172,19 +245,16 @@ func judge(s *store.SeriesRestores, opt Options) (store.Series, *store.Regressio
 		reg.ChangedFactors = append(reg.ChangedFactors, store.FactorChange{Factor: c.Factor, Before: c.Before, After: c.After, Score: c.Score})
 	}
 	// Known issues: the build and conditions of the slow restores.
-	conds := map[string]bool{}
+	var slow store.Conditions
 	builds := map[string]int{}
-	for _, p := range after {
-		for c, ok := range conditions(p) {
-			if ok {
-				conds[c] = true
-			}
-		}
-		if b := p.Factors["instance_build"]; b != "" {
+	for i, p := range after {
+		slow |= p.Cond
+		if b := pts[f.ChangeIndex+i].Factors["instance_build"]; b != "" {
 			builds[b]++
 		}
 	}
 	if f.Verdict == Regression {
+		conds := conditions(slow)
 		for _, b := range topKeys(builds) {
 			for _, ki := range MatchKnownIssues(opt.KnownIssues, b, conds) {
 				if len(ki.Affected) > 0 && !slices.Contains(reg.KnownIssues, ki.ID) {
@@ -193,7 +263,7 @@ func judge(s *store.SeriesRestores, opt Options) (store.Series, *store.Regressio
 			}
 		}
 	}
-	return ser, reg
+	return reg
 }
 
 func medianDuration(ps []store.SeriesPoint) float64 {
@@ -215,7 +285,7 @@ func perYear(ps []store.SeriesPoint) float64 {
 	if len(ps) < 2 {
 		return float64(len(ps))
 	}
-	span := ps[len(ps)-1].At.Sub(ps[0].At).Hours() / 24
+	span := ps[len(ps)-1].At().Sub(ps[0].At()).Hours() / 24
 	if span < 1 {
 		span = 1
 	}
