@@ -132,8 +132,20 @@ func importHostile(ctx context.Context, db *store.DB) error {
 			}
 		}
 	}
-	_, err = im.Close()
-	return err
+	if _, err := im.Close(); err != nil {
+		return err
+	}
+	// A collector run of the hostile instance, failed with text a server
+	// chose, so the collector pages render hostile values too.
+	started := demo.DefaultNow.Add(-time.Hour)
+	id, err := db.StartRun(ctx, hostileInstance, started)
+	if err != nil {
+		return err
+	}
+	finished := started.Add(time.Minute)
+	return db.FinishRun(ctx, store.CollectorRun{ID: id, Instance: hostileInstance, Started: started, Finished: &finished,
+		Status: store.RunFailed, Errors: map[string]string{"login": `<img src=x onerror=alert(2)> "quoted" & 'single'`},
+		Notes: []string{"<b>note</b>"}})
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +36,7 @@ func pagesOf(t *testing.T, db *store.DB) []string {
 		"/builds", "/compare", view.CompareURL("build:14.0.3048.4", "build:13.0.4474.0"),
 		view.CompareURL("period:2025-01-01..2025-03-01", "period:2025-03-01..2025-06-30"), view.CompareURL(r.Instance, hostileInstance),
 		"/reports/builds?a=14.0.3048.4&b=13.0.4474.0", "/import", "/live", "/collector",
+		"/collector?instance=" + url.QueryEscape(hostileInstance),
 	}
 }
 
@@ -53,7 +55,7 @@ func TestEveryPageRenders(t *testing.T) {
 		if ct := h.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
 			t.Errorf("GET %s: Content-Type %q", p, ct)
 		}
-		if strings.Contains(body, "<script>alert(1)</script>") {
+		if strings.Contains(body, "<script>alert(1)</script>") || strings.Contains(body, "<img src=x") {
 			t.Errorf("GET %s: a hostile name is not escaped", p)
 		}
 		if strings.Contains(body, "style=") {
