@@ -241,6 +241,7 @@ func build(h *histFact, l, m *logFact, semantics string, tl *timeline) *derivedR
 			r.CopyOnly = ptr(h.copyOnly.Bool)
 		}
 		r.UserName = h.user
+		r.DestinationFiles = h.destinations
 	}
 	// Devices: the error log names what this restore read; msdb's
 	// physical_device_name may be the backup's original destination.

@@ -243,9 +243,9 @@ const insertHistoryHead = `INSERT INTO history_row (instance_id, restore_history
  restore_type, replace_flag, recovery, stop_at_local, device_count, backup_set_uuid, family_guid, source_server,
  source_machine, source_database, backup_type, backup_start_local, backup_finish_local, first_lsn, last_lsn,
  backup_size, compressed_size, software_major, software_minor, software_build, is_copy_only, has_checksums,
- key_algorithm, media_families, device_type, devices, source, origin) VALUES `
+ key_algorithm, media_families, device_type, devices, destination_files, source, origin) VALUES `
 
-const historyCols = 33
+const historyCols = 34
 
 // historyPerInsert is how many history rows one INSERT carries: modernc's
 // SQLite spends less per row in one statement of many rows than in many
@@ -279,7 +279,7 @@ func (w *batchWriter) history(h *HistoryRow) (added, carried int, err error) {
 		nullString(h.SourceDatabase), nullString(strings.ToUpper(h.BackupType)), nullTime(h.BackupStart), nullTime(h.BackupFinish),
 		nullString(h.FirstLSN), nullString(h.LastLSN), h.BackupSize, h.CompressedSize, h.SoftwareMajor, h.SoftwareMinor,
 		h.SoftwareBuild, nullBool(h.IsCopyOnly), nullBool(h.HasChecksums), nullString(h.KeyAlgorithm), h.MediaFamilies,
-		h.DeviceType, jsonText(nonNil(h.Devices)), h.Origin.Source, h.Origin.String())
+		h.DeviceType, jsonText(nonNil(h.Devices)), jsonText(nonNil(h.DestinationFiles)), h.Origin.Source, h.Origin.String())
 	w.histInst = append(w.histInst, instRef{id, h.Instance})
 	if len(w.histInst) < historyPerInsert {
 		return 0, 0, nil

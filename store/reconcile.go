@@ -59,7 +59,7 @@ func (db *DB) Reconcile(ctx context.Context) error {
 // change there alters the restore rows derived from the same facts: the next
 // Reconcile then re-derives every instance once, so an upgraded restorewatch
 // never shows restores derived by the rules of an older one.
-const derivationVersion = "2"
+const derivationVersion = "3"
 
 // checkDerivation marks every instance dirty when the warehouse's restores
 // were derived by another derivation version (or none recorded it).
@@ -163,7 +163,7 @@ type histFact struct {
 	backupSize, compressed, major, minor, build                 sql.NullInt64
 	copyOnly, checksums                                         sql.NullBool
 	mediaFamilies, deviceCount, deviceType                      sql.NullInt64
-	devices                                                     []string
+	devices, destinations                                       []string
 }
 
 type logFact struct {
@@ -204,21 +204,25 @@ func loadFacts(ctx context.Context, tx *sql.Tx, id int64) (*facts, error) {
 		COALESCE(restore_type,''), COALESCE(backup_set_uuid,''), COALESCE(family_guid,''), COALESCE(source_server,''),
 		COALESCE(source_machine,''), COALESCE(source_database,''), COALESCE(first_lsn,''), COALESCE(last_lsn,''),
 		COALESCE(key_algorithm,''), backup_size, compressed_size, software_major, software_minor, software_build,
-		is_copy_only, has_checksums, media_families, device_count, device_type, devices
+		is_copy_only, has_checksums, media_families, device_count, device_type, devices, destination_files
 		FROM history_row WHERE instance_id = ? ORDER BY restore_local, id`, id)
 	if err != nil {
 		return nil, err
 	}
 	for rows.Next() {
 		var h histFact
-		var devices string
+		var devices, destinations string
 		if err := rows.Scan(&h.id, &h.hid, &h.restore, &h.db, &h.user, &h.rtype, &h.uuid, &h.family, &h.srcServer,
 			&h.srcMachine, &h.srcDB, &h.firstLSN, &h.lastLSN, &h.keyAlg, &h.backupSize, &h.compressed, &h.major,
-			&h.minor, &h.build, &h.copyOnly, &h.checksums, &h.mediaFamilies, &h.deviceCount, &h.deviceType, &devices); err != nil {
+			&h.minor, &h.build, &h.copyOnly, &h.checksums, &h.mediaFamilies, &h.deviceCount, &h.deviceType, &devices,
+			&destinations); err != nil {
 			rows.Close()
 			return nil, err
 		}
 		_ = json.Unmarshal([]byte(devices), &h.devices)
+		if destinations != "[]" {
+			_ = json.Unmarshal([]byte(destinations), &h.destinations)
+		}
 		f.history = append(f.history, h)
 	}
 	rows.Close()

@@ -49,6 +49,9 @@ type HistoryRow struct {
 	MediaFamilies  *int64 // backupmediaset.media_family_count: stripes
 	DeviceType     *int64 // backupmediafamily.device_type
 	Devices        []string
+	// DestinationFiles are the paths msdb.dbo.restorefile says the restore
+	// wrote the database's files to.
+	DestinationFiles []string
 
 	Origin Origin
 }

@@ -33,18 +33,21 @@ type Restore struct {
 	Checksum       *bool      `json:"checksum"`
 	CopyOnly       *bool      `json:"copy_only"`
 	Devices        []string   `json:"devices"`
-	DeviceKind     string     `json:"device_kind"`
-	Stripes        *int64     `json:"stripes"`
-	BufferCount    *int64     `json:"buffer_count"`
-	MaxTransferKiB *int64     `json:"max_transfer_kib"`
-	IOAlignment    *int64     `json:"io_alignment"`
-	IFI            *bool      `json:"ifi"`
-	CPUCount       *int64     `json:"cpu_count"`
-	MemoryMB       *int64     `json:"memory_mb"`
-	TraceFlags     string     `json:"trace_flags"`
-	Modules        string     `json:"modules"`
-	UserName       string     `json:"user_name"`
-	Sources        string     `json:"sources"`
+	// DestinationFiles are where the restore put the database's files
+	// (msdb.dbo.restorefile), empty when no source said.
+	DestinationFiles []string `json:"destination_files"`
+	DeviceKind       string   `json:"device_kind"`
+	Stripes          *int64   `json:"stripes"`
+	BufferCount      *int64   `json:"buffer_count"`
+	MaxTransferKiB   *int64   `json:"max_transfer_kib"`
+	IOAlignment      *int64   `json:"io_alignment"`
+	IFI              *bool    `json:"ifi"`
+	CPUCount         *int64   `json:"cpu_count"`
+	MemoryMB         *int64   `json:"memory_mb"`
+	TraceFlags       string   `json:"trace_flags"`
+	Modules          string   `json:"modules"`
+	UserName         string   `json:"user_name"`
+	Sources          string   `json:"sources"`
 }
 
 // Duration sources, in order of trust (SPEC §4).

@@ -380,3 +380,19 @@ func TestUTF16(t *testing.T) {
 		}
 	}
 }
+
+// TestDestinationFiles reads the export's destination_files extension
+// (msdb.dbo.restorefile's paths, '|'-joined); NULL leaves it empty.
+func TestDestinationFiles(t *testing.T) {
+	c, _ := parseFile(t, "sqlcmd_w_destination.csv", csv.Options{})
+	if len(c.Rejects) != 0 || len(c.Histories) != 2 {
+		t.Fatalf("histories = %d, rejects = %v", len(c.Histories), c.Rejects)
+	}
+	want := []string{`D:\Data\Billing.mdf`, `L:\Log\Billing_log.ldf`, `D:\Data\Billing_2.ndf`}
+	if got := c.Histories[0].DestinationFiles; !reflect.DeepEqual(got, want) {
+		t.Errorf("destination files = %q, want %q", got, want)
+	}
+	if got := c.Histories[1].DestinationFiles; got != nil {
+		t.Errorf("NULL destination files = %q, want none", got)
+	}
+}

@@ -91,6 +91,8 @@ func (v *values) set(h *store.HistoryRow, c column, f string, quoted bool) error
 		h.BackupType = strings.ToUpper(trimSpace(text(f, quoted)))
 	case colDevices:
 		h.Devices = devices(text(f, quoted))
+	case colDestinations:
+		h.DestinationFiles = devices(text(f, quoted))
 	case colRestoreDate:
 		t, ok := parseDate(f)
 		if !ok {

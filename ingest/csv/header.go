@@ -47,6 +47,7 @@ const (
 	colMediaFamilies
 	colDeviceType
 	colDevices
+	colDestinations // restorewatch's extension: restorefile's destination paths
 	numColumns
 )
 
@@ -83,10 +84,14 @@ var columnNames = [numColumns]string{
 	colMediaFamilies:    "media_family_count",
 	colDeviceType:       "device_type",
 	colDevices:          "physical_device_names",
+	colDestinations:     "destination_files",
 }
 
-// Columns returns the CSV header of SPEC §3.3 in its published order; the
-// export query emits exactly these, the importer accepts them in any order.
+// Columns returns the CSV header of SPEC §3.3 in its published order, then
+// restorewatch's extension destination_files (where the restore put the
+// database's files, from msdb.dbo.restorefile); the export query emits
+// exactly these, the importer accepts them in any order and does without the
+// extension (exports of earlier versions of the query).
 func Columns() []string {
 	return append(make([]string, 0, numColumns-1), columnNames[1:]...)
 }

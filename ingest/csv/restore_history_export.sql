@@ -2,7 +2,8 @@
 restore_history_export.sql - restorewatch history export (SPEC 3.3)
 
 Reads msdb's restore history (restorehistory, the backup set each restore
-read, its media set and media families) and returns one row per restore, with
+read, its media set and media families, the files it wrote from restorefile)
+and returns one row per restore, with
 the columns `restorewatch import history` expects. Read-only; needs only
 db_datareader in msdb. Runs on SQL Server 2008 R2 and later (no STRING_AGG).
 
@@ -85,7 +86,8 @@ SELECT
     CASE WHEN @quote_text = 1 THEN N'"' + REPLACE(bs.key_algorithm, N'"', N'""') + N'"' ELSE bs.key_algorithm END AS key_algorithm,
     bms.media_family_count AS media_family_count,
     f1.device_type AS device_type,
-    CASE WHEN @quote_text = 1 THEN N'"' + REPLACE(dev.names, N'"', N'""') + N'"' ELSE dev.names END AS physical_device_names
+    CASE WHEN @quote_text = 1 THEN N'"' + REPLACE(dev.names, N'"', N'""') + N'"' ELSE dev.names END AS physical_device_names,
+    CASE WHEN @quote_text = 1 THEN N'"' + REPLACE(dst.names, N'"', N'""') + N'"' ELSE dst.names END AS destination_files
 FROM msdb.dbo.restorehistory AS rh
 LEFT JOIN msdb.dbo.backupset AS bs
     ON bs.backup_set_id = rh.backup_set_id
@@ -118,5 +120,21 @@ OUTER APPLY (
         FOR XML PATH(''), TYPE
     ).value('.', 'nvarchar(max)'), 1, 1, N'')) AS names
 ) AS dev
+-- Where the restore put each database file (restorefile, one row per file),
+-- '|'-joined in file order: destination_phys_name, prefixed with
+-- destination_phys_drive when the name carries no drive or root of its own.
+OUTER APPLY (
+    SELECT CONVERT(nvarchar(3998), STUFF((
+        SELECT N'|' + CASE
+            WHEN rf.destination_phys_name LIKE N'_:%' OR rf.destination_phys_name LIKE N'\\%'
+                OR rf.destination_phys_name LIKE N'/%' OR rf.destination_phys_drive IS NULL
+                THEN rf.destination_phys_name
+            ELSE rf.destination_phys_drive + rf.destination_phys_name END
+        FROM msdb.dbo.restorefile AS rf
+        WHERE rf.restore_history_id = rh.restore_history_id AND rf.destination_phys_name IS NOT NULL
+        ORDER BY rf.file_number
+        FOR XML PATH(''), TYPE
+    ).value('.', 'nvarchar(max)'), 1, 1, N'')) AS names
+) AS dst
 WHERE rh.restore_date >= @since
 ORDER BY rh.restore_history_id;

@@ -109,12 +109,12 @@ func (s *Session) scanHistory(r *sql.Rows) (store.HistoryRow, error) {
 		copyOnly, checksums                 sql.NullBool
 		keyAlg                              sql.NullString
 		families, devType                   sql.NullInt64
-		devices                             sql.NullString
+		devices, destinations               sql.NullString
 	)
 	if err := r.Scan(&id, &restored, &dbName, &user, &rtype, &replace, &recovery, &stopAt, &devCount,
 		&setUUID, &family, &srvName, &machine, &srcDB, &btype, &bStart, &bFinish, &firstLSN, &lastLSN,
 		&size, &compressed, &major, &minor, &build, &copyOnly, &checksums, &keyAlg, &families, &devType,
-		&devices); err != nil {
+		&devices, &destinations); err != nil {
 		return store.HistoryRow{}, err
 	}
 	h := store.HistoryRow{
@@ -142,6 +142,11 @@ func (s *Session) scanHistory(r *sql.Rows) (store.HistoryRow, error) {
 	for _, d := range strings.Split(devices.String, "|") {
 		if d = strings.TrimSpace(d); d != "" {
 			h.Devices = append(h.Devices, d)
+		}
+	}
+	for _, d := range strings.Split(destinations.String, "|") {
+		if d = strings.TrimSpace(d); d != "" {
+			h.DestinationFiles = append(h.DestinationFiles, d)
 		}
 	}
 	return h, nil

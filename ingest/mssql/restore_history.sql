@@ -3,7 +3,7 @@ restore_history.sql - restorewatch live collector, source "history" (SPEC 3.1)
 
 msdb's restore history with the backup set each restore read: restorehistory
 LEFT JOIN backupset LEFT JOIN backupmediaset, the stripes' device paths from
-backupmediafamily. Left joins: a restore whose backup set was purged is still
+backupmediafamily, the files each restore wrote from restorefile. Left joins: a restore whose backup set was purged is still
 a restore. Read-only; needs SELECT on these msdb tables (db_datareader in
 msdb). SQL Server 2008 R2 and later: no STRING_AGG, FOR XML PATH instead.
 
@@ -61,7 +61,8 @@ SELECT TOP (@batch)
     bs.key_algorithm,                     -- restorewatch:since 12 else CONVERT(nvarchar(32), NULL) AS key_algorithm,
     bms.media_family_count,               -- stripes
     f1.device_type,                       -- 2 disk, 5 tape, 7 virtual device, 9 URL
-    dev.physical_device_names             -- stripe paths, '|'-joined in stripe order
+    dev.physical_device_names,            -- stripe paths, '|'-joined in stripe order
+    dst.destination_files                 -- files written (restorefile), '|'-joined in file order
 FROM msdb.dbo.restorehistory AS rh
 LEFT JOIN msdb.dbo.backupset AS bs
     ON bs.backup_set_id = rh.backup_set_id
@@ -86,6 +87,22 @@ OUTER APPLY (
         FOR XML PATH(''), TYPE
     ).value('.', 'nvarchar(max)'), 1, 1, N'') AS physical_device_names
 ) AS dev
+-- Where the restore put each database file: restorefile has one row per file
+-- (also those restored implicitly through a filegroup). destination_phys_name
+-- gets destination_phys_drive in front when it carries no drive or root.
+OUTER APPLY (
+    SELECT STUFF((
+        SELECT N'|' + CASE
+            WHEN rf.destination_phys_name LIKE N'_:%' OR rf.destination_phys_name LIKE N'\\%'
+                OR rf.destination_phys_name LIKE N'/%' OR rf.destination_phys_drive IS NULL
+                THEN rf.destination_phys_name
+            ELSE rf.destination_phys_drive + rf.destination_phys_name END
+        FROM msdb.dbo.restorefile AS rf
+        WHERE rf.restore_history_id = rh.restore_history_id AND rf.destination_phys_name IS NOT NULL
+        ORDER BY rf.file_number
+        FOR XML PATH(''), TYPE
+    ).value('.', 'nvarchar(max)'), 1, 1, N'') AS destination_files
+) AS dst
 WHERE rh.restore_history_id > @watermark
   AND rh.restore_history_id <= @upto
 ORDER BY rh.restore_history_id;

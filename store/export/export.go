@@ -40,13 +40,15 @@ type RestoreRow struct {
 	Encrypted       *bool    `json:"encrypted"`
 	Checksum        *bool    `json:"checksum"`
 	Devices         []string `json:"devices"`
-	DeviceKind      string   `json:"device_kind"`
-	Stripes         *int64   `json:"stripes"`
-	BufferCount     *int64   `json:"buffer_count"`
-	MaxTransferKiB  *int64   `json:"max_transfer_kib"`
-	IOAlignment     *int64   `json:"io_alignment"`
-	OffsetKnown     bool     `json:"utc_offset_known"`
-	Sources         string   `json:"sources"`
+	// DestinationFiles are where the restore put the database's files.
+	DestinationFiles []string `json:"destination_files"`
+	DeviceKind       string   `json:"device_kind"`
+	Stripes          *int64   `json:"stripes"`
+	BufferCount      *int64   `json:"buffer_count"`
+	MaxTransferKiB   *int64   `json:"max_transfer_kib"`
+	IOAlignment      *int64   `json:"io_alignment"`
+	OffsetKnown      bool     `json:"utc_offset_known"`
+	Sources          string   `json:"sources"`
 }
 
 // Namer names builds ("2016 SP1 CU8"); nil leaves release names empty.
@@ -74,6 +76,10 @@ func Row(r *store.Restore, name Namer) RestoreRow {
 	if row.Devices == nil {
 		row.Devices = []string{}
 	}
+	row.DestinationFiles = r.DestinationFiles
+	if row.DestinationFiles == nil {
+		row.DestinationFiles = []string{}
+	}
 	if name != nil {
 		if r.InstanceBuild != "" {
 			row.InstanceRelease = name(r.InstanceBuild)
@@ -97,7 +103,7 @@ func round3(v *float64) *float64 {
 var CSVHeader = []string{"id", "instance", "database", "kind", "started_at", "finished_at", "duration_s",
 	"duration_source", "backup_bytes", "compressed_bytes", "logical_mibps", "read_mibps", "instance_build",
 	"instance_release", "source_server", "source_build", "source_release", "compressed", "encrypted", "checksum",
-	"device_kind", "stripes", "buffer_count", "max_transfer_kib", "io_alignment", "devices", "sources"}
+	"device_kind", "stripes", "buffer_count", "max_transfer_kib", "io_alignment", "devices", "destination_files", "sources"}
 
 // CSVWriter writes restores as CSV, one Write per restore.
 type CSVWriter struct{ w *csv.Writer }
@@ -117,7 +123,8 @@ func (c *CSVWriter) Write(r RestoreRow) error {
 		sp(r.FinishedAt), fp(r.DurationS), r.DurationSource, ip(r.BackupBytes), ip(r.CompressedBytes), fp(r.LogicalMiBps),
 		fp(r.ReadMiBps), Cell(r.InstanceBuild), Cell(r.InstanceRelease), Cell(r.SourceServer), Cell(r.SourceBuild),
 		Cell(r.SourceRelease), bp(r.Compressed), bp(r.Encrypted), bp(r.Checksum), r.DeviceKind, ip(r.Stripes),
-		ip(r.BufferCount), ip(r.MaxTransferKiB), ip(r.IOAlignment), Cell(strings.Join(r.Devices, "|")), r.Sources})
+		ip(r.BufferCount), ip(r.MaxTransferKiB), ip(r.IOAlignment), Cell(strings.Join(r.Devices, "|")),
+		Cell(strings.Join(r.DestinationFiles, "|")), r.Sources})
 }
 
 // Flush flushes and reports any write error.

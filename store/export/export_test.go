@@ -30,7 +30,7 @@ func TestCSVRowKeepsHostileNamesInert(t *testing.T) {
 	dur := 12.5
 	r := &store.Restore{ID: 7, Instance: "=HYPERLINK(\"http://x\")", Database: `O'Brien <script>, "Co"`, Kind: store.KindFull,
 		At: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), DurationS: &dur, DurationSource: store.DurationEngine,
-		Devices: []string{`\\nas\a.bak`, `\\nas\b.bak`}}
+		Devices: []string{`\\nas\a.bak`, `\\nas\b.bak`}, DestinationFiles: []string{`=cmd|' /C calc'!A0`, `D:\Data\a.mdf`}}
 	var buf bytes.Buffer
 	w, err := export.NewCSVWriter(&buf)
 	if err != nil {
@@ -55,6 +55,9 @@ func TestCSVRowKeepsHostileNamesInert(t *testing.T) {
 	}
 	if row["instance"] != `'=HYPERLINK("http://x")` || row["database"] != `O'Brien <script>, "Co"` {
 		t.Errorf("instance %q database %q", row["instance"], row["database"])
+	}
+	if row["destination_files"] != `'=cmd|' /C calc'!A0|D:\Data\a.mdf` {
+		t.Errorf("destination_files %q", row["destination_files"])
 	}
 	if row["devices"] != `\\nas\a.bak|\\nas\b.bak` || row["duration_s"] != "12.5" {
 		t.Errorf("devices %q duration %q", row["devices"], row["duration_s"])

@@ -246,7 +246,8 @@ func (in *Instance) AddRestore(r Restore) store.HistoryRow {
 		SourceDatabase: r.Database, BackupType: btype, BackupStart: &start, BackupFinish: &start,
 		FirstLSN: firstN, LastLSN: lastN, BackupSize: &size, CompressedSize: &size, SoftwareMajor: &maj,
 		SoftwareMinor: &mnr, SoftwareBuild: &bld, IsCopyOnly: new(bool), HasChecksums: &t, KeyAlgorithm: "NO_Encryption",
-		MediaFamilies: &fam, DeviceType: ptr(int64(2)), Devices: devices}
+		MediaFamilies: &fam, DeviceType: ptr(int64(2)), Devices: devices,
+		DestinationFiles: []string{`D:\Data\` + r.Database + ".mdf", `L:\Log\` + r.Database + "_log.ldf"}}
 	in.AddHistory(h)
 	end := r.Start.Add(time.Duration(r.Seconds * float64(time.Second)))
 	in.Log(

@@ -173,6 +173,7 @@ var historyColumns = []tdstest.Column{
 	col("has_backup_checksums", tdstest.Bit, 0), col("key_algorithm", tdstest.NVarChar, 32),
 	col("media_family_count", tdstest.TinyInt, 0), col("device_type", tdstest.TinyInt, 0),
 	col("physical_device_names", tdstest.NVarChar, tdstest.Max),
+	col("destination_files", tdstest.NVarChar, tdstest.Max),
 }
 
 func (in *Instance) major() int {
@@ -205,7 +206,7 @@ func (in *Instance) historyRows(wm, upto, batch int64, keyAlg bool) []tdstest.Re
 			deref(r.BackupStart), deref(r.BackupFinish), lsn1, lsn2, deref(r.BackupSize), deref(r.CompressedSize),
 			deref(r.SoftwareMajor), deref(r.SoftwareMinor), deref(r.SoftwareBuild), deref(r.IsCopyOnly),
 			deref(r.HasChecksums), alg, deref(r.MediaFamilies), deref(r.DeviceType),
-			nv(strings.Join(r.Devices, "|"))})
+			nv(strings.Join(r.Devices, "|")), nv(strings.Join(r.DestinationFiles, "|"))})
 	}
 	return []tdstest.ResultSet{rs}
 }
