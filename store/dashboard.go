@@ -15,17 +15,6 @@ import (
 // cohorts, the fleet throughput trend) are cached by the web layer against
 // DataVersion.
 
-// KeepReaders keeps every connection of the read pool open between
-// queries, for a server that reads all day. database/sql otherwise keeps
-// only two idle and closes the rest as soon as they are returned, so under
-// concurrent page views connections are closed and reopened all the time,
-// each time unmapping the file, freeing its page cache and starting the
-// next one cold (a third of the dashboard's CPU under 8 clients).
-func (db *DB) KeepReaders() {
-	db.read.SetMaxIdleConns(db.read.Stats().MaxOpenConnections)
-	db.read.SetConnMaxIdleTime(0)
-}
-
 // Ping checks that the warehouse answers a query.
 func (db *DB) Ping(ctx context.Context) error {
 	var n int

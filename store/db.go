@@ -84,7 +84,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("store: open %s for reading: %w", path, err)
 	}
-	r.SetMaxOpenConns(max(4, runtime.NumCPU()*2))
+	// Keep every reader open: database/sql keeps two idle by default, so under
+	// eight clients most queries paid for opening a connection (and mapping
+	// the file, and warming its cache) again; measured, a third of the
+	// dashboard's CPU (BENCHMARKS.md).
+	n := max(4, runtime.NumCPU()*2)
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+	r.SetConnMaxIdleTime(0)
 	db.read = r
 	return db, nil
 }

@@ -48,7 +48,6 @@ func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 			fmt.Fprintf(m.Stderr, "serve: %s already has %d restores; --demo leaves it as it is\n", db.Path(), n)
 		}
 	}
-	db.KeepReaders()
 	ref, err := m.reference()
 	if err != nil {
 		return err
