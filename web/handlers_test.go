@@ -8,8 +8,10 @@ import (
 	"html"
 	"net/http"
 	"net/url"
+	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -413,5 +415,34 @@ func TestRestoresSortAliases(t *testing.T) {
 	code, body, _ := get(t, c, ts.URL+"/restores?sort=bogus")
 	if code != http.StatusBadRequest || !strings.Contains(body, "longest") || !strings.Contains(body, "fastest") {
 		t.Errorf("/restores?sort=bogus = %d %.300s; want a 400 listing the orders", code, body)
+	}
+}
+
+// TestRestorePageShowsDestinations: where a restore put the database's files
+// (msdb's restorefile) reaches the API and the restore page, escaped.
+func TestRestorePageShowsDestinations(t *testing.T) {
+	_, ts := serve(t, web.Config{DB: demoDB(t)})
+	c := client(t)
+	code, js, _ := get(t, c, ts.URL+"/api/restores?limit=1&instance="+url.QueryEscape(hostileInstance)+"&database="+url.QueryEscape(hostileDB))
+	if code != http.StatusOK {
+		t.Fatalf("GET /api/restores = %d", code)
+	}
+	var rows []struct {
+		ID               int64    `json:"id"`
+		DestinationFiles []string `json:"destination_files"`
+	}
+	if err := json.Unmarshal([]byte(js), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("api: %v, %d rows", err, len(rows))
+	}
+	want := []string{`D:\<img src=x onerror=alert(1)>\` + hostileDB + `.mdf`, `L:\Log\` + hostileDB + `_log.ldf`}
+	if !reflect.DeepEqual(rows[0].DestinationFiles, want) {
+		t.Errorf("api destination_files = %q, want %q", rows[0].DestinationFiles, want)
+	}
+	_, page, _ := get(t, c, ts.URL+"/restores/"+strconv.FormatInt(rows[0].ID, 10))
+	if !strings.Contains(page, `D:\&lt;img src=x onerror=alert(1)&gt;\`) || !strings.Contains(page, `L:\Log\`) {
+		t.Error("the restore page does not list the destination files, escaped")
+	}
+	if strings.Contains(page, "<img src=x") {
+		t.Error("the restore page shows a destination path unescaped")
 	}
 }

@@ -116,7 +116,8 @@ func importHostile(ctx context.Context, db *store.DB) error {
 				h := store.HistoryRow{Instance: inst, RestoreHistoryID: lsn, RestoreDate: at, Database: name, RestoreType: "D",
 					SourceServer: "=HYPERLINK(\"http://x\")", BackupType: "D", FirstLSN: itoa(lsn * 10), LastLSN: itoa(lsn*10 + 5),
 					BackupSize: i64(10 << 30), Devices: []string{`\\nas\<b>\` + name + `.bak`},
-					Origin: store.Origin{Source: "history", File: "hostile.csv", Line: i + 2}}
+					DestinationFiles: []string{`D:\<img src=x onerror=alert(1)>\` + name + `.mdf`, `L:\Log\` + name + `_log.ldf`},
+					Origin:           store.Origin{Source: "history", File: "hostile.csv", Line: i + 2}}
 				l := store.LogRestore{Instance: inst, Database: name, Kind: store.KindFull, MessageID: 18267,
 					CompletedAt: at.Add(time.Duration(secs) * time.Second), UTCOffset: &off, FirstLSN: h.FirstLSN, LastLSN: h.LastLSN,
 					Has3014: true, Statement: "RESTORE DATABASE", Pages: (10 << 30) / 8192, Seconds: secs, MBps: 100,

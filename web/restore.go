@@ -38,7 +38,7 @@ func (s *Server) restoreDetail(d *store.RestoreDetail) view.RestoreDetail {
 	m := view.RestoreDetail{
 		Title: fmt.Sprintf("%s restore of %s", r.Kind, r.Database), Instance: r.Instance, InstanceURL: view.InstanceURL(r.Instance),
 		Database: r.Database, DatabaseURL: view.DatabaseURL(r.Instance, r.Database), Kind: string(r.Kind),
-		SeriesURL: view.DatabaseKindURL(r.Instance, r.Database, string(r.Kind)), Devices: r.Devices,
+		SeriesURL: view.DatabaseKindURL(r.Instance, r.Database, string(r.Kind)), Devices: r.Devices, Destinations: r.DestinationFiles,
 		Summary: fmt.Sprintf("Finished %s on %s; %s at %s logical.", view.Time(r.At), r.Instance,
 			view.DurationPtr(r.DurationS), view.MiBpsPtr(r.LogicalMiBps)),
 	}

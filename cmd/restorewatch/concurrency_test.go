@@ -254,7 +254,7 @@ func writeHistoryBatch(t *testing.T, dir string, instances []string) string {
 			db := fmt.Sprintf("ConcBatch_%d", k%3)
 			fmt.Fprintf(&b, `"%s",%d,%s,"%s","CORP\svc_restore",D,1,1,NULL,1,%08X-0000-4000-8000-%012X,`+
 				`%08X-1111-4000-8000-000000000000,"SRC%02d","SRC%02d","%s",D,%s,%s,%d,%d,%d,%d,15,0,4236,0,1,NULL,1,2,`+
-				`"\\nas09\sql\%s_%d.bak"`+"\r\n",
+				`"\\nas09\sql\%s_%d.bak",NULL`+"\r\n",
 				in, 900_000_000+i*1000+k, at.Format("2006-01-02 15:04:05.000"), db, i, k, i, i, i, db,
 				at.Add(-5*time.Hour).Format("2006-01-02 15:04:05.000"), at.Add(-4*time.Hour).Format("2006-01-02 15:04:05.000"),
 				lsn+1, lsn+9_001, int64(20+k%5)<<30, int64(6+k%5)<<30, db, k)

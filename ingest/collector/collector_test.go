@@ -2,6 +2,7 @@ package collector_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +52,9 @@ func TestOncePassSeveralInstances(t *testing.T) {
 		for _, x := range rs {
 			if x.DurationSource != store.DurationEngine || x.DurationS == nil || *x.DurationS != 120 {
 				t.Errorf("%s: restore %d duration %v from %q, want 120 s from the 3014 line", name, x.ID, x.DurationS, x.DurationSource)
+			}
+			if want := []string{`D:\Data\Sales.mdf`, `L:\Log\Sales_log.ldf`}; !slices.Equal(x.DestinationFiles, want) {
+				t.Errorf("%s: destination files %q, want %q (restorefile)", name, x.DestinationFiles, want)
 			}
 			if x.InstanceBuild != "13.0.4474.0" {
 				t.Errorf("%s: instance build %q", name, x.InstanceBuild)

@@ -120,7 +120,7 @@ key_algorithm, media_family_count, device_type, physical_device_names`
 func TestHistoryHeaderIsSpec(t *testing.T) {
 	f, _ := defaultFleet(t)
 	rows := readCSV(t, f.Files[0].Path)
-	want := strings.Fields(strings.ReplaceAll(specHeader, ",", " "))
+	want := append(strings.Fields(strings.ReplaceAll(specHeader, ",", " ")), "destination_files")
 	if got := rows[0]; strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("header\n got %v\nwant %v", got, want)
 	}

@@ -12,13 +12,14 @@ import (
 )
 
 // HistoryHeader is the header of the history CSV: SPEC §3.3's columns in
-// SPEC's order, as the project's export query writes them.
+// SPEC's order, then the destination_files extension, as the project's
+// export query writes them.
 var HistoryHeader = []string{"instance", "restore_history_id", "restore_date", "destination_database_name",
 	"user_name", "restore_type", "replace", "recovery", "stop_at", "device_count", "backup_set_uuid", "family_guid",
 	"source_server_name", "source_machine_name", "source_database_name", "backup_type", "backup_start_date",
 	"backup_finish_date", "first_lsn", "last_lsn", "backup_size", "compressed_backup_size", "software_major_version",
 	"software_minor_version", "software_build_version", "is_copy_only", "has_backup_checksums", "key_algorithm",
-	"media_family_count", "device_type", "physical_device_names"}
+	"media_family_count", "device_type", "physical_device_names", "destination_files"}
 
 // historyWriter writes the fleet's one history CSV, as SSMS saves it: CRLF,
 // quotes only where needed, NULL as an empty field.
@@ -92,6 +93,8 @@ func (h *historyWriter) write(r *restore) error {
 	row[28] = itoa(int64(s.stripes))
 	row[29] = "2" // disk
 	row[30] = strings.Join(r.devices, "|")
+	// restorefile: the data and log files, where this fleet keeps them.
+	row[31] = `D:\SQLData\` + s.db + `.mdf|L:\SQLLogs\` + s.db + `_log.ldf`
 	return h.w.Write(row)
 }
 

@@ -10,6 +10,7 @@ type RestoreDetail struct {
 	Summary                     string
 	Groups                      []KVGroup
 	Devices                     []string
+	Destinations                []string // files the restore wrote (restorefile)
 	Buffer                      []KV
 	Phases                      []KV
 	Evidence                    []KVGroup
