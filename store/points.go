@@ -7,6 +7,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"runtime"
 	"slices"
@@ -108,7 +109,7 @@ func (db *DB) LoadSeries(ctx context.Context, ids []int64) ([]SeriesRestores, er
 		for id := range want {
 			args = append(args, id)
 		}
-		err = db.bulkRead(ctx, func(c *sql.Conn) error {
+		err = db.bulkRead(ctx, scanCacheKiB, func(c *sql.Conn) error {
 			return g.read(ctx, c, seriesScan+` WHERE instance_id IN (`+
 				strings.TrimSuffix(strings.Repeat("?,", len(args)), ",")+`)`, args, nil)
 		})
@@ -154,7 +155,7 @@ func (db *DB) scanSeries(ctx context.Context, want map[int64]bool) ([]*seriesGro
 	for w := range workers {
 		parts[w] = &seriesGroup{}
 		wg.Go(func() {
-			errs[w] = db.bulkRead(ctx, func(c *sql.Conn) error {
+			errs[w] = db.bulkRead(ctx, scanCacheKiB, func(c *sql.Conn) error {
 				for k := next.Add(1) - 1; k < ranges; k = next.Add(1) - 1 {
 					from := lo.Int64 + k*step
 					if err := parts[w].read(ctx, c, seriesScan+` WHERE id >= ? AND id < ?`, []any{from, from + step}, want); err != nil {
@@ -213,59 +214,99 @@ type seriesGroup struct {
 	text   map[string]string
 }
 
-func (g *seriesGroup) intern(b []byte) string {
-	if s, ok := g.text[string(b)]; ok {
-		return s
+func (g *seriesGroup) intern(s string) string {
+	if t, ok := g.text[s]; ok {
+		return t
 	}
-	s := string(b)
 	g.text[s] = s
 	return s
 }
 
+// read adds the rows of q (seriesScan and a condition) to g. It goes to the
+// driver directly: database/sql's Scan, converting and locking per value,
+// was a tenth of a scan.
 func (g *seriesGroup) read(ctx context.Context, c *sql.Conn, q string, args []any, want map[int64]bool) error {
 	if g.index == nil {
 		g.index, g.text = map[seriesKey]int32{}, map[string]string{}
 	}
-	rows, err := c.QueryContext(ctx, q, args...)
-	if err != nil {
-		return err
+	named := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
 	}
-	defer rows.Close()
-	var (
-		p         SeriesPoint
-		packed    int64
-		dbn, kind sql.RawBytes
-		cur       = int32(-1)
-	)
-	for rows.Next() {
-		if err := rows.Scan(&packed, &dbn, &kind, &p.RestoreID, &p.AtMs, &p.DurationS, &p.Bytes, &p.MiBps); err != nil {
+	return c.Raw(func(dc any) error {
+		qc, ok := dc.(driver.QueryerContext)
+		if !ok {
+			return fmt.Errorf("the sqlite driver cannot query without a statement")
+		}
+		rows, err := qc.QueryContext(ctx, q, named)
+		if err != nil {
 			return err
 		}
-		iid := packed >> 6
-		if want != nil && !want[iid] {
-			continue
-		}
-		p.Cond = Conditions(packed & (hasBuild - 1))
-		// Rows of one series often come together; skip the map then.
-		if cur < 0 || g.keys[cur].instanceID != iid || g.keys[cur].database != string(dbn) || g.keys[cur].kind != string(kind) {
-			k := seriesKey{iid, g.intern(dbn), g.intern(kind)}
-			i, ok := g.index[k]
-			if !ok {
-				i = int32(len(g.keys))
-				g.index[k] = i
-				g.keys, g.accs = append(g.keys, k), append(g.accs, seriesAcc{})
+		defer rows.Close()
+		dest := make([]driver.Value, 8)
+		cur := int32(-1)
+		for {
+			if err := rows.Next(dest); err == io.EOF {
+				return nil
+			} else if err != nil {
+				return err
 			}
-			cur = i
+			packed, okP := dest[0].(int64)
+			dbn, okD := dest[1].(string)
+			kind, okK := dest[2].(string)
+			id, okI := dest[3].(int64)
+			at, okA := dest[4].(int64)
+			if !okP || !okD || !okK || !okI || !okA {
+				return fmt.Errorf("unexpected row %v", dest)
+			}
+			iid := packed >> 6
+			if want != nil && !want[iid] {
+				continue
+			}
+			p := SeriesPoint{RestoreID: id, AtMs: at, DurationS: float(dest[5]), Bytes: integer(dest[6]), MiBps: float(dest[7]),
+				Cond: Conditions(packed & (hasBuild - 1))}
+			// Rows of one series often come together; skip the map then.
+			if cur < 0 || g.keys[cur].instanceID != iid || g.keys[cur].database != dbn || g.keys[cur].kind != kind {
+				k := seriesKey{iid, g.intern(dbn), g.intern(kind)}
+				i, ok := g.index[k]
+				if !ok {
+					i = int32(len(g.keys))
+					g.index[k] = i
+					g.keys, g.accs = append(g.keys, k), append(g.accs, seriesAcc{})
+				}
+				cur = i
+			}
+			g.accs[cur].add(p, packed&hasBuild != 0)
+			if n := len(g.points); n == 0 || len(g.points[n-1]) == pointBlock {
+				g.points = append(g.points, make([]SeriesPoint, 0, pointBlock))
+				g.series = append(g.series, make([]int32, 0, pointBlock))
+			}
+			n := len(g.points) - 1
+			g.points[n], g.series[n] = append(g.points[n], p), append(g.series[n], cur)
 		}
-		g.accs[cur].add(p, packed&hasBuild != 0)
-		if n := len(g.points); n == 0 || len(g.points[n-1]) == pointBlock {
-			g.points = append(g.points, make([]SeriesPoint, 0, pointBlock))
-			g.series = append(g.series, make([]int32, 0, pointBlock))
-		}
-		n := len(g.points) - 1
-		g.points[n], g.series[n] = append(g.points[n], p), append(g.series[n], cur)
+	})
+}
+
+// float and integer read a number SQLite returned as either type (a REAL
+// column's COALESCE with 0 is an integer when the value is NULL).
+func float(v driver.Value) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case int64:
+		return float64(x)
 	}
-	return rows.Err()
+	return 0
+}
+
+func integer(v driver.Value) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case float64:
+		return int64(x)
+	}
+	return 0
 }
 
 // mergeSeries joins the groups of several reads into series in order, their
@@ -380,7 +421,7 @@ func (db *DB) eachRestore(ctx context.Context, ids []int64, q string, fn func(*s
 	if len(ids) == 0 {
 		return nil
 	}
-	return db.bulkRead(ctx, func(c *sql.Conn) error {
+	return db.bulkRead(ctx, lookupCacheKiB, func(c *sql.Conn) error {
 		const batch = 20000
 		var b []byte
 		for len(ids) > 0 {
@@ -414,14 +455,22 @@ func (db *DB) eachRestore(ctx context.Context, ids []int64, q string, fn func(*s
 	})
 }
 
+// Page caches of bulkRead: a scan visits each page once and wants only the
+// path from the root; look-ups by rowid want the interior pages of the
+// restore table kept (about 300 per million restores).
+const (
+	scanCacheKiB   = 1024
+	lookupCacheKiB = 8192
+)
+
 // bulkRead runs fn on a connection of the read pool with memory-mapping
-// turned off and a small page cache. A read that sweeps the warehouse
+// turned off and a page cache of cacheKiB. A read that sweeps the warehouse
 // through the map makes every page it touches, and the kernel's read-around
 // neighbours from other tables, count in the process's resident memory, up
-// to the map's 1 GiB; read through a 1 MiB page cache instead, a scan of
-// the restore table costs about the same CPU (less than through the pool's
-// 32 MiB cache, whose fresh pages each cost a fault) and keeps to that MiB.
-func (db *DB) bulkRead(ctx context.Context, fn func(*sql.Conn) error) error {
+// to the map's 1 GiB; read through a small page cache instead, a scan of the
+// restore table costs about the same CPU (less than through the pool's
+// 32 MiB cache, whose fresh pages each cost a fault) and keeps to the cache.
+func (db *DB) bulkRead(ctx context.Context, cacheKiB int, fn func(*sql.Conn) error) error {
 	c, err := db.read.Conn(ctx)
 	if err != nil {
 		return err
@@ -446,7 +495,7 @@ func (db *DB) bulkRead(ctx context.Context, fn func(*sql.Conn) error) error {
 	if _, err := c.ExecContext(ctx, `PRAGMA mmap_size = 0`); err != nil {
 		return err
 	}
-	if _, err := c.ExecContext(ctx, `PRAGMA cache_size = -1024`); err != nil {
+	if _, err := c.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = %d`, -cacheKiB)); err != nil {
 		return err
 	}
 	return fn(c)

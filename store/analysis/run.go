@@ -35,14 +35,27 @@ type judged struct {
 	sides *changeSides // the restores to rank factors over, for a regression or an improvement
 }
 
+// findings are what Run stores for one instance.
+type findings struct {
+	id     int64
+	series []store.SeriesRestores
+	saved  []store.Series
+	regs   []store.Regression
+	exp    []store.Exposure
+	st     RunStats
+	err    error
+	done   chan struct{}
+}
+
 // Run judges every series of the given instances (all when ids is nil) and
 // stores the findings: series verdicts, regressions with what changed and the
 // known issues that match, and per-instance known-issue exposure.
 //
-// The series are read in one pass (store.DB.LoadSeries) and judged by one
-// worker per core; the factors (what changed) are then read in one batch for
-// the series that show a change, and the findings stored an instance at a
-// time.
+// The series are read in one pass (store.DB.LoadSeries). One worker per core
+// then takes the instances in turn: it judges their series and reads the
+// factors (what changed) of the few that show a change; the findings are
+// stored in instance order as they come, on the writer connection, while
+// the workers go on.
 func Run(ctx context.Context, db *store.DB, ids []int64, opt Options) (RunStats, error) {
 	var st RunStats
 	if opt.KnownIssues == nil {
@@ -66,88 +79,114 @@ func Run(ctx context.Context, db *store.DB, ids []int64, opt Options) (RunStats,
 	ids = slices.Clone(ids)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-
-	res := judgeAll(all, opt.Config)
-	var changed []int64
-	for i := range res {
-		if res[i].sides != nil && (res[i].f.Verdict == Regression || res[i].f.Verdict == Improvement) {
-			for _, p := range res[i].s.Points {
-				changed = append(changed, p.RestoreID)
-			}
-		}
+	work := make([]findings, len(ids))
+	for i, id := range ids {
+		work[i] = findings{id: id, done: make(chan struct{})}
 	}
-	factors, err := db.RestoreFactors(ctx, changed)
-	if err != nil {
-		return st, err
+	for k := 0; k < len(all); {
+		j := k + 1
+		for j < len(all) && all[j].InstanceID == all[k].InstanceID {
+			j++
+		}
+		if i, ok := slices.BinarySearch(ids, all[k].InstanceID); ok {
+			work[i].series = all[k:j]
+		}
+		k = j
 	}
 
-	k := 0
-	cutoff := opt.Now.AddDate(0, -3, 0)
-	for _, id := range ids {
-		var series []store.Series
-		var regs []store.Regression
-		var recent store.Conditions
-		build := ""
-		for ; k < len(res) && res[k].s.InstanceID < id; k++ {
-		}
-		for ; k < len(res) && res[k].s.InstanceID == id; k++ {
-			r := &res[k]
-			st.Series++
-			st.Restores += len(r.s.Points)
-			series = append(series, r.ser)
-			if reg := regression(r, factors, opt); reg != nil {
-				regs = append(regs, *reg)
-				if reg.Direction == string(Regression) {
-					st.Regressions++
-				} else {
-					st.Improvements++
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	var next atomic.Int64
+	for range min(runtime.GOMAXPROCS(0), len(work)) {
+		wg.Go(func() {
+			var buf []Point
+			for i := int(next.Add(1)) - 1; i < len(work); i = int(next.Add(1)) - 1 {
+				w := &work[i]
+				if w.err = ctx.Err(); w.err == nil {
+					buf, w.err = w.judge(ctx, db, opt, buf)
 				}
+				close(w.done)
 			}
-			if r.s.Build != "" {
-				build = r.s.Build
-			}
-			for _, p := range r.s.Points {
-				if p.At().After(cutoff) {
-					recent |= p.Cond
-				}
-			}
+		})
+	}
+	for i := range work {
+		w := &work[i]
+		<-w.done
+		if w.err != nil {
+			return st, w.err
 		}
-		var exp []store.Exposure
-		if build != "" {
-			for _, ki := range MatchKnownIssues(opt.KnownIssues, build, conditions(recent)) {
-				if len(ki.Affected) == 0 {
-					continue // a build-free entry is advice, not exposure
-				}
-				exp = append(exp, store.Exposure{IssueID: ki.ID, Build: build, Conditions: strings.Join(ki.Conditions, ", ")})
-			}
-		}
-		if err := db.SaveFindings(ctx, id, series, regs, exp); err != nil {
+		if err := db.SaveFindings(ctx, w.id, w.saved, w.regs, w.exp); err != nil {
 			return st, err
 		}
+		st.Series += w.st.Series
+		st.Restores += w.st.Restores
+		st.Regressions += w.st.Regressions
+		st.Improvements += w.st.Improvements
 		st.Instances++
+		*w = findings{} // let the points go
 	}
 	return st, nil
 }
 
-// judgeAll judges every series, one worker per core.
-func judgeAll(all []store.SeriesRestores, cfg Config) []judged {
-	res := make([]judged, len(all))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(all)) {
-		wg.Go(func() {
-			var buf []Point
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(all) {
-					return
-				}
-				res[i], buf = judge(&all[i], cfg, buf)
+// judge judges the series of one instance and fills in its findings. buf is
+// scratch space handed from one call to the next.
+func (w *findings) judge(ctx context.Context, db *store.DB, opt Options, buf []Point) ([]Point, error) {
+	res := make([]judged, len(w.series))
+	var changed []int64
+	for k := range w.series {
+		res[k], buf = judge(&w.series[k], opt.Config, buf)
+		if r := &res[k]; r.sides != nil && (r.f.Verdict == Regression || r.f.Verdict == Improvement) {
+			for _, p := range r.s.Points {
+				changed = append(changed, p.RestoreID)
 			}
-		})
+		}
 	}
-	wg.Wait()
-	return res
+	var factors map[int64]map[string]string
+	if len(changed) > 0 {
+		var err error
+		if factors, err = db.RestoreFactors(ctx, changed); err != nil {
+			return buf, err
+		}
+	}
+	var recent store.Conditions
+	build := ""
+	cutoff := opt.Now.AddDate(0, -3, 0)
+	for k := range res {
+		r := &res[k]
+		w.st.Series++
+		w.st.Restores += len(r.s.Points)
+		w.saved = append(w.saved, r.ser)
+		if reg := regression(r, factors, opt); reg != nil {
+			w.regs = append(w.regs, *reg)
+			if reg.Direction == string(Regression) {
+				w.st.Regressions++
+			} else {
+				w.st.Improvements++
+			}
+		}
+		if r.s.Build != "" {
+			build = r.s.Build
+		}
+		for _, p := range r.s.Points {
+			if p.At().After(cutoff) {
+				recent |= p.Cond
+			}
+		}
+	}
+	if build == "" {
+		return buf, nil
+	}
+	for _, ki := range MatchKnownIssues(opt.KnownIssues, build, conditions(recent)) {
+		if len(ki.Affected) == 0 {
+			continue // a build-free entry is advice, not exposure
+		}
+		w.exp = append(w.exp, store.Exposure{IssueID: ki.ID, Build: build, Conditions: strings.Join(ki.Conditions, ", ")})
+	}
+	return buf, nil
 }
 
 // conditions names the known-issue conditions in c.
