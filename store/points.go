@@ -354,20 +354,24 @@ func mergeSeries(parts []*seriesGroup) ([]SeriesRestores, []int64) {
 		total += a.n
 	}
 	points := make([]SeriesPoint, total)
+	var wg sync.WaitGroup
 	for _, g := range parts {
 		at := make([]int, len(g.keys)) // where g's next point of each series goes
 		for i, k := range g.keys {
 			at[i] = pos[k]
 			pos[k] += g.accs[i].n
 		}
-		for b, block := range g.points {
-			for j, p := range block {
-				s := g.series[b][j]
-				points[at[s]] = p
-				at[s]++
+		wg.Go(func() { // the groups fill disjoint places
+			for b, block := range g.points {
+				for j, p := range block {
+					s := g.series[b][j]
+					points[at[s]] = p
+					at[s]++
+				}
 			}
-		}
+		})
 	}
+	wg.Wait()
 	byTime := func(x, y SeriesPoint) int {
 		if c := cmp.Compare(x.AtMs, y.AtMs); c != 0 {
 			return c
