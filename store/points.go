@@ -61,18 +61,33 @@ type SeriesRestores struct {
 	Points     []SeriesPoint
 }
 
-// seriesScan reads what SeriesPoint holds, packed into as few columns as
+// seriesScan reads what SeriesPoint holds, packed into as few values as
 // SQLite can hand over cheaply: each value fetched costs a trip through the
-// driver (two calls into SQLite, each taking the connection's mutex), which
-// made a read of a million restores cost seconds. The conditions and
-// whether the build is known ride in the low bits of the instance id; the
-// family and the build are read afterwards for the one restore per series
-// that needs them.
-const seriesScan = `SELECT (instance_id << 6) | (COALESCE(compressed,0) <> 0) | ((COALESCE(encrypted,0) <> 0) << 1)
-	| ((io_alignment IS 4096) << 2) | ((device_kind IS '` + DeviceVirtual + `') << 3) | ((COALESCE(stripes,0) > 1) << 4)
-	| ((COALESCE(instance_build,'') <> '') << 5),
-	database_name, kind, id, at_utc, COALESCE(duration_s,0), COALESCE(backup_bytes, pages*8192, 0), COALESCE(logical_mibps,0)
+// driver (two calls into SQLite, each taking the connection's mutex, and
+// often an allocation), which made a read of a million restores cost
+// seconds. The conditions, whether the build is known and the kind (by its
+// place in kinds; the kind's text comes only for a kind not listed there)
+// ride in the low bits of the instance id; the family and the build are read
+// afterwards, for the one restore per series that needs them.
+var seriesScan = `SELECT (instance_id << 9) | (` + kindCode + ` << 6) | (COALESCE(compressed,0) <> 0)
+	| ((COALESCE(encrypted,0) <> 0) << 1) | ((io_alignment IS 4096) << 2) | ((device_kind IS '` + DeviceVirtual + `') << 3)
+	| ((COALESCE(stripes,0) > 1) << 4) | ((COALESCE(instance_build,'') <> '') << 5),
+	database_name, CASE ` + kindCode + ` WHEN 0 THEN kind END, id, at_utc, COALESCE(duration_s,0),
+	COALESCE(backup_bytes, pages*8192, 0), COALESCE(logical_mibps,0)
 	FROM restore`
+
+// kinds are the kinds seriesScan codes as 1 to 7.
+var kinds = [8]Kind{"", KindFull, KindDiff, KindLog, KindFile, KindPage, KindVerify, KindRevert}
+
+var kindCode = func() string {
+	var b strings.Builder
+	b.WriteString("CASE kind")
+	for i, k := range kinds[1:] {
+		fmt.Fprintf(&b, " WHEN '%s' THEN %d", k, i+1)
+	}
+	b.WriteString(" ELSE 0 END")
+	return b.String()
+}()
 
 // LoadSeries reads every series of the given instances (all when ids is
 // nil), ordered by instance id, database and kind, each with its points in
@@ -134,9 +149,9 @@ func (db *DB) LoadSeries(ctx context.Context, ids []int64) ([]SeriesRestores, er
 	return out, nil
 }
 
-// scanSeries reads the restore table in rowid ranges, several per worker so
-// that a worker slowed by other work on the machine does not hold up the
-// rest, one worker and connection per core.
+// scanSeries reads the restore table in rowid ranges, one worker and
+// connection per core; sixteen ranges per worker, so that the workers finish
+// together even when other work on the machine slows one of them.
 func (db *DB) scanSeries(ctx context.Context, want map[int64]bool) ([]*seriesGroup, error) {
 	var lo, hi sql.NullInt64
 	if err := db.read.QueryRowContext(ctx, `SELECT min(id), max(id) FROM restore`).Scan(&lo, &hi); err != nil {
@@ -146,7 +161,7 @@ func (db *DB) scanSeries(ctx context.Context, want map[int64]bool) ([]*seriesGro
 		return nil, nil
 	}
 	workers := min(runtime.GOMAXPROCS(0), 4)
-	ranges := int64(4 * workers)
+	ranges := int64(16 * workers)
 	step := (hi.Int64 - lo.Int64 + ranges) / ranges
 	var next atomic.Int64
 	parts := make([]*seriesGroup, workers)
@@ -253,13 +268,16 @@ func (g *seriesGroup) read(ctx context.Context, c *sql.Conn, q string, args []an
 			}
 			packed, okP := dest[0].(int64)
 			dbn, okD := dest[1].(string)
-			kind, okK := dest[2].(string)
 			id, okI := dest[3].(int64)
 			at, okA := dest[4].(int64)
+			kind, okK := string(kinds[packed>>6&7]), true
+			if kind == "" {
+				kind, okK = dest[2].(string)
+			}
 			if !okP || !okD || !okK || !okI || !okA {
 				return fmt.Errorf("unexpected row %v", dest)
 			}
-			iid := packed >> 6
+			iid := packed >> 9
 			if want != nil && !want[iid] {
 				continue
 			}
