@@ -31,6 +31,10 @@ func (db *DB) Reconcile(ctx context.Context) error {
 	if err := db.checkDerivation(ctx); err != nil {
 		return err
 	}
+	// Whatever a crashed bulk reconciliation left dropped comes back first.
+	if err := db.restoreIndexes(ctx); err != nil {
+		return err
+	}
 	rows, err := db.write.QueryContext(ctx, `SELECT id FROM instance WHERE dirty = 1 ORDER BY id`)
 	if err != nil {
 		return fmt.Errorf("store: reconcile: %w", err)
@@ -45,14 +49,28 @@ func (db *DB) Reconcile(ctx context.Context) error {
 		ids = append(ids, id)
 	}
 	rows.Close()
+	if len(ids) > 0 {
+		bulk, err := db.bulkWorth(ctx)
+		if err != nil {
+			return fmt.Errorf("store: reconcile: %w", err)
+		}
+		if bulk {
+			if err := db.dropIndexes(ctx); err != nil {
+				return fmt.Errorf("store: reconcile: drop indexes: %w", err)
+			}
+		}
+	}
 	for len(ids) > 0 {
 		n, err := db.reconcileBatch(ctx, ids)
 		if err != nil {
+			// Build the indexes again even so: the dirty instances wait
+			// for the next Reconcile, the pages should not.
+			_ = db.restoreIndexes(context.WithoutCancel(ctx))
 			return err
 		}
 		ids = ids[n:]
 	}
-	return nil
+	return db.restoreIndexes(ctx)
 }
 
 // derivationVersion names what derive and build produce. Bump it whenever a

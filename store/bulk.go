@@ -1,0 +1,144 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync/atomic"
+)
+
+// A large reconciliation (a first import of a big export, analyze
+// --rederive) writes restores whose secondary indexes — ordered by time,
+// measure, build, source or database across the fleet, not by instance —
+// take each new row to a random page of each index; at a million restores
+// that was two thirds of an import (BENCHMARKS.md). Such a reconciliation
+// drops those indexes first and builds them again at the end, which sorts
+// once instead. The indexes are found in sqlite_master, so an index added by
+// a later migration is handled too; restore_series stays, reconciliation
+// reads through it.
+//
+// The dropped indexes' SQL is kept in the setting table in the transaction
+// that drops them, and every Reconcile first builds again whatever a crashed
+// one left dropped: a crash costs speed until then, never correctness.
+var (
+	bulkMinChanges int64 = 50000 // restores to write before the indexes are worth dropping
+	bulkShare      int64 = 4     // … and at least a 1/bulkShare share of the table
+)
+
+const droppedKey = "dropped_restore_indexes"
+
+// bulkDrops counts the bulk reconciliations of this process, for tests.
+var bulkDrops atomic.Int64
+
+// keptIndexes are the secondary indexes of restore a bulk reconciliation
+// keeps: the writer reads an instance's restores through restore_series.
+var keptIndexes = map[string]bool{"restore_series": true}
+
+// bulkWorth estimates how many restores the dirty instances will write —
+// their raw facts less the restores they already have — and says whether
+// that is enough to drop the indexes.
+func (db *DB) bulkWorth(ctx context.Context) (bool, error) {
+	var facts, derived, total int64
+	err := db.write.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM history_row WHERE instance_id IN (SELECT id FROM instance WHERE dirty = 1)) +
+		(SELECT count(*) FROM log_restore WHERE instance_id IN (SELECT id FROM instance WHERE dirty = 1)),
+		(SELECT count(*) FROM restore WHERE instance_id IN (SELECT id FROM instance WHERE dirty = 1)),
+		(SELECT count(*) FROM restore)`).Scan(&facts, &derived, &total)
+	if err != nil {
+		return false, err
+	}
+	changes := facts - derived
+	return changes >= bulkMinChanges && changes*bulkShare >= total, nil
+}
+
+// dropIndexes drops restore's secondary indexes (but keptIndexes) and
+// records their SQL, in one transaction.
+func (db *DB) dropIndexes(ctx context.Context) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT name, sql FROM sqlite_master
+		WHERE type = 'index' AND tbl_name = 'restore' AND sql IS NOT NULL ORDER BY name`)
+	if err != nil {
+		return err
+	}
+	dropped := map[string]string{}
+	for rows.Next() {
+		var name, q string
+		if err := rows.Scan(&name, &q); err != nil {
+			rows.Close()
+			return err
+		}
+		// Only plain indexes: a UNIQUE one is a constraint the writes
+		// rely on.
+		if !keptIndexes[name] && plainIndex.MatchString(q) {
+			dropped[name] = q
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(dropped) == 0 {
+		return nil
+	}
+	js, _ := json.Marshal(dropped)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO setting (key, value) VALUES (?, ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, droppedKey, string(js)); err != nil {
+		return err
+	}
+	for name := range dropped {
+		if _, err := tx.ExecContext(ctx, `DROP INDEX `+quoteIdent(name)); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	bulkDrops.Add(1)
+	return nil
+}
+
+// restoreIndexes builds again the indexes a bulk reconciliation dropped, one
+// transaction each so that no other writer waits behind all of them, and
+// forgets them when all exist.
+func (db *DB) restoreIndexes(ctx context.Context) error {
+	var js string
+	err := db.write.QueryRowContext(ctx, `SELECT value FROM setting WHERE key = ?`, droppedKey).Scan(&js)
+	if err == sql.ErrNoRows {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("store: rebuild indexes: %w", err)
+	}
+	var dropped map[string]string
+	if err := json.Unmarshal([]byte(js), &dropped); err != nil {
+		return fmt.Errorf("store: rebuild indexes: %s holds %q: %w", droppedKey, js, err)
+	}
+	for name, q := range dropped {
+		// The SQL is sqlite_master's own text, "CREATE INDEX [IF NOT
+		// EXISTS] name ON …".
+		if !ifNotExists.MatchString(q) {
+			q = plainIndex.ReplaceAllString(q, "CREATE INDEX IF NOT EXISTS ")
+		}
+		if _, err := db.write.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("store: rebuild index %s: %w", name, err)
+		}
+	}
+	if _, err := db.write.ExecContext(ctx, `DELETE FROM setting WHERE key = ?`, droppedKey); err != nil {
+		return fmt.Errorf("store: rebuild indexes: %w", err)
+	}
+	return nil
+}
+
+var (
+	plainIndex  = regexp.MustCompile(`(?i)^\s*CREATE\s+INDEX\s+`)
+	ifNotExists = regexp.MustCompile(`(?i)^\s*CREATE\s+INDEX\s+IF\s+NOT\s+EXISTS\s`)
+)
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

@@ -1,0 +1,130 @@
+package store
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func restoreIndexNames(t *testing.T, db *DB) []string {
+	t.Helper()
+	rows, err := db.write.Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'restore' ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	return names
+}
+
+func bulkFixture(t *testing.T, db *DB) {
+	t.Helper()
+	im, err := db.NewImport(context.Background(), "test", "bulk.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := int64(10 << 30)
+	for i := 0; i < 300; i++ {
+		at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour)
+		h := HistoryRow{Instance: []string{"SQL01", "SQL02", "SQL03"}[i%3], RestoreHistoryID: int64(i + 1), RestoreDate: at,
+			Database: []string{"A", "B"}[i%2], RestoreType: "D", BackupType: "D", BackupSize: &size,
+			Origin: Origin{Source: "history", File: "bulk.csv", Line: i + 2}}
+		if err := im.History(h); err != nil {
+			t.Fatal(err)
+		}
+		l := LogRestore{Instance: h.Instance, Database: h.Database, Kind: KindFull, MessageID: 18267,
+			CompletedAt: at.Add(time.Duration(60+i) * time.Second), Has3014: true, Statement: "RESTORE DATABASE",
+			Pages: 1 << 20, Seconds: float64(60 + i), MBps: 100, Origin: Origin{Source: "errorlog", File: "ERRORLOG", Line: i + 1}}
+		if err := im.LogRestore(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := im.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBulkReconcile: a reconciliation large enough to drop restore's
+// secondary indexes derives what an incremental one derives and leaves every
+// index as it was.
+func TestBulkReconcile(t *testing.T) {
+	ctx := context.Background()
+	open := func() *DB {
+		db, err := Open(ctx, filepath.Join(t.TempDir(), "w.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	defer func(n int64) { bulkMinChanges = n }(bulkMinChanges)
+
+	bulkMinChanges = 1 << 40 // never
+	plain := open()
+	want := restoreIndexNames(t, plain)
+	bulkFixture(t, plain)
+
+	bulkMinChanges = 10
+	bulk := open()
+	before := bulkDrops.Load()
+	bulkFixture(t, bulk)
+	if bulkDrops.Load() == before {
+		t.Fatal("the import did not reconcile in bulk")
+	}
+	if got := restoreIndexNames(t, bulk); !reflect.DeepEqual(got, want) {
+		t.Errorf("indexes after a bulk reconcile = %v, want %v", got, want)
+	}
+	a, _, err := plain.ListRestores(ctx, RestoreFilter{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := bulk.ListRestores(ctx, RestoreFilter{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != 300 || !reflect.DeepEqual(a, b) {
+		t.Errorf("bulk and incremental reconciliation differ (%d and %d restores)", len(a), len(b))
+	}
+	var n int
+	if err := bulk.write.QueryRow(`SELECT count(*) FROM setting WHERE key = ?`, droppedKey).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%s still recorded (%d, %v)", droppedKey, n, err)
+	}
+}
+
+// TestDroppedIndexesComeBack: indexes a crashed bulk reconciliation left
+// dropped are built again by the next Reconcile.
+func TestDroppedIndexesComeBack(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "w.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	want := restoreIndexNames(t, db)
+	if err := db.dropIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := restoreIndexNames(t, db); len(got) >= len(want) {
+		t.Fatalf("dropIndexes left %v (had %v)", got, want)
+	}
+	// The process dies here; the next one reconciles.
+	if err := db.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := restoreIndexNames(t, db); !reflect.DeepEqual(got, want) {
+		t.Errorf("indexes after recovery = %v, want %v", got, want)
+	}
+	var n int
+	if err := db.write.QueryRow(`SELECT count(*) FROM setting WHERE key = ?`, droppedKey).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%s still recorded (%d, %v)", droppedKey, n, err)
+	}
+}
