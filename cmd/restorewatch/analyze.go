@@ -13,11 +13,10 @@ import (
 )
 
 // AnalyzeCmd recomputes every finding from scratch. Restores are derived
-// from their raw facts by every import, so it re-derives only the instances
-// an interrupted import left unreconciled, unless --rederive asks for all
-// of them.
+// from their raw facts by every import, so it re-derives only what
+// db.Reconcile finds to do, unless --rederive asks for all of them.
 type AnalyzeCmd struct {
-	Rederive      bool `help:"First re-derive every restore from its raw facts, not only those of instances an interrupted import left unreconciled: for after an upgrade that changes how restores are derived. Slow on a large warehouse (about 40 s per million restores)."`
+	Rederive      bool `help:"First re-derive every restore from its raw facts, for after an upgrade. Without it, only the instances an interrupted import left unreconciled are re-derived (and every instance once when restorewatch's derivation itself changed). Slow on a large warehouse: 40 s to minutes per million restores."`
 	AnalysisFlags `embed:""`
 }
 
