@@ -133,8 +133,13 @@ func (db *DB) LoadSeries(ctx context.Context, ids []int64) ([]SeriesRestores, er
 	if err != nil {
 		return nil, fmt.Errorf("store: load series: %w", err)
 	}
-	out, latest := mergeSeries(parts)
-	text, err := db.familyBuild(ctx, latest)
+	out, latest, place := mergeSeries(parts)
+	// The family and build look-ups go on while the points are placed.
+	var text map[int64]familyBuild
+	var wg sync.WaitGroup
+	wg.Go(func() { text, err = db.familyBuild(ctx, latest) })
+	place()
+	wg.Wait()
 	if err != nil {
 		return nil, fmt.Errorf("store: load series: %w", err)
 	}
@@ -327,11 +332,11 @@ func integer(v driver.Value) int64 {
 	return 0
 }
 
-// mergeSeries joins the groups of several reads into series in order, their
-// points in one block, and returns for series i the restore ids of its
-// latest point (latest[2i]) and of its latest point with a known build
-// (latest[2i+1], 0 = none).
-func mergeSeries(parts []*seriesGroup) ([]SeriesRestores, []int64) {
+// mergeSeries joins the groups of several reads into series in order, and
+// returns for series i the restore ids of its latest point (latest[2i]) and
+// of its latest point with a known build (latest[2i+1], 0 = none). The
+// series get their points, in one block, when place is called.
+func mergeSeries(parts []*seriesGroup) (out []SeriesRestores, latest []int64, place func()) {
 	all := map[seriesKey]*seriesAcc{}
 	for _, g := range parts {
 		for i, k := range g.keys {
@@ -360,8 +365,8 @@ func mergeSeries(parts []*seriesGroup) ([]SeriesRestores, []int64) {
 		}
 		return cmp.Compare(x.kind, y.kind)
 	})
-	out := make([]SeriesRestores, len(keys))
-	latest := make([]int64, 2*len(keys))
+	out = make([]SeriesRestores, len(keys))
+	latest = make([]int64, 2*len(keys))
 	pos := map[seriesKey]int{}
 	total := 0
 	for i, k := range keys {
@@ -371,42 +376,45 @@ func mergeSeries(parts []*seriesGroup) ([]SeriesRestores, []int64) {
 		pos[k] = total
 		total += a.n
 	}
-	points := make([]SeriesPoint, total)
-	var wg sync.WaitGroup
-	for _, g := range parts {
-		at := make([]int, len(g.keys)) // where g's next point of each series goes
-		for i, k := range g.keys {
-			at[i] = pos[k]
-			pos[k] += g.accs[i].n
-		}
-		wg.Go(func() { // the groups fill disjoint places
-			for b, block := range g.points {
-				for j, p := range block {
-					s := g.series[b][j]
-					points[at[s]] = p
-					at[s]++
-				}
+	place = func() {
+		points := make([]SeriesPoint, total)
+		var wg sync.WaitGroup
+		for _, g := range parts {
+			at := make([]int, len(g.keys)) // where g's next point of each series goes
+			for i, k := range g.keys {
+				at[i] = pos[k]
+				pos[k] += g.accs[i].n
 			}
-		})
-	}
-	wg.Wait()
-	byTime := func(x, y SeriesPoint) int {
-		if c := cmp.Compare(x.AtMs, y.AtMs); c != 0 {
-			return c
+			wg.Go(func() { // the groups fill disjoint places
+				for b, block := range g.points {
+					for j, p := range block {
+						s := g.series[b][j]
+						points[at[s]] = p
+						at[s]++
+					}
+					g.points[b], g.series[b] = nil, nil // let the block go
+				}
+			})
 		}
-		return cmp.Compare(x.RestoreID, y.RestoreID)
-	}
-	start := 0
-	for i, k := range keys {
-		n := all[k].n
-		ps := points[start : start+n : start+n]
-		start += n
-		if !slices.IsSortedFunc(ps, byTime) {
-			slices.SortFunc(ps, byTime)
+		wg.Wait()
+		byTime := func(x, y SeriesPoint) int {
+			if c := cmp.Compare(x.AtMs, y.AtMs); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.RestoreID, y.RestoreID)
 		}
-		out[i].Points = ps
+		start := 0
+		for i, k := range keys {
+			n := all[k].n
+			ps := points[start : start+n : start+n]
+			start += n
+			if !slices.IsSortedFunc(ps, byTime) {
+				slices.SortFunc(ps, byTime)
+			}
+			out[i].Points = ps
+		}
 	}
-	return out, latest
+	return out, latest, place
 }
 
 type familyBuild struct{ family, build string }
