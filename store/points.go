@@ -22,7 +22,7 @@ import (
 // what it needs to judge throughput and known-issue conditions. It holds no
 // pointers and no factors, so a million of them are a small block the
 // garbage collector does not scan; the factors of the few series that show
-// a change are read afterwards with SeriesFactors.
+// a change are read afterwards with RestoreFactors.
 type SeriesPoint struct {
 	RestoreID int64
 	AtMs      int64   // UTC milliseconds
@@ -124,7 +124,7 @@ func (db *DB) LoadSeries(ctx context.Context, ids []int64) ([]SeriesRestores, er
 		for id := range want {
 			args = append(args, id)
 		}
-		err = db.bulkRead(ctx, scanCacheKiB, func(c *sql.Conn) error {
+		err = db.bulkRead(ctx, lookupCacheKiB, func(c *sql.Conn) error {
 			return g.read(ctx, c, seriesScan+` WHERE instance_id IN (`+
 				strings.TrimSuffix(strings.Repeat("?,", len(args)), ",")+`)`, args, nil)
 		})
