@@ -43,9 +43,9 @@ var keptIndexes = map[string]bool{"restore_series": true}
 func (db *DB) bulkWorth(ctx context.Context) (bool, error) {
 	var facts, derived, total int64
 	err := db.write.QueryRowContext(ctx, `SELECT
-		(SELECT count(*) FROM history_row WHERE instance_id IN (SELECT id FROM instance WHERE dirty = 1)) +
-		(SELECT count(*) FROM log_restore WHERE instance_id IN (SELECT id FROM instance WHERE dirty = 1)),
-		(SELECT count(*) FROM restore WHERE instance_id IN (SELECT id FROM instance WHERE dirty = 1)),
+		(SELECT count(*) FROM history_row WHERE instance_id IN (SELECT id FROM instance WHERE dirty > 0)) +
+		(SELECT count(*) FROM log_restore WHERE instance_id IN (SELECT id FROM instance WHERE dirty > 0)),
+		(SELECT count(*) FROM restore WHERE instance_id IN (SELECT id FROM instance WHERE dirty > 0)),
 		(SELECT count(*) FROM restore)`).Scan(&facts, &derived, &total)
 	if err != nil {
 		return false, err

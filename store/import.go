@@ -143,7 +143,7 @@ func (im *Import) Flush() error {
 	}
 	count(n, k)
 	for id := range w.dirty {
-		if _, err := tx.ExecContext(im.ctx, `UPDATE instance SET dirty = 1 WHERE id = ?`, id); err != nil {
+		if _, err := tx.ExecContext(im.ctx, `UPDATE instance SET dirty = dirty + 1 WHERE id = ?`, id); err != nil {
 			return fmt.Errorf("store: import batch: %w", err)
 		}
 	}
@@ -441,7 +441,7 @@ func hostHash(h *HostSnapshot) string {
 // whose sources state none, and marks it for reconciliation.
 func (db *DB) SetDefaultOffset(ctx context.Context, instance string, minutes int) error {
 	_, err := db.write.ExecContext(ctx, `INSERT INTO instance (name, default_utc_offset, dirty, created_at) VALUES (?, ?, 1, ?)
-		ON CONFLICT (name) DO UPDATE SET default_utc_offset = excluded.default_utc_offset, dirty = 1`,
+		ON CONFLICT (name) DO UPDATE SET default_utc_offset = excluded.default_utc_offset, dirty = instance.dirty + 1`,
 		instance, minutes, db.now().UnixMilli())
 	if err != nil {
 		return fmt.Errorf("store: set offset of %s: %w", instance, err)

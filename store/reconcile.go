@@ -35,7 +35,7 @@ func (db *DB) Reconcile(ctx context.Context) error {
 	if err := db.restoreIndexes(ctx); err != nil {
 		return err
 	}
-	rows, err := db.write.QueryContext(ctx, `SELECT id FROM instance WHERE dirty = 1 ORDER BY id`)
+	rows, err := db.write.QueryContext(ctx, `SELECT id FROM instance WHERE dirty > 0 ORDER BY id`)
 	if err != nil {
 		return fmt.Errorf("store: reconcile: %w", err)
 	}
@@ -60,17 +60,77 @@ func (db *DB) Reconcile(ctx context.Context) error {
 			}
 		}
 	}
-	for len(ids) > 0 {
-		n, err := db.reconcileBatch(ctx, ids)
-		if err != nil {
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ahead := db.deriveAhead(actx, ids)
+	for more := len(ids) > 0; more; {
+		var err error
+		if more, err = db.reconcileBatch(ctx, ahead); err != nil {
+			cancel()
+			for range ahead {
+			}
 			// Build the indexes again even so: the dirty instances wait
 			// for the next Reconcile, the pages should not.
 			_ = db.restoreIndexes(context.WithoutCancel(ctx))
 			return err
 		}
-		ids = ids[n:]
 	}
 	return db.restoreIndexes(ctx)
+}
+
+// derivedInstance is one instance's derivation, made from one snapshot of
+// its raw facts. version is the instance's dirty counter in that snapshot.
+type derivedInstance struct {
+	id, version int64
+	out         derived
+	err         error
+}
+
+// deriveAhead reads and derives the instances on the read pool, one
+// snapshot each, while the writer writes the previous ones: reading and
+// deriving is half of a large reconciliation, and this way it runs on the
+// other core. Every import increments an instance's dirty counter in the
+// transaction that adds its facts, so the writer clears the counter only
+// when it still holds the version derived here; facts committed in between
+// leave the instance dirty for the next Reconcile (the one that import's
+// Close runs).
+func (db *DB) deriveAhead(ctx context.Context, ids []int64) <-chan derivedInstance {
+	ch := make(chan derivedInstance, 2)
+	go func() {
+		defer close(ch)
+		for _, id := range ids {
+			d := derivedInstance{id: id}
+			d.version, d.out, d.err = db.deriveInstance(ctx, id)
+			select {
+			case ch <- d:
+			case <-ctx.Done():
+				return
+			}
+			if d.err != nil {
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+func (db *DB) deriveInstance(ctx context.Context, id int64) (int64, derived, error) {
+	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return 0, derived{}, err
+	}
+	defer tx.Rollback()
+	var version int64
+	if err := tx.QueryRowContext(ctx, `SELECT dirty FROM instance WHERE id = ?`, id).Scan(&version); err == sql.ErrNoRows {
+		return 0, derived{}, nil // deleted since
+	} else if err != nil || version == 0 {
+		return 0, derived{}, err // or reconciled since
+	}
+	in, err := loadFacts(ctx, tx, id)
+	if err != nil {
+		return 0, derived{}, err
+	}
+	return version, derive(in), nil
 }
 
 // derivationVersion names what derive and build produce. Bump it whenever a
@@ -95,7 +155,7 @@ func (db *DB) checkDerivation(ctx context.Context) error {
 		return fmt.Errorf("store: reconcile: %w", err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `UPDATE instance SET dirty = 1`); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE instance SET dirty = dirty + 1`); err != nil {
 		return fmt.Errorf("store: reconcile: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO setting (key, value) VALUES ('derivation_version', ?)
@@ -107,62 +167,69 @@ func (db *DB) checkDerivation(ctx context.Context) error {
 
 // ReconcileAll rebuilds every instance's restores from scratch.
 func (db *DB) ReconcileAll(ctx context.Context) error {
-	if _, err := db.write.ExecContext(ctx, `UPDATE instance SET dirty = 1`); err != nil {
+	if _, err := db.write.ExecContext(ctx, `UPDATE instance SET dirty = dirty + 1`); err != nil {
 		return fmt.Errorf("store: reconcile all: %w", err)
 	}
 	return db.Reconcile(ctx)
 }
 
-// reconcileBatch reconciles instances from the head of ids in one
-// transaction, until the transaction's time or row budget is spent, and
-// returns how many it took (at least one).
-func (db *DB) reconcileBatch(ctx context.Context, ids []int64) (int, error) {
+// reconcileBatch writes derived instances from ahead in one transaction,
+// until the transaction's time or row budget is spent, and says whether
+// more wait.
+func (db *DB) reconcileBatch(ctx context.Context, ahead <-chan derivedInstance) (more bool, err error) {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, fmt.Errorf("store: reconcile: %w", err)
+		return false, fmt.Errorf("store: reconcile: %w", err)
 	}
 	defer tx.Rollback()
 	w := &restoreWriter{tx: tx, ctx: ctx}
 	defer w.close()
-	start, rows, n := time.Now(), 0, 0
-	for n < len(ids) && (n == 0 || time.Since(start) < reconcileTxTime && rows < reconcileTxRows) {
-		k, err := reconcileInstance(ctx, tx, w, ids[n])
+	start, rows := time.Now(), 0
+	for time.Since(start) < reconcileTxTime && rows < reconcileTxRows {
+		d, ok := <-ahead
+		if !ok {
+			break
+		}
+		if d.err != nil {
+			return false, fmt.Errorf("store: reconcile instance %d: %w", d.id, d.err)
+		}
+		k, err := writeInstance(ctx, tx, w, d)
 		if err != nil {
-			return 0, fmt.Errorf("store: reconcile instance %d: %w", ids[n], err)
+			return false, fmt.Errorf("store: reconcile instance %d: %w", d.id, err)
 		}
 		rows += k
-		n++
+		more = true
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("store: reconcile: commit: %w", err)
+		return false, fmt.Errorf("store: reconcile: commit: %w", err)
 	}
-	return n, nil
+	return more, nil
 }
 
-// reconcileInstance re-derives one instance inside tx and returns how many
-// restores it derived.
-func reconcileInstance(ctx context.Context, tx *sql.Tx, w *restoreWriter, id int64) (int, error) {
-	// Claim the instance: another import's Close may have reconciled it
-	// since the dirty list was read (the writer connection serialises us).
-	var dirty bool
-	if err := tx.QueryRowContext(ctx, `SELECT dirty FROM instance WHERE id = ?`, id).Scan(&dirty); err == sql.ErrNoRows || err == nil && !dirty {
-		return 0, nil // deleted or already reconciled
+// writeInstance writes one instance's derivation inside tx and returns how
+// many restores it wrote.
+func writeInstance(ctx context.Context, tx *sql.Tx, w *restoreWriter, d derivedInstance) (int, error) {
+	// Claim the instance: another process's Reconcile may have reconciled
+	// it since it was derived (the writer lock serialises us).
+	var dirty int64
+	if d.version == 0 {
+		return 0, nil // deleted or reconciled before it was read
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT dirty FROM instance WHERE id = ?`, d.id).Scan(&dirty); err == sql.ErrNoRows || err == nil && dirty == 0 {
+		return 0, nil
 	} else if err != nil {
 		return 0, err
 	}
-	in, err := loadFacts(ctx, tx, id)
-	if err != nil {
+	if err := w.write(d.id, d.out); err != nil {
 		return 0, err
 	}
-	out := derive(in)
-	if err := w.write(id, out); err != nil {
+	// Cleared only if no import added facts since the snapshot.
+	if _, err := tx.ExecContext(ctx, `UPDATE instance SET restore_date_semantics = ?, semantics_samples = ?,
+		dirty = CASE WHEN dirty = ? THEN 0 ELSE dirty END WHERE id = ?`,
+		d.out.semantics, d.out.semanticsN, d.version, d.id); err != nil {
 		return 0, err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE instance SET dirty = 0, restore_date_semantics = ?, semantics_samples = ? WHERE id = ?`,
-		out.semantics, out.semanticsN, id); err != nil {
-		return 0, err
-	}
-	return len(out.restores), nil
+	return len(d.out.restores), nil
 }
 
 // facts are an instance's raw records, loaded for derivation.
@@ -208,7 +275,14 @@ type hostFact struct {
 	traceFlags, modules string
 }
 
-func loadFacts(ctx context.Context, tx *sql.Tx, id int64) (*facts, error) {
+// querier is what loadFacts reads through: a read-only transaction on the
+// read pool, or the writer's.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func loadFacts(ctx context.Context, tx querier, id int64) (*facts, error) {
 	f := &facts{}
 	var def sql.NullInt64
 	if err := tx.QueryRowContext(ctx, `SELECT default_utc_offset FROM instance WHERE id = ?`, id).Scan(&def); err != nil {

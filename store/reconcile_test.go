@@ -62,3 +62,75 @@ func TestDerivationVersion(t *testing.T) {
 }
 
 func i64(v int64) *int64 { return &v }
+
+// TestFactsAddedWhileDerivingStayDirty: restores derived from a snapshot do
+// not clear the instance when an import added facts after that snapshot;
+// the next Reconcile derives them.
+func TestFactsAddedWhileDerivingStayDirty(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "w.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	row := func(hid int64) HistoryRow {
+		return HistoryRow{Instance: "SQL01", RestoreHistoryID: hid, RestoreDate: time.Date(2024, 1, 2, int(hid), 0, 0, 0, time.UTC),
+			Database: "A", RestoreType: "D", BackupType: "D", Origin: Origin{Source: "history", File: "h.csv", Line: int(hid) + 1}}
+	}
+	add := func(hid int64) {
+		im, err := db.NewImport(ctx, "test", "h.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := im.History(row(hid)); err != nil {
+			t.Fatal(err)
+		}
+		if err := im.Flush(); err != nil { // committed, not yet reconciled
+			t.Fatal(err)
+		}
+	}
+	count := func() (n int) {
+		if err := db.write.QueryRowContext(ctx, `SELECT count(*) FROM restore`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	add(1)
+	var id int64
+	if err := db.write.QueryRowContext(ctx, `SELECT id FROM instance`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	version, out, err := db.deriveInstance(ctx, id) // the snapshot holds restore 1
+	if err != nil || version == 0 {
+		t.Fatalf("derive: version %d, %v", version, err)
+	}
+	add(2) // committed after the snapshot
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &restoreWriter{tx: tx, ctx: ctx}
+	if _, err := writeInstance(ctx, tx, w, derivedInstance{id: id, version: version, out: out}); err != nil {
+		t.Fatal(err)
+	}
+	w.close()
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var dirty int64
+	if err := db.write.QueryRowContext(ctx, `SELECT dirty FROM instance WHERE id = ?`, id).Scan(&dirty); err != nil || dirty == 0 {
+		t.Fatalf("dirty = %d after writing a stale derivation, want still dirty (%v)", dirty, err)
+	}
+	if n := count(); n != 1 {
+		t.Errorf("%d restores from the stale snapshot, want 1", n)
+	}
+	if err := db.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 2 {
+		t.Errorf("%d restores after Reconcile, want 2", n)
+	}
+	if err := db.write.QueryRowContext(ctx, `SELECT dirty FROM instance WHERE id = ?`, id).Scan(&dirty); err != nil || dirty != 0 {
+		t.Errorf("dirty = %d after Reconcile, want 0 (%v)", dirty, err)
+	}
+}
