@@ -120,6 +120,11 @@ func (db *DB) restoreIndexes(ctx context.Context) error {
 	if err := json.Unmarshal([]byte(js), &dropped); err != nil {
 		return fmt.Errorf("store: rebuild indexes: %s holds %q: %w", droppedKey, js, err)
 	}
+	// Sort with a helper thread: CREATE INDEX is a sort, and SQLite splits
+	// it over worker threads when allowed.
+	if _, err := db.write.ExecContext(ctx, `PRAGMA threads = 2`); err != nil {
+		return fmt.Errorf("store: rebuild indexes: %w", err)
+	}
 	for name, q := range dropped {
 		// The SQL is sqlite_master's own text, "CREATE INDEX [IF NOT
 		// EXISTS] name ON …".
