@@ -28,7 +28,7 @@ type CLI struct {
 
 	Import      ImportCmd      `cmd:"" help:"Import offline files: errorlog, history (CSV) or messages."`
 	Restores    RestoresCmd    `cmd:"" help:"List restores."`
-	Analyze     AnalyzeCmd     `cmd:"" help:"Recompute every derivation and analysis from scratch."`
+	Analyze     AnalyzeCmd     `cmd:"" help:"Re-derive the restores whose facts changed (all with --rederive) and recompute every finding."`
 	Regressions RegressionsCmd `cmd:"" help:"List regressions."`
 	Report      ReportCmd      `cmd:"" help:"Write a printable evidence report (HTML or PDF)."`
 	Serve       ServeCmd       `cmd:"" help:"Serve the dashboard."`
