@@ -177,7 +177,7 @@ var factorLabels = map[string]string{
 	"device_kind": "Backup device", "stripes": "Stripes (backup files)", "buffer_count": "Buffer count",
 	"max_transfer_size": "Max transfer size", "io_alignment": "File-system I/O alignment (bytes)",
 	"ifi": "Instant file initialisation", "cpu_count": "CPU count", "memory": "Memory", "loaded_modules": "Loaded non-Microsoft modules",
-	"trace_flags": "Trace flags", "size_class": "Database size class",
+	"trace_flags": "Trace flags", "size_class": "Database size class", "destination": "Restored to (folders)",
 }
 
 func factorLabel(f string) string {

@@ -13,6 +13,7 @@ var factorOrder = []string{
 	"instance_build", "source_build", "source_server", "compression", "encryption",
 	"checksum", "device_kind", "stripes", "buffer_count", "max_transfer_size",
 	"io_alignment", "ifi", "cpu_count", "memory", "loaded_modules", "trace_flags", "size_class",
+	"destination",
 }
 
 // FactorNames returns the factor names of SPEC §6.1 in display order.

@@ -67,7 +67,7 @@ func TestRankFactorsEdges(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("tie: got %+v, want %+v", got, want)
 	}
-	if names := analysis.FactorNames(); len(names) != 17 || names[0] != "instance_build" || names[16] != "size_class" {
+	if names := analysis.FactorNames(); len(names) != 18 || names[0] != "instance_build" || names[16] != "size_class" || names[17] != "destination" {
 		t.Errorf("FactorNames() = %v", names)
 	}
 }
