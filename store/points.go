@@ -88,13 +88,12 @@ var kindCode = func() string {
 // nil), ordered by instance id, database and kind, each with its points in
 // time order.
 //
-// A read of many instances scans the restore table in rowid order, over one
-// read connection per core, rowid ranges apart, and groups the points in
-// memory: walking the restore_series index instead costs a table look-up
-// per row, which was most of an analysis run. Each range is its own read
-// transaction, so a reconciliation committed mid-read can show in some
-// ranges only; the next analysis of that instance (every import runs one)
-// sees it whole. A read of a few instances uses the index.
+// A read of many instances scans the covering restore_series index (no
+// table look-ups), over one read connection per core, instance ranges apart,
+// and groups the points in memory. Each range is its own read transaction,
+// so a reconciliation committed mid-read can show in some ranges only; the
+// next analysis of that instance (every import runs one) sees it whole. A
+// read of a few instances seeks the same index per instance.
 func (db *DB) LoadSeries(ctx context.Context, ids []int64) ([]SeriesRestores, error) {
 	if ids != nil && len(ids) == 0 {
 		return nil, nil
