@@ -88,8 +88,8 @@ var kindCode = func() string {
 // nil), ordered by instance id, database and kind, each with its points in
 // time order.
 //
-// A read of many instances scans the covering restore_series index (no
-// table look-ups), over one read connection per core, instance ranges apart,
+// A read of many instances scans the covering restore_scan index (no table
+// look-ups), over one read connection per core, instance ranges apart,
 // and groups the points in memory. Each range is its own read transaction,
 // so a reconciliation committed mid-read can show in some ranges only; the
 // next analysis of that instance (every import runs one) sees it whole. A
@@ -119,7 +119,7 @@ func (db *DB) LoadSeries(ctx context.Context, ids []int64) ([]SeriesRestores, er
 			args = append(args, id)
 		}
 		err = db.bulkRead(ctx, lookupCacheKiB, func(c *sql.Conn) error {
-			return g.read(ctx, c, seriesScan+` WHERE instance_id IN (`+
+			return g.read(ctx, c, seriesScan+` INDEXED BY restore_scan WHERE instance_id IN (`+
 				strings.TrimSuffix(strings.Repeat("?,", len(args)), ",")+`)`, args, nil)
 		})
 		parts = []*seriesGroup{g}

@@ -16,10 +16,10 @@ import (
 )
 
 // The scan behind LoadSeries: ranges of instances read from the covering
-// restore_series index on one connection per core, points grouped per
-// series and merged in time order.
+// restore_scan index on one connection per core, points grouped per series
+// and merged in time order.
 
-// scanSeries reads restore_series, which carries every column seriesScan
+// scanSeries reads restore_scan, which carries every column seriesScan
 // needs (migration 0010), in ranges of instance ids, one worker and
 // connection per core; sixteen ranges per worker, so that the workers finish
 // together even when other work on the machine slows one of them. The index
@@ -46,7 +46,7 @@ func (db *DB) scanSeries(ctx context.Context, want map[int64]bool) ([]*seriesGro
 			errs[w] = db.bulkRead(ctx, scanCacheKiB, func(c *sql.Conn) error {
 				for k := next.Add(1) - 1; k < ranges; k = next.Add(1) - 1 {
 					from := lo.Int64 + k*step
-					if err := parts[w].read(ctx, c, seriesScan+` INDEXED BY restore_series WHERE instance_id >= ? AND instance_id < ?`, []any{from, from + step}, want); err != nil {
+					if err := parts[w].read(ctx, c, seriesScan+` INDEXED BY restore_scan WHERE instance_id >= ? AND instance_id < ?`, []any{from, from + step}, want); err != nil {
 						return err
 					}
 				}
