@@ -71,7 +71,11 @@ func TestBulkReconcile(t *testing.T) {
 	bulkMinChanges = 1 << 40 // never
 	plain := open()
 	want := restoreIndexNames(t, plain)
+	drops := bulkDrops.Load()
 	bulkFixture(t, plain)
+	if bulkDrops.Load() != drops {
+		t.Fatal("a reconciliation under bulkMinChanges dropped the indexes")
+	}
 
 	bulkMinChanges = 10
 	bulk := open()
