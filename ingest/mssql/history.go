@@ -139,15 +139,18 @@ func (s *Session) scanHistory(r *sql.Rows) (store.HistoryRow, error) {
 	if family.Valid {
 		h.FamilyGUID = family.UUID.String()
 	}
-	for _, d := range strings.Split(devices.String, "|") {
-		if d = strings.TrimSpace(d); d != "" {
-			h.Devices = append(h.Devices, d)
-		}
-	}
-	for _, d := range strings.Split(destinations.String, "|") {
-		if d = strings.TrimSpace(d); d != "" {
-			h.DestinationFiles = append(h.DestinationFiles, d)
-		}
-	}
+	h.Devices, h.DestinationFiles = paths(devices.String), paths(destinations.String)
 	return h, nil
+}
+
+// paths splits a '|'-joined path list of the history query (FOR XML PATH
+// concatenation), dropping empty entries.
+func paths(joined string) []string {
+	var out []string
+	for _, p := range strings.Split(joined, "|") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
