@@ -172,10 +172,20 @@ func (db *DB) ReconcileAll(ctx context.Context) error {
 	return db.Reconcile(ctx)
 }
 
+// reconcileIdle is how long a reconcile transaction waits for the next
+// derived instance before it commits what it has: the write lock is held
+// for writing, not for deriving on the other core.
+const reconcileIdle = 50 * time.Millisecond
+
 // reconcileBatch writes derived instances from ahead in one transaction,
-// until the transaction's time or row budget is spent, and says whether
-// more wait.
+// until the transaction's time or row budget is spent or the next instance
+// is slow to come, and says whether more wait. The transaction begins only
+// once the first instance is derived.
 func (db *DB) reconcileBatch(ctx context.Context, ahead <-chan derivedInstance) (more bool, err error) {
+	d, ok := <-ahead
+	if !ok {
+		return false, nil
+	}
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return false, fmt.Errorf("store: reconcile: %w", err)
@@ -183,12 +193,10 @@ func (db *DB) reconcileBatch(ctx context.Context, ahead <-chan derivedInstance) 
 	defer tx.Rollback()
 	w := &restoreWriter{tx: tx, ctx: ctx}
 	defer w.close()
+	idle := time.NewTimer(reconcileIdle)
+	defer idle.Stop()
 	start, rows := time.Now(), 0
-	for time.Since(start) < reconcileTxTime && rows < reconcileTxRows {
-		d, ok := <-ahead
-		if !ok {
-			break
-		}
+	for ok {
 		if d.err != nil {
 			return false, fmt.Errorf("store: reconcile instance %d: %w", d.id, d.err)
 		}
@@ -197,12 +205,20 @@ func (db *DB) reconcileBatch(ctx context.Context, ahead <-chan derivedInstance) 
 			return false, fmt.Errorf("store: reconcile instance %d: %w", d.id, err)
 		}
 		rows += k
-		more = true
+		if time.Since(start) >= reconcileTxTime || rows >= reconcileTxRows {
+			break
+		}
+		idle.Reset(reconcileIdle)
+		select {
+		case d, ok = <-ahead:
+		case <-idle.C:
+			ok = false // commit now; the next batch waits outside a transaction
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return false, fmt.Errorf("store: reconcile: commit: %w", err)
 	}
-	return more, nil
+	return true, nil
 }
 
 // writeInstance writes one instance's derivation inside tx and returns how
