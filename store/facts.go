@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 )
 
 // facts are an instance's raw records, loaded for derivation.
@@ -15,14 +16,9 @@ type facts struct {
 }
 
 type histFact struct {
-	id, hid                                                     int64
-	restore                                                     int64
-	db, user, rtype, uuid, family, srcServer, srcMachine, srcDB string
-	firstLSN, lastLSN, keyAlg                                   string
-	backupSize, compressed, major, minor, build                 sql.NullInt64
-	copyOnly, checksums                                         sql.NullBool
-	mediaFamilies, deviceCount, deviceType                      sql.NullInt64
-	devices, destinations                                       []string
+	id, hid int64
+	restore int64
+	historyFacts
 }
 
 type logFact struct {
@@ -66,28 +62,21 @@ func loadFacts(ctx context.Context, tx querier, id int64) (*facts, error) {
 		v := int(def.Int64)
 		f.defaultOffset = &v
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, restore_history_id, restore_local, database_name, COALESCE(user_name,''),
-		COALESCE(restore_type,''), COALESCE(backup_set_uuid,''), COALESCE(family_guid,''), COALESCE(source_server,''),
-		COALESCE(source_machine,''), COALESCE(source_database,''), COALESCE(first_lsn,''), COALESCE(last_lsn,''),
-		COALESCE(key_algorithm,''), backup_size, compressed_size, software_major, software_minor, software_build,
-		is_copy_only, has_checksums, media_families, device_count, device_type, devices, destination_files
+	rows, err := tx.QueryContext(ctx, `SELECT id, restore_history_id, restore_local, facts
 		FROM history_row WHERE instance_id = ? ORDER BY restore_local, id`, id)
 	if err != nil {
 		return nil, err
 	}
 	for rows.Next() {
 		var h histFact
-		var devices, destinations string
-		if err := rows.Scan(&h.id, &h.hid, &h.restore, &h.db, &h.user, &h.rtype, &h.uuid, &h.family, &h.srcServer,
-			&h.srcMachine, &h.srcDB, &h.firstLSN, &h.lastLSN, &h.keyAlg, &h.backupSize, &h.compressed, &h.major,
-			&h.minor, &h.build, &h.copyOnly, &h.checksums, &h.mediaFamilies, &h.deviceCount, &h.deviceType, &devices,
-			&destinations); err != nil {
+		var raw string
+		if err := rows.Scan(&h.id, &h.hid, &h.restore, &raw); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		_ = json.Unmarshal([]byte(devices), &h.devices)
-		if destinations != "[]" {
-			_ = json.Unmarshal([]byte(destinations), &h.destinations)
+		if err := h.decode(raw); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("history row %d: %w", h.id, err)
 		}
 		f.history = append(f.history, h)
 	}

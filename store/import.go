@@ -34,11 +34,17 @@ type Import struct {
 	ctx       context.Context
 	batch     []record
 	batchSize int
-	summary   ImportSummary
-	instances map[string]int64
-	touched   map[int64]string
-	runID     int64
-	maxRej    int
+	// committing carries the result of the batch being committed in the
+	// background while the caller parses the next one; spare is that
+	// batch's slice, reused once it is done.
+	committing chan error
+	spare      []record
+	failed     error // a failed commit: nothing after it is committed
+	summary    ImportSummary
+	instances  map[string]int64
+	touched    map[int64]string
+	runID      int64
+	maxRej     int
 }
 
 // BatchSize is the number of records an Import commits at once.
@@ -91,16 +97,64 @@ func (im *Import) add(rec record) error {
 		im.Reject(Reject{File: o.File, Line: o.Line, Reason: err.Error()})
 		return nil
 	}
+	if h, ok := rec.(*HistoryRow); ok {
+		// Encoded here, on the parser's goroutine, not the committer's.
+		h.facts = string(appendHistoryFacts(make([]byte, 0, 384), h))
+	}
 	im.batch = append(im.batch, rec)
 	if len(im.batch) >= im.batchSize {
-		return im.Flush()
+		return im.flushBehind()
 	}
 	return nil
 }
 
-// Flush commits the pending batch.
+// flushBehind hands the full batch to a goroutine that commits it while the
+// caller goes on parsing, after the previous batch's commit has finished:
+// batches still commit one at a time and in order, each in its own
+// transaction. Its error comes back from the next add, Flush or Close.
+func (im *Import) flushBehind() error {
+	if err := im.wait(); err != nil {
+		return err
+	}
+	b := im.batch
+	im.batch = im.spare[:0]
+	im.spare = b
+	done := make(chan error, 1)
+	im.committing = done
+	go func() { done <- im.commit(b) }()
+	return nil
+}
+
+// wait waits for the batch committing in the background, if any.
+func (im *Import) wait() error {
+	if im.committing != nil {
+		if err := <-im.committing; err != nil && im.failed == nil {
+			im.failed = err
+		}
+		im.committing = nil
+		clear(im.spare)
+	}
+	return im.failed
+}
+
+// Flush commits the pending batch, after any batch still committing.
 func (im *Import) Flush() error {
-	if len(im.batch) == 0 {
+	if err := im.wait(); err != nil {
+		return err
+	}
+	if err := im.commit(im.batch); err != nil {
+		return err
+	}
+	clear(im.batch)
+	im.batch = im.batch[:0]
+	return nil
+}
+
+// commit writes one batch in one transaction. It runs on one goroutine at
+// a time; what it updates (the counts, the instance and touched maps) the
+// caller reads only after wait.
+func (im *Import) commit(batch []record) error {
+	if len(batch) == 0 {
 		return nil
 	}
 	tx, err := im.db.write.BeginTx(im.ctx, nil)
@@ -113,7 +167,7 @@ func (im *Import) Flush() error {
 		im.summary.Added += int64(added)
 		im.summary.Duplicates += int64(read - added)
 	}
-	for _, rec := range im.batch {
+	for _, rec := range batch {
 		var added bool
 		switch r := rec.(type) {
 		case *HistoryRow:
@@ -153,7 +207,6 @@ func (im *Import) Flush() error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: import batch: commit: %w", err)
 	}
-	im.batch = im.batch[:0]
 	return nil
 }
 
@@ -239,13 +292,9 @@ func (w *batchWriter) touch(id int64, name string) {
 	w.im.touched[id] = name
 }
 
-const insertHistoryHead = `INSERT INTO history_row (instance_id, restore_history_id, restore_local, database_name, user_name,
- restore_type, replace_flag, recovery, stop_at_local, device_count, backup_set_uuid, family_guid, source_server,
- source_machine, source_database, backup_type, backup_start_local, backup_finish_local, first_lsn, last_lsn,
- backup_size, compressed_size, software_major, software_minor, software_build, is_copy_only, has_checksums,
- key_algorithm, media_families, device_type, devices, destination_files, source, origin) VALUES `
+const insertHistoryHead = `INSERT INTO history_row (instance_id, restore_history_id, restore_local, facts, origin) VALUES `
 
-const historyCols = 34
+const historyCols = 5
 
 // historyPerInsert is how many history rows one INSERT carries: modernc's
 // SQLite spends less per row in one statement of many rows than in many
@@ -273,13 +322,11 @@ func (w *batchWriter) history(h *HistoryRow) (added, carried int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	w.histArgs = append(w.histArgs, id, h.RestoreHistoryID, ms(h.RestoreDate), h.Database, nullString(h.UserName),
-		nullString(strings.ToUpper(h.RestoreType)), nullBool(h.Replace), nullBool(h.Recovery), nullTime(h.StopAt), h.DeviceCount,
-		nullString(h.BackupSetUUID), nullString(h.FamilyGUID), nullString(h.SourceServer), nullString(h.SourceMachine),
-		nullString(h.SourceDatabase), nullString(strings.ToUpper(h.BackupType)), nullTime(h.BackupStart), nullTime(h.BackupFinish),
-		nullString(h.FirstLSN), nullString(h.LastLSN), h.BackupSize, h.CompressedSize, h.SoftwareMajor, h.SoftwareMinor,
-		h.SoftwareBuild, nullBool(h.IsCopyOnly), nullBool(h.HasChecksums), nullString(h.KeyAlgorithm), h.MediaFamilies,
-		h.DeviceType, jsonText(nonNil(h.Devices)), jsonText(nonNil(h.DestinationFiles)), h.Origin.Source, h.Origin.String())
+	facts := h.facts
+	if facts == "" {
+		facts = string(appendHistoryFacts(nil, h))
+	}
+	w.histArgs = append(w.histArgs, id, h.RestoreHistoryID, ms(h.RestoreDate), facts, h.Origin.String())
 	w.histInst = append(w.histInst, instRef{id, h.Instance})
 	if len(w.histInst) < historyPerInsert {
 		return 0, 0, nil

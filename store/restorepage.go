@@ -268,15 +268,18 @@ func (db *DB) GetRestoreDetail(ctx context.Context, id int64) (*RestoreDetail, e
 	if hid.Valid {
 		var h HistoryFact
 		var at int64
-		var bs, bf sql.NullInt64
-		if err := db.read.QueryRowContext(ctx, `SELECT restore_history_id, restore_local, COALESCE(user_name,''),
-			COALESCE(restore_type,''), COALESCE(backup_type,''), COALESCE(source_machine,''), COALESCE(first_lsn,''),
-			COALESCE(last_lsn,''), COALESCE(key_algorithm,''), backup_start_local, backup_finish_local, source, origin
-			FROM history_row WHERE id = ?`, hid.Int64).Scan(&h.RestoreHistoryID, &at, &h.UserName, &h.RestoreType,
-			&h.BackupType, &h.SourceMachine, &h.FirstLSN, &h.LastLSN, &h.KeyAlgorithm, &bs, &bf, &h.Source, &h.Origin); err != nil {
+		var raw string
+		if err := db.read.QueryRowContext(ctx, `SELECT restore_history_id, restore_local, facts, origin
+			FROM history_row WHERE id = ?`, hid.Int64).Scan(&h.RestoreHistoryID, &at, &raw, &h.Origin); err != nil {
 			return nil, fmt.Errorf("store: restore detail: %w", err)
 		}
-		h.RestoreDate, h.BackupStart, h.BackupFinish = time.UnixMilli(at).UTC(), nTime(bs), nTime(bf)
+		var f historyFacts
+		if err := f.decode(raw); err != nil {
+			return nil, fmt.Errorf("store: restore detail: history row %d: %w", hid.Int64, err)
+		}
+		h.UserName, h.RestoreType, h.BackupType, h.SourceMachine = f.user, f.rtype, f.backupType, f.srcMachine
+		h.FirstLSN, h.LastLSN, h.KeyAlgorithm, h.Source = f.firstLSN, f.lastLSN, f.keyAlg, f.source
+		h.RestoreDate, h.BackupStart, h.BackupFinish = time.UnixMilli(at).UTC(), nTime(f.backupStart), nTime(f.backupFinish)
 		d.History = &h
 	}
 	for _, l := range []sql.NullInt64{lid, mid} {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -105,5 +106,73 @@ func TestPruneKeepsWhatRetentionAllows(t *testing.T) {
 	}
 	if err := db.Check(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHistoryFactsMigration: a history row written by schema 10's columns
+// comes out of migration 0011's facts array deriving the same restore, and
+// showing the same evidence, as the same row imported today.
+func TestHistoryFactsMigration(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	if err := store.OpenAtVersionForTest(ctx, path, 10); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, l, hs := fixture()
+	h.Database = "Pay\"roll <b>é"
+	l.Database = h.Database
+	h.UserName, h.KeyAlgorithm, h.SourceMachine = `CORP\svc`, "AES_256", "SRCBOX"
+	h.BackupStart, h.BackupFinish = &l.CompletedAt, &l.CompletedAt
+	h.DestinationFiles = []string{`D:\data\p.mdf`, `L:\log\p.ldf`}
+	bstart := h.BackupStart.UnixMilli()
+	if _, err := raw.Exec(`INSERT INTO instance (id, name, dirty, created_at) VALUES (1, 'SQL01', 1, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`INSERT INTO history_row (instance_id, restore_history_id, restore_local, database_name, user_name,
+		restore_type, backup_set_uuid, source_server, source_database, backup_type, backup_start_local, backup_finish_local,
+		first_lsn, last_lsn, backup_size, compressed_size, software_major, software_minor, software_build, has_checksums,
+		key_algorithm, media_families, source_machine, devices, destination_files, source, origin)
+		VALUES (1, ?, ?, ?, ?, 'D', NULL, ?, ?, 'D', ?, ?, ?, ?, ?, ?, 13, 0, 4474, 1, ?, 2, ?, ?, ?, 'history', 'h.csv:2')`,
+		h.RestoreHistoryID, h.RestoreDate.UnixMilli(), h.Database, h.UserName, h.SourceServer, h.SourceDatabase, bstart, bstart,
+		h.FirstLSN, h.LastLSN, *h.BackupSize, *h.CompressedSize, h.KeyAlgorithm, h.SourceMachine,
+		`["\\\\nas\\b\\a.bak","\\\\nas\\b\\b.bak"]`, `["D:\\data\\p.mdf","L:\\log\\p.ldf"]`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	old, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	importAll(t, old, l, hs)
+
+	fresh := open(t)
+	importAll(t, fresh, h, l, hs)
+	a, b := list(t, old), list(t, fresh)
+	if len(a) != 1 || len(b) != 1 {
+		t.Fatalf("restores: migrated %d, fresh %d", len(a), len(b))
+	}
+	if !reflect.DeepEqual(a[0], b[0]) {
+		t.Errorf("migrated restore differs from fresh import:\n%+v\n%+v", a[0], b[0])
+	}
+	ra, _, _ := old.ListRestores(ctx, store.RestoreFilter{})
+	rb, _, _ := fresh.ListRestores(ctx, store.RestoreFilter{})
+	da, err := old.GetRestoreDetail(ctx, ra[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := fresh.GetRestoreDetail(ctx, rb[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if da.History == nil || db.History == nil || !reflect.DeepEqual(*da.History, *db.History) {
+		t.Errorf("evidence differs:\n%+v\n%+v", da.History, db.History)
+	}
+	if da.History != nil && (da.History.KeyAlgorithm != "AES_256" || da.History.SourceMachine != "SRCBOX" || da.History.BackupStart == nil) {
+		t.Errorf("migrated evidence lost values: %+v", da.History)
 	}
 }

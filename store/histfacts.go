@@ -1,0 +1,397 @@
+package store
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// A history row's facts column is a JSON array of what the source stated,
+// in these positions (migration 0011 builds the same array from the old
+// columns). Positions are only ever added at the end: a reader treats a
+// missing trailing value as NULL, so a warehouse written before a position
+// existed still reads.
+//
+//	 0 destination_database_name   10 source machine_name     20 software_minor
+//	 1 user_name                   11 source database_name    21 software_build
+//	 2 restore_type                12 backup type             22 is_copy_only
+//	 3 replace (0/1)               13 backup_start_date       23 has_backup_checksums
+//	 4 recovery (0/1)              14 backup_finish_date      24 key_algorithm
+//	 5 stop_at                     15 first_lsn (text)        25 media_family_count
+//	 6 device count                16 last_lsn (text)         26 device_type
+//	 7 backup_set_uuid             17 backup_size             27 devices ([text])
+//	 8 family_guid                 18 compressed_backup_size  28 destination files ([text])
+//	 9 source server_name          19 software_major          29 source (csv, collector …)
+//
+// Times are the instance's local wall clock in milliseconds, as in the
+// other *_local columns; NULL is what the source left out.
+
+// appendHistoryFacts appends h's facts array to b.
+func appendHistoryFacts(b []byte, h *HistoryRow) []byte {
+	b = append(b, '[')
+	b = appendJSONString(b, h.Database)
+	b = appendOptString(b, h.UserName)
+	b = appendOptString(b, strings.ToUpper(h.RestoreType))
+	b = appendOptBool(b, h.Replace)
+	b = appendOptBool(b, h.Recovery)
+	b = appendOptTime(b, nullTime(h.StopAt))
+	b = appendOptInt(b, h.DeviceCount)
+	b = appendOptString(b, h.BackupSetUUID)
+	b = appendOptString(b, h.FamilyGUID)
+	b = appendOptString(b, h.SourceServer)
+	b = appendOptString(b, h.SourceMachine)
+	b = appendOptString(b, h.SourceDatabase)
+	b = appendOptString(b, strings.ToUpper(h.BackupType))
+	b = appendOptTime(b, nullTime(h.BackupStart))
+	b = appendOptTime(b, nullTime(h.BackupFinish))
+	b = appendOptString(b, h.FirstLSN)
+	b = appendOptString(b, h.LastLSN)
+	b = appendOptInt(b, h.BackupSize)
+	b = appendOptInt(b, h.CompressedSize)
+	b = appendOptInt(b, h.SoftwareMajor)
+	b = appendOptInt(b, h.SoftwareMinor)
+	b = appendOptInt(b, h.SoftwareBuild)
+	b = appendOptBool(b, h.IsCopyOnly)
+	b = appendOptBool(b, h.HasChecksums)
+	b = appendOptString(b, h.KeyAlgorithm)
+	b = appendOptInt(b, h.MediaFamilies)
+	b = appendOptInt(b, h.DeviceType)
+	b = appendStrings(append(b, ','), h.Devices)
+	b = appendStrings(append(b, ','), h.DestinationFiles)
+	b = appendJSONString(append(b, ','), h.Origin.Source)
+	return append(b, ']')
+}
+
+func appendOptString(b []byte, s string) []byte {
+	if s == "" {
+		return append(b, ",null"...)
+	}
+	return appendJSONString(append(b, ','), s)
+}
+
+func appendOptInt(b []byte, v *int64) []byte {
+	if v == nil {
+		return append(b, ",null"...)
+	}
+	return strconv.AppendInt(append(b, ','), *v, 10)
+}
+
+func appendOptTime(b []byte, v any) []byte {
+	if ms, ok := v.(int64); ok {
+		return strconv.AppendInt(append(b, ','), ms, 10)
+	}
+	return append(b, ",null"...)
+}
+
+func appendOptBool(b []byte, v *bool) []byte {
+	switch {
+	case v == nil:
+		return append(b, ",null"...)
+	case *v:
+		return append(b, ",1"...)
+	}
+	return append(b, ",0"...)
+}
+
+func appendStrings(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, s)
+	}
+	return append(b, ']')
+}
+
+// appendJSONString appends s as a JSON string: quotes, backslashes and
+// control characters escaped, invalid UTF-8 replaced by U+FFFD as
+// encoding/json does (SQLite's JSON functions must be able to read it).
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// historyFacts are a history row's facts, decoded.
+type historyFacts struct {
+	db, user, rtype, uuid, family, srcServer, srcMachine, srcDB, backupType string
+	firstLSN, lastLSN, keyAlg, source                                       string
+	replace, recovery, copyOnly, checksums                                  sql.NullBool
+	stopAt, deviceCount, backupStart, backupFinish                          sql.NullInt64
+	backupSize, compressed, major, minor, build                             sql.NullInt64
+	mediaFamilies, deviceType                                               sql.NullInt64
+	devices, destinations                                                   []string
+}
+
+// decode reads a facts array into f.
+func (f *historyFacts) decode(s string) error {
+	p := factScanner{s: s}
+	p.begin()
+	f.db = p.str()
+	f.user = p.str()
+	f.rtype = p.str()
+	f.replace = p.boolean()
+	f.recovery = p.boolean()
+	f.stopAt = p.int()
+	f.deviceCount = p.int()
+	f.uuid = p.str()
+	f.family = p.str()
+	f.srcServer = p.str()
+	f.srcMachine = p.str()
+	f.srcDB = p.str()
+	f.backupType = p.str()
+	f.backupStart = p.int()
+	f.backupFinish = p.int()
+	f.firstLSN = p.str()
+	f.lastLSN = p.str()
+	f.backupSize = p.int()
+	f.compressed = p.int()
+	f.major = p.int()
+	f.minor = p.int()
+	f.build = p.int()
+	f.copyOnly = p.boolean()
+	f.checksums = p.boolean()
+	f.keyAlg = p.str()
+	f.mediaFamilies = p.int()
+	f.deviceType = p.int()
+	f.devices = p.strs()
+	f.destinations = p.strs()
+	f.source = p.str()
+	return p.err
+}
+
+// factScanner reads the scalar values and string lists of one JSON array in
+// order. After the array's last value every read yields NULL; the first
+// malformed value stops it with err set.
+type factScanner struct {
+	s   string
+	i   int
+	n   int // values read
+	end bool
+	err error
+}
+
+func (p *factScanner) fail(what string) {
+	if p.err == nil {
+		p.err = fmt.Errorf("facts: %s at byte %d", what, p.i)
+	}
+	p.end = true
+}
+
+func (p *factScanner) space() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\n' || p.s[p.i] == '\t' || p.s[p.i] == '\r') {
+		p.i++
+	}
+}
+
+func (p *factScanner) begin() {
+	p.space()
+	if p.i >= len(p.s) || p.s[p.i] != '[' {
+		p.fail("not an array")
+		return
+	}
+	p.i++
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == ']' {
+		p.end = true
+	}
+}
+
+// value positions the scanner on the next value and says whether there is
+// one.
+func (p *factScanner) value() bool {
+	if p.end {
+		return false
+	}
+	p.space()
+	if p.n > 0 {
+		if p.i >= len(p.s) {
+			p.fail("unterminated array")
+			return false
+		}
+		switch p.s[p.i] {
+		case ']':
+			p.end = true
+			return false
+		case ',':
+			p.i++
+			p.space()
+		default:
+			p.fail("expected , or ]")
+			return false
+		}
+	}
+	p.n++
+	if p.i >= len(p.s) {
+		p.fail("unterminated array")
+		return false
+	}
+	return true
+}
+
+func (p *factScanner) null() bool {
+	if strings.HasPrefix(p.s[p.i:], "null") {
+		p.i += 4
+		return true
+	}
+	return false
+}
+
+func (p *factScanner) str() string {
+	if !p.value() || p.null() {
+		return ""
+	}
+	return p.quoted()
+}
+
+// quoted reads the JSON string at the cursor.
+func (p *factScanner) quoted() string {
+	if p.s[p.i] != '"' {
+		p.fail("expected a string")
+		return ""
+	}
+	j := p.i + 1
+	for j < len(p.s) && p.s[j] != '"' && p.s[j] != '\\' {
+		j++
+	}
+	if j < len(p.s) && p.s[j] == '"' {
+		v := p.s[p.i+1 : j]
+		p.i = j + 1
+		return v
+	}
+	// Escapes: find the closing quote, then let encoding/json decode it.
+	for j < len(p.s) && p.s[j] != '"' {
+		if p.s[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	if j >= len(p.s) {
+		p.fail("unterminated string")
+		return ""
+	}
+	var v string
+	if err := json.Unmarshal([]byte(p.s[p.i:j+1]), &v); err != nil {
+		p.fail("bad string")
+		return ""
+	}
+	p.i = j + 1
+	return v
+}
+
+func (p *factScanner) int() sql.NullInt64 {
+	if !p.value() || p.null() {
+		return sql.NullInt64{}
+	}
+	j := p.i
+	if j < len(p.s) && p.s[j] == '-' {
+		j++
+	}
+	for j < len(p.s) && p.s[j] >= '0' && p.s[j] <= '9' {
+		j++
+	}
+	v, err := strconv.ParseInt(p.s[p.i:j], 10, 64)
+	if err != nil {
+		p.fail("expected an integer")
+		return sql.NullInt64{}
+	}
+	p.i = j
+	return sql.NullInt64{Int64: v, Valid: true}
+}
+
+func (p *factScanner) boolean() sql.NullBool {
+	if !p.value() || p.null() {
+		return sql.NullBool{}
+	}
+	for _, w := range [...]struct {
+		text string
+		v    bool
+	}{{"0", false}, {"1", true}, {"false", false}, {"true", true}} {
+		if strings.HasPrefix(p.s[p.i:], w.text) {
+			p.i += len(w.text)
+			return sql.NullBool{Bool: w.v, Valid: true}
+		}
+	}
+	p.fail("expected 0 or 1")
+	return sql.NullBool{}
+}
+
+func (p *factScanner) strs() []string {
+	if !p.value() || p.null() {
+		return nil
+	}
+	if p.s[p.i] != '[' {
+		p.fail("expected a list")
+		return nil
+	}
+	p.i++
+	var out []string
+	for {
+		p.space()
+		if p.i >= len(p.s) {
+			p.fail("unterminated list")
+			return nil
+		}
+		if p.s[p.i] == ']' {
+			p.i++
+			return out
+		}
+		if len(out) > 0 {
+			if p.s[p.i] != ',' {
+				p.fail("expected , or ]")
+				return nil
+			}
+			p.i++
+			p.space()
+			if p.i >= len(p.s) {
+				p.fail("unterminated list")
+				return nil
+			}
+		}
+		v := p.quoted()
+		if p.err != nil {
+			return nil
+		}
+		out = append(out, v)
+	}
+}
