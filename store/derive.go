@@ -178,16 +178,14 @@ func build(h *histFact, l, m *logFact, semantics string, tl *timeline) *derivedR
 	toUTC := func(v int64) int64 { return v - int64(off)*60_000 }
 	r.OffsetKnown = known
 	d.utcS = toUTC(atLocal)
-	d.rest = map[string]any{}
-	d.rest["at_utc"] = d.utcS
 	if started != nil {
-		d.rest["started_utc"], d.rest["started_local"] = toUTC(*started), *started
+		d.startedUTC, d.startedLocal = toUTC(*started), *started
 	}
 	if finished != nil {
-		d.rest["finished_utc"], d.rest["finished_local"] = toUTC(*finished), *finished
+		d.finishedUTC, d.finishedLocal = toUTC(*finished), *finished
 	}
 	if h != nil {
-		d.rest["restore_date_local"] = h.restore
+		d.restoreDateLocal = h.restore
 	}
 	// Sizes: the backup set's sizes, counted once whatever the stripes.
 	if h != nil && h.backupSize.Valid {

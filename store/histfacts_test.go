@@ -95,6 +95,9 @@ func FuzzHistoryFacts(f *testing.F) {
 	f.Fuzz(func(t *testing.T, db, dev, raw string) {
 		var g historyFacts
 		_ = g.decode(raw)
+		if want, _ := json.Marshal(db); string(appendJSONString(nil, db)) != string(want) {
+			t.Errorf("appendJSONString(%q) = %s, json.Marshal %s", db, appendJSONString(nil, db), want)
+		}
 		h := hostileHistory()
 		h.Database, h.Devices = db, []string{dev}
 		enc := string(appendHistoryFacts(nil, &h))
@@ -109,6 +112,17 @@ func FuzzHistoryFacts(f *testing.F) {
 			t.Errorf("devices %q, want %q", got.devices, want)
 		}
 	})
+}
+
+// TestJSONStringMatchesEncodingJSON: the restore rows' devices text, whose
+// content hash earlier versions stored, is written as json.Marshal wrote it.
+func TestJSONStringMatchesEncodingJSON(t *testing.T) {
+	for _, ss := range [][]string{nil, {}, {""}, {`\\nas\b & <c>.bak`, "a\"b\b\f\n\r\t\x01\x7f", "\u2028\u2029é\xff\xfe", "https://x/y?z=1&w=2"}} {
+		want, _ := json.Marshal(nonNil(ss))
+		if got := stringsJSON(ss); got != string(want) {
+			t.Errorf("stringsJSON(%q) = %s, json.Marshal %s", ss, got, want)
+		}
+	}
 }
 
 // viaJSON is s after a round trip through encoding/json.

@@ -129,7 +129,14 @@ func (db *DB) deriveInstance(ctx context.Context, id int64) (int64, derived, err
 	if err != nil {
 		return 0, derived{}, err
 	}
-	return version, derive(in), nil
+	out := derive(in)
+	// The rows are made here, on the deriving goroutine: the writer's
+	// goroutine is the busier one.
+	for i := range out.restores {
+		d := &out.restores[i]
+		d.row = native(d.values(id))
+	}
+	return version, out, nil
 }
 
 // derivationVersion names what derive and build produce. Bump it whenever a
@@ -261,7 +268,10 @@ type derivedRestore struct {
 	m    *logFact // client output merged into l
 	r    Restore
 	utcS int64 // at, ms UTC
-	rest map[string]any
+	// The instants of the restore row's columns of the same names: an
+	// int64, or nil for NULL.
+	startedUTC, finishedUTC, startedLocal, finishedLocal, restoreDateLocal any
+	row                                                                    []any // the restore row, native values in restoreCols order
 }
 
 func derive(f *facts) derived {

@@ -3,11 +3,13 @@ package store
 // The restores list and a restore's evidence, for the dashboard.
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -21,22 +23,15 @@ func (db *DB) PageRestores(ctx context.Context, f RestoreFilter, countCap int) (
 	if err != nil || where == "none" {
 		return nil, 0, true, err
 	}
+	// The dashboard pages the fleet-wide measure orders from the cached
+	// RestoreOrders; here such an order (no index has it since migration
+	// 0012) is a sort of what the filter selects.
 	order, from := "r.at_utc", "restore r"
-	// Without a selective filter, walk the measure's own index in order:
-	// the planner (no statistics) would otherwise pick the kind index and
-	// sort a million rows.
-	walk := f.Instance == "" && f.Database == "" && f.Build == "" && f.Source == "" && len(f.IDs) == 0
 	switch f.Sort {
 	case "duration":
 		order, where = "r.duration_s", where+" AND r.duration_s IS NOT NULL"
-		if walk {
-			from = "restore r INDEXED BY restore_duration"
-		}
 	case "throughput":
 		order, where = "r.logical_mibps", where+" AND r.logical_mibps IS NOT NULL"
-		if walk {
-			from = "restore r INDEXED BY restore_throughput"
-		}
 	}
 	cnt := `SELECT COUNT(*) FROM (SELECT 1 FROM restore r WHERE ` + where
 	if countCap > 0 {
@@ -328,8 +323,9 @@ func (db *DB) logFact(ctx context.Context, id int64) (LogFact, error) {
 // restore's kind and time: what the restores list needs to page through
 // "longest first, full restores only" without walking a measure's index
 // and reading a table row for every restore of another kind. It is built
-// from three index-only scans (about a second for a million restores) and
-// meant to be cached until the data changes.
+// from one scan of the covering index restore_scan and two sorts in memory
+// (under a second for a million restores) and meant to be cached until the
+// data changes.
 type RestoreOrders struct {
 	duration, throughput []int32 // restore ids, ascending by (measure, id)
 	kind                 []uint8 // by id: kindCode of the restore, 0 = none
@@ -348,7 +344,16 @@ func (db *DB) RestoreOrders(ctx context.Context) (*RestoreOrders, error) {
 		return nil, Errorf(EUNAVAILABLE, "restore ids beyond 2^31: the list's measure orders are unavailable")
 	}
 	o := &RestoreOrders{kind: make([]uint8, maxID+1), at: make([]int64, maxID+1)}
-	rows, err := db.read.QueryContext(ctx, `SELECT id, kind, at_utc FROM restore WHERE id <= ?`, maxID)
+	type measured struct {
+		v  float64
+		id int32
+	}
+	var durations, throughputs []measured
+	// One pass over restore_scan, which covers these columns (the planner
+	// picks it for a whole-table read; "+id" keeps the rowid range from
+	// steering it to the table). Restores added after MAX(id) was read wait
+	// for the next build.
+	rows, err := db.read.QueryContext(ctx, `SELECT id, kind, at_utc, duration_s, logical_mibps FROM restore WHERE +id <= ?`, maxID)
 	if err != nil {
 		return nil, fmt.Errorf("store: restore orders: %w", err)
 	}
@@ -356,37 +361,35 @@ func (db *DB) RestoreOrders(ctx context.Context) (*RestoreOrders, error) {
 	for rows.Next() {
 		var id, at int64
 		var kind string
-		if err := rows.Scan(&id, &kind, &at); err != nil {
+		var dur, mibps sql.NullFloat64
+		if err := rows.Scan(&id, &kind, &at, &dur, &mibps); err != nil {
 			return nil, fmt.Errorf("store: restore orders: %w", err)
 		}
 		o.kind[id], o.at[id] = kindCodes[Kind(kind)], at
+		if dur.Valid {
+			durations = append(durations, measured{dur.Float64, int32(id)})
+		}
+		if mibps.Valid {
+			throughputs = append(throughputs, measured{mibps.Float64, int32(id)})
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: restore orders: %w", err)
 	}
 	for _, m := range []struct {
-		col string
+		src []measured
 		dst *[]int32
-	}{{"duration_s", &o.duration}, {"logical_mibps", &o.throughput}} {
-		// Both columns have an index of their own: an index-only scan, in order.
-		rows, err := db.read.QueryContext(ctx, `SELECT id FROM restore WHERE `+m.col+` IS NOT NULL AND id <= ? ORDER BY `+
-			m.col+`, id`, maxID)
-		if err != nil {
-			return nil, fmt.Errorf("store: restore orders: %w", err)
-		}
-		ids := make([]int32, 0, maxID/2)
-		for rows.Next() {
-			var id int32
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("store: restore orders: %w", err)
+	}{{durations, &o.duration}, {throughputs, &o.throughput}} {
+		// The order PageRestores' ORDER BY measure, id gives.
+		slices.SortFunc(m.src, func(a, b measured) int {
+			if c := cmp.Compare(a.v, b.v); c != 0 {
+				return c
 			}
-			ids = append(ids, id)
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, fmt.Errorf("store: restore orders: %w", err)
+			return cmp.Compare(a.id, b.id)
+		})
+		ids := make([]int32, len(m.src))
+		for i, x := range m.src {
+			ids[i] = x.id
 		}
 		*m.dst = ids
 	}

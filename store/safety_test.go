@@ -32,8 +32,13 @@ func TestUpgradeFromEveryMigration(t *testing.T) {
 			if _, err := raw.Exec(`INSERT INTO instance (id, name, dirty, created_at) VALUES (1, 'OLD01', 1, 0)`); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := raw.Exec(`INSERT INTO history_row (instance_id, restore_history_id, restore_local, database_name,
-				restore_type, source) VALUES (1, 1, 1700000000000, 'Billing', 'D', 'history')`); err != nil {
+			insert := `INSERT INTO history_row (instance_id, restore_history_id, restore_local, database_name,
+				restore_type, source) VALUES (1, 1, 1700000000000, 'Billing', 'D', 'history')`
+			if v >= 11 { // the facts array of migration 0011
+				insert = `INSERT INTO history_row (instance_id, restore_history_id, restore_local, facts)
+					VALUES (1, 1, 1700000000000, '["Billing",null,"D"]')`
+			}
+			if _, err := raw.Exec(insert); err != nil {
 				t.Fatal(err)
 			}
 			raw.Close()
@@ -174,5 +179,57 @@ func TestHistoryFactsMigration(t *testing.T) {
 	}
 	if da.History != nil && (da.History.KeyAlgorithm != "AES_256" || da.History.SourceMachine != "SRCBOX" || da.History.BackupStart == nil) {
 		t.Errorf("migrated evidence lost values: %+v", da.History)
+	}
+}
+
+// TestMeasureIndexesStayDropped: a warehouse whose bulk reconciliation
+// crashed with the measure indexes dropped (schema 11) does not build them
+// again after migration 0012, and still builds the others it recorded.
+func TestMeasureIndexesStayDropped(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	if err := store.OpenAtVersionForTest(ctx, path, 11); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`DROP INDEX restore_duration`, `DROP INDEX restore_at`,
+		`INSERT INTO setting (key, value) VALUES ('dropped_restore_indexes',
+			'{"restore_duration":"CREATE INDEX restore_duration ON restore (duration_s)","restore_at":"CREATE INDEX restore_at ON restore (at_utc)"}')`,
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	raw, err = sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var names []string
+	rows, err := raw.Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('restore_at', 'restore_duration', 'restore_throughput') ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var n string
+		rows.Scan(&n)
+		names = append(names, n)
+	}
+	rows.Close()
+	if !reflect.DeepEqual(names, []string{"restore_at"}) {
+		t.Errorf("indexes after upgrade: %v, want only restore_at", names)
 	}
 }

@@ -35,11 +35,10 @@ func (d *derivedRestore) values(instanceID int64) []any {
 		mid = d.m.id
 	}
 	v := []any{instanceID, d.key, int64(0), hid, lid, mid, r.Database, string(r.Kind), d.utcS,
-		d.rest["started_utc"], d.rest["finished_utc"], d.rest["started_local"], d.rest["finished_local"],
-		d.rest["restore_date_local"], r.OffsetKnown, r.DurationS, r.DurationSource, r.BackupBytes, r.CompressedB,
+		d.startedUTC, d.finishedUTC, d.startedLocal, d.finishedLocal, d.restoreDateLocal, r.OffsetKnown, r.DurationS, r.DurationSource, r.BackupBytes, r.CompressedB,
 		r.Pages, r.SizeSource, r.LogicalMiBps, r.ReadMiBps, r.EngineMBps, nullString(r.InstanceBuild),
 		nullString(r.SourceServer), nullString(r.SourceDatabase), nullString(r.SourceBuild), nullString(r.Family),
-		r.Compressed, r.Encrypted, r.Checksum, r.CopyOnly, jsonText(nonNil(r.Devices)), nullString(r.DeviceKind),
+		r.Compressed, r.Encrypted, r.Checksum, r.CopyOnly, stringsJSON(r.Devices), nullString(r.DeviceKind),
 		r.Stripes, r.BufferCount, r.MaxTransferKiB, r.IOAlignment, r.IFI, r.CPUCount, r.MemoryMB,
 		nullString(r.TraceFlags), nullString(r.Modules), nullString(r.UserName), r.Sources, destinationsJSON(r.DestinationFiles)}
 	v[2] = contentHash(v)
@@ -103,26 +102,106 @@ func destinationsJSON(files []string) any {
 	if len(files) == 0 {
 		return nil
 	}
-	return jsonText(files)
+	return stringsJSON(files)
+}
+
+// stringsJSON is jsonText of a string list ("[]" for none) without
+// encoding/json's reflection: the same text, byte for byte, so content
+// hashes stored before stay valid.
+func stringsJSON(ss []string) string {
+	return string(appendStrings(make([]byte, 0, 16+32*len(ss)), ss))
 }
 
 // rowsPerInsert is how many restores one INSERT statement carries: fewer
 // statements cost less than more bound values in modernc's SQLite.
 const rowsPerInsert = 20
 
+// maxBuckets bounds how many NULL patterns wait for a full statement at
+// once; past it every waiting row is written.
+const maxBuckets = 64
+
 // restoreWriter writes derived restores inside one reconciliation
-// transaction, keeping its multi-row statement prepared across instances.
+// transaction. A restore derived from a history row alone leaves about half
+// of its columns NULL, and binding a NULL costs modernc's SQLite as much as
+// binding a value: rows are grouped by which columns are NULL, and each
+// group's statement says NULL in those places, so only values are bound.
 type restoreWriter struct {
-	ctx  context.Context
-	tx   *sql.Tx
-	full *sql.Stmt // the rowsPerInsert statement
+	ctx     context.Context
+	tx      *sql.Tx
+	stmts   map[uint64]*sql.Stmt // full statements by NULL mask
+	buckets map[uint64]*restoreBucket
+}
+
+// restoreBucket holds rows with the same NULL mask, their non-NULL values
+// in restoreCols order.
+type restoreBucket struct {
 	args []any
+	n    int
 }
 
 func (w *restoreWriter) close() {
-	if w.full != nil {
-		w.full.Close()
+	for _, s := range w.stmts {
+		s.Close()
 	}
+}
+
+// add queues one row, native values (nil for NULL) in restoreCols order,
+// writing its group's statement when it is full.
+func (w *restoreWriter) add(v []any) error {
+	var mask uint64
+	for i, x := range v {
+		if x == nil {
+			mask |= 1 << i
+		}
+	}
+	if w.buckets == nil {
+		w.buckets = map[uint64]*restoreBucket{}
+	}
+	b := w.buckets[mask]
+	if b == nil {
+		if len(w.buckets) >= maxBuckets {
+			if err := w.flush(); err != nil {
+				return err
+			}
+		}
+		b = &restoreBucket{}
+		w.buckets[mask] = b
+	}
+	for _, x := range v {
+		if x != nil {
+			b.args = append(b.args, x)
+		}
+	}
+	if b.n++; b.n < rowsPerInsert {
+		return nil
+	}
+	st := w.stmts[mask]
+	if st == nil {
+		var err error
+		if st, err = w.tx.PrepareContext(w.ctx, upsertSQL(mask, rowsPerInsert)); err != nil {
+			return err
+		}
+		if w.stmts == nil {
+			w.stmts = map[uint64]*sql.Stmt{}
+		}
+		w.stmts[mask] = st
+	}
+	_, err := st.ExecContext(w.ctx, b.args...)
+	b.args, b.n = b.args[:0], 0
+	return err
+}
+
+// flush writes every queued row.
+func (w *restoreWriter) flush() error {
+	for mask, b := range w.buckets {
+		if b.n > 0 {
+			if _, err := w.tx.ExecContext(w.ctx, upsertSQL(mask, b.n), b.args...); err != nil {
+				return fmt.Errorf("write restores: %w", err)
+			}
+		}
+		delete(w.buckets, mask)
+	}
+	return nil
 }
 
 // write brings the instance's restore rows to out: new and changed rows are
@@ -147,46 +226,23 @@ func (w *restoreWriter) write(instanceID int64, out derived) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	pending := 0
-	flush := func() error {
-		if pending == 0 {
-			return nil
-		}
-		n := pending
-		pending = 0
-		args := w.args
-		w.args = w.args[:0]
-		if n < rowsPerInsert {
-			_, err := tx.ExecContext(ctx, upsertSQL(n), args...)
-			return err
-		}
-		if w.full == nil {
-			var err error
-			if w.full, err = tx.PrepareContext(ctx, upsertSQL(rowsPerInsert)); err != nil {
-				return err
-			}
-		}
-		_, err := w.full.ExecContext(ctx, args...)
-		return err
-	}
 	produced := make(map[int64]bool, len(out.restores))
 	for i := range out.restores {
 		d := &out.restores[i]
 		produced[d.key] = true
-		v := d.values(instanceID)
+		v := d.row
+		if v == nil {
+			v = native(d.values(instanceID))
+		}
 		if h, ok := existing[d.key]; ok && h == v[2].(int64) {
 			continue // unchanged: no write
 		}
-		w.args = append(w.args, v...)
-		pending++
-		if pending == rowsPerInsert {
-			if err := flush(); err != nil {
-				return fmt.Errorf("write restores: %w", err)
-			}
+		if err := w.add(v); err != nil {
+			return fmt.Errorf("write restores: %w", err)
 		}
 	}
-	if err := flush(); err != nil {
-		return fmt.Errorf("write restores: %w", err)
+	if err := w.flush(); err != nil {
+		return err
 	}
 	for k := range existing {
 		if !produced[k] {
@@ -198,22 +254,70 @@ func (w *restoreWriter) write(instanceID int64, out derived) error {
 	return nil
 }
 
-var upsertCache sync.Map // rows -> statement text
+// native replaces v's pointers by what they point to, nil pointers by nil,
+// in place: database/sql converts pointers by reflection, value by value.
+func native(v []any) []any {
+	for i, x := range v {
+		switch x := x.(type) {
+		case *float64:
+			if x == nil {
+				v[i] = nil
+			} else {
+				v[i] = *x
+			}
+		case *int64:
+			if x == nil {
+				v[i] = nil
+			} else {
+				v[i] = *x
+			}
+		case *bool:
+			if x == nil {
+				v[i] = nil
+			} else {
+				v[i] = *x
+			}
+		case int:
+			v[i] = int64(x)
+		}
+	}
+	return v
+}
 
-// upsertSQL builds a multi-row upsert keyed by natural_key, so a restore keeps
-// its id when its facts change.
-func upsertSQL(n int) string {
-	if q, ok := upsertCache.Load(n); ok {
+type upsertKey struct {
+	mask uint64
+	n    int
+}
+
+var upsertCache sync.Map // upsertKey -> statement text
+
+// upsertSQL builds an upsert of n rows keyed by natural_key, so a restore
+// keeps its id when its facts change, with NULL in the columns of mask.
+func upsertSQL(mask uint64, n int) string {
+	key := upsertKey{mask, n}
+	if q, ok := upsertCache.Load(key); ok {
 		return q.(string)
 	}
 	var b strings.Builder
 	b.WriteString("INSERT INTO restore (" + strings.Join(restoreCols, ", ") + ") VALUES ")
-	one := "(" + strings.TrimSuffix(strings.Repeat("?,", len(restoreCols)), ",") + ")"
+	var one strings.Builder
+	one.WriteString("(")
+	for i := range restoreCols {
+		if i > 0 {
+			one.WriteString(",")
+		}
+		if mask&(1<<i) != 0 {
+			one.WriteString("NULL")
+		} else {
+			one.WriteString("?")
+		}
+	}
+	one.WriteString(")")
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			b.WriteString(",")
 		}
-		b.WriteString(one)
+		b.WriteString(one.String())
 	}
 	b.WriteString(" ON CONFLICT (natural_key) DO UPDATE SET ")
 	first := true
@@ -228,6 +332,8 @@ func upsertSQL(n int) string {
 		b.WriteString(c + " = excluded." + c)
 	}
 	q := b.String()
-	upsertCache.Store(n, q)
+	if n == rowsPerInsert {
+		upsertCache.Store(key, q) // partial statements vary too much to keep
+	}
 	return q
 }

@@ -1,9 +1,12 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
+	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestContentHashForm checks the fast content hash against the "%v|" text
@@ -45,6 +48,73 @@ func TestContentHashForm(t *testing.T) {
 		}
 		if want, got := int64(h.Sum64()>>1), contentHash(v); got != want {
 			t.Errorf("contentHash(%v) = %d, want %d", v, got, want)
+		}
+	}
+}
+
+// TestRestoreWriterNullGroups: restores with different NULL columns, more
+// than one statement's worth of each, are written in groups by what is NULL
+// and each comes back with its own values.
+func TestRestoreWriterNullGroups(t *testing.T) {
+	if len(restoreCols) > 64 {
+		t.Fatalf("%d restore columns do not fit the writer's 64-bit NULL mask", len(restoreCols))
+	}
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "w.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	im, err := db.NewImport(ctx, "test", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	const n = 8*rowsPerInsert + 7 // six NULL patterns, each past one full statement
+	for i := range n {
+		at := base.Add(time.Duration(i) * time.Hour)
+		lsn := fmt.Sprintf("%d00000000100001", i+1)
+		h := HistoryRow{Instance: "SQL01", RestoreHistoryID: int64(i + 1), RestoreDate: at, Database: fmt.Sprintf("db%d", i%3),
+			RestoreType: "D", BackupType: "D", FirstLSN: lsn, LastLSN: lsn, Origin: Origin{Source: "history", File: "h.csv", Line: i + 2}}
+		if i%2 == 0 {
+			size := int64(i+1) << 20
+			h.BackupSize, h.SourceServer = &size, "SRC"
+		}
+		if err := im.History(h); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 { // the error log saw it: engine seconds, a log id
+			if err := im.LogRestore(LogRestore{Instance: "SQL01", Database: h.Database, Kind: KindFull, MessageID: 18267,
+				CompletedAt: at.Add(time.Duration(i+10) * time.Second), FirstLSN: lsn, LastLSN: lsn, Has3014: true,
+				Pages: int64(128 * (i + 1)), Seconds: float64(i + 10), MBps: 1, Origin: Origin{Source: "errorlog", File: "ERRORLOG", Line: i + 1}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := im.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rs, _, err := db.ListRestores(ctx, RestoreFilter{Asc: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != n {
+		t.Fatalf("%d restores, want %d", len(rs), n)
+	}
+	for i, r := range rs {
+		if want := fmt.Sprintf("db%d", i%3); r.Database != want {
+			t.Errorf("restore %d: database %q, want %q", i, r.Database, want)
+		}
+		if known := r.DurationS != nil; known != (i%3 == 0) {
+			t.Errorf("restore %d: duration %v, want known=%v", i, r.DurationS, i%3 == 0)
+		} else if known && *r.DurationS != float64(i+10) {
+			t.Errorf("restore %d: duration %v, want %d", i, *r.DurationS, i+10)
+		}
+		if sized := r.BackupBytes != nil; sized != (i%2 == 0) || sized && *r.BackupBytes != int64(i+1)<<20 {
+			t.Errorf("restore %d: backup bytes %v", i, r.BackupBytes)
+		}
+		if (r.SourceServer == "SRC") != (i%2 == 0) {
+			t.Errorf("restore %d: source server %q", i, r.SourceServer)
 		}
 	}
 }
