@@ -2,10 +2,10 @@ package store
 
 import (
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -312,24 +312,87 @@ func (p *factScanner) quoted() string {
 		p.i = j + 1
 		return v
 	}
-	// Escapes: find the closing quote, then let encoding/json decode it.
-	for j < len(p.s) && p.s[j] != '"' {
-		if p.s[j] == '\\' {
+	// Escapes (every Windows path has them): unescaped here, as JSON says.
+	out := make([]byte, 0, j-p.i+16)
+	out = append(out, p.s[p.i+1:j]...)
+	for j < len(p.s) {
+		c := p.s[j]
+		switch {
+		case c == '"':
+			p.i = j + 1
+			return string(out)
+		case c != '\\':
+			out = append(out, c)
 			j++
+			continue
 		}
-		j++
+		if j+1 >= len(p.s) {
+			break
+		}
+		e := p.s[j+1]
+		j += 2
+		switch e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := p.hex4(j)
+			if !ok {
+				p.fail("bad \\u escape")
+				return ""
+			}
+			j += 4
+			if utf16.IsSurrogate(r) {
+				if r2, ok := p.hex4(j + 2); ok && strings.HasPrefix(p.s[j:], `\u`) {
+					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+						r = dec
+						j += 6
+					} else {
+						r = utf8.RuneError
+					}
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			p.fail("bad escape")
+			return ""
+		}
 	}
-	if j >= len(p.s) {
-		p.fail("unterminated string")
-		return ""
+	p.fail("unterminated string")
+	return ""
+}
+
+// hex4 reads the four hex digits at s[i:].
+func (p *factScanner) hex4(i int) (rune, bool) {
+	if i+4 > len(p.s) {
+		return 0, false
 	}
-	var v string
-	if err := json.Unmarshal([]byte(p.s[p.i:j+1]), &v); err != nil {
-		p.fail("bad string")
-		return ""
+	var r rune
+	for _, c := range []byte(p.s[i : i+4]) {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
 	}
-	p.i = j + 1
-	return v
+	return r, true
 }
 
 func (p *factScanner) int() sql.NullInt64 {

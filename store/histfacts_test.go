@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"reflect"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func hostileHistory() HistoryRow {
@@ -167,4 +169,25 @@ func TestImportCommitsBehind(t *testing.T) {
 	if err := db.read.QueryRow(`SELECT COUNT(*) FROM history_row`).Scan(&n); err != nil || n != 95 {
 		t.Errorf("history rows %d (%v), want 95", n, err)
 	}
+}
+
+// FuzzFactString: the facts scanner reads any JSON string token as
+// encoding/json does (invalid UTF-8, which no writer of facts produces, it
+// passes through instead of replacing).
+func FuzzFactString(f *testing.F) {
+	for _, s := range []string{`"a"`, `"C:\\x\\y"`, `"\ud83d\ude00"`, `"\ud83d"`, `"\u00e9\n\/"`, `"\ude00\ud83d x"`, `"a\"b"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, tok string) {
+		var want string
+		werr := json.Unmarshal([]byte(tok), &want)
+		if werr != nil || !strings.HasPrefix(tok, `"`) || !utf8.ValidString(tok) {
+			return
+		}
+		p := factScanner{s: tok}
+		got := p.quoted()
+		if p.err != nil || got != want || p.i != len(strings.TrimRight(tok, " \t\r\n")) {
+			t.Errorf("quoted(%q) = %q (err %v, at %d), encoding/json %q", tok, got, p.err, p.i, want)
+		}
+	})
 }

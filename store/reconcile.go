@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -87,19 +88,63 @@ type derivedInstance struct {
 
 // deriveAhead reads and derives the instances on the read pool, one
 // snapshot each, while the writer writes the previous ones: reading and
-// deriving is half of a large reconciliation, and this way it runs on the
-// other core. Every import increments an instance's dirty counter in the
+// deriving costs more than writing, so it runs on as many goroutines as
+// there are cores (the writer's own work included, both stay busy). The
+// instances come out in the order of ids, so new restores get their ids in
+// the same order whatever the timing, at most window instances ahead of the
+// writer. Every import increments an instance's dirty counter in the
 // transaction that adds its facts, so the writer clears the counter only
 // when it still holds the version derived here; facts committed in between
 // leave the instance dirty for the next Reconcile (the one that import's
 // Close runs).
 func (db *DB) deriveAhead(ctx context.Context, ids []int64) <-chan derivedInstance {
-	ch := make(chan derivedInstance, 2)
+	workers := max(min(runtime.GOMAXPROCS(0), len(ids), 4), 1)
+	window := 2 * workers
+	ch := make(chan derivedInstance)
+	slots := make([]chan derivedInstance, len(ids))
+	for i := range slots {
+		slots[i] = make(chan derivedInstance, 1)
+	}
+	type job struct {
+		i  int
+		id int64
+	}
+	next := make(chan job)
+	ahead := make(chan struct{}, window) // a token per instance derived but not yet handed on
+	go func() {
+		defer close(next)
+		for i, id := range ids {
+			select {
+			case ahead <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case next <- job{i, id}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for range workers {
+		go func() {
+			for j := range next {
+				d := derivedInstance{id: j.id}
+				d.version, d.out, d.err = db.deriveInstance(ctx, j.id)
+				slots[j.i] <- d // buffered: never blocks
+			}
+		}()
+	}
 	go func() {
 		defer close(ch)
-		for _, id := range ids {
-			d := derivedInstance{id: id}
-			d.version, d.out, d.err = db.deriveInstance(ctx, id)
+		for i := range slots {
+			var d derivedInstance
+			select {
+			case d = <-slots[i]:
+			case <-ctx.Done():
+				return
+			}
+			<-ahead
 			select {
 			case ch <- d:
 			case <-ctx.Done():
