@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 )
@@ -129,7 +130,14 @@ func (db *DB) restoreIndexes(ctx context.Context) error {
 	if _, err := db.write.ExecContext(ctx, `PRAGMA threads = 2`); err != nil {
 		return fmt.Errorf("store: rebuild indexes: %w", err)
 	}
-	for name, q := range dropped {
+	names := make([]string, 0, len(dropped))
+	for name := range dropped {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for i, name := range names {
+		db.Report(Progress{Phase: PhaseIndexes, Done: i, Total: len(names)})
+		q := dropped[name]
 		// The SQL is sqlite_master's own text, "CREATE INDEX [IF NOT
 		// EXISTS] name ON …".
 		if !ifNotExists.MatchString(q) {
@@ -139,6 +147,7 @@ func (db *DB) restoreIndexes(ctx context.Context) error {
 			return fmt.Errorf("store: rebuild index %s: %w", name, err)
 		}
 	}
+	db.Report(Progress{Phase: PhaseIndexes, Done: len(names), Total: len(names)})
 	if _, err := db.write.ExecContext(ctx, `DELETE FROM setting WHERE key = ?`, droppedKey); err != nil {
 		return fmt.Errorf("store: rebuild indexes: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 )
@@ -130,5 +131,35 @@ func TestDroppedIndexesComeBack(t *testing.T) {
 	var n int
 	if err := db.write.QueryRow(`SELECT count(*) FROM setting WHERE key = ?`, droppedKey).Scan(&n); err != nil || n != 0 {
 		t.Errorf("%s still recorded (%d, %v)", droppedKey, n, err)
+	}
+}
+
+// TestProgressReports: a bulk import reports its instances as they are
+// written and its indexes as they are built, each phase ending at its total.
+func TestProgressReports(t *testing.T) {
+	defer func(n int64) { bulkMinChanges = n }(bulkMinChanges)
+	bulkMinChanges = 10
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "w.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var mu sync.Mutex
+	last := map[string]Progress{}
+	db.SetProgress(func(p Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if prev, ok := last[p.Phase]; ok && (p.Done < prev.Done || p.Total != prev.Total) {
+			t.Errorf("%s went from %+v to %+v", p.Phase, prev, p)
+		}
+		last[p.Phase] = p
+	})
+	bulkFixture(t, db)
+	db.SetProgress(nil)
+	if p := last[PhaseDerive]; p.Done != 3 || p.Total != 3 {
+		t.Errorf("derive progress ended at %+v, want 3 of 3 instances", p)
+	}
+	if p := last[PhaseIndexes]; p.Total == 0 || p.Done != p.Total {
+		t.Errorf("index progress ended at %+v", p)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -27,10 +28,11 @@ var migrationFS embed.FS
 // "database is locked") and a read pool in WAL mode so pages stay fast while
 // an import runs.
 type DB struct {
-	path  string
-	write *sql.DB
-	read  *sql.DB
-	now   func() time.Time
+	path     string
+	write    *sql.DB
+	read     *sql.DB
+	now      func() time.Time
+	progress atomic.Pointer[progressFunc] // see SetProgress
 }
 
 // Open opens (creating if needed) the warehouse at path and applies pending

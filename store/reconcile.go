@@ -63,9 +63,10 @@ func (db *DB) Reconcile(ctx context.Context) error {
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ahead := db.deriveAhead(actx, ids)
+	done := 0
 	for more := len(ids) > 0; more; {
 		var err error
-		if more, err = db.reconcileBatch(ctx, ahead); err != nil {
+		if more, err = db.reconcileBatch(ctx, ahead, &done, len(ids)); err != nil {
 			cancel()
 			for range ahead {
 			}
@@ -233,7 +234,7 @@ const reconcileIdle = 50 * time.Millisecond
 // until the transaction's time or row budget is spent or the next instance
 // is slow to come, and says whether more wait. The transaction begins only
 // once the first instance is derived.
-func (db *DB) reconcileBatch(ctx context.Context, ahead <-chan derivedInstance) (more bool, err error) {
+func (db *DB) reconcileBatch(ctx context.Context, ahead <-chan derivedInstance, done *int, total int) (more bool, err error) {
 	d, ok := <-ahead
 	if !ok {
 		return false, nil
@@ -257,6 +258,8 @@ func (db *DB) reconcileBatch(ctx context.Context, ahead <-chan derivedInstance) 
 			return false, fmt.Errorf("store: reconcile instance %d: %w", d.id, err)
 		}
 		rows += k
+		*done++
+		db.Report(Progress{Phase: PhaseDerive, Done: *done, Total: total})
 		if time.Since(start) >= reconcileTxTime || rows >= reconcileTxRows {
 			break
 		}

@@ -53,6 +53,12 @@ func (c *AnalyzeCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
+	var phases *phaseBars
+	if m.IsTerminal {
+		phases = &phaseBars{w: m.Stderr}
+		db.SetProgress(phases.report)
+		defer db.SetProgress(nil)
+	}
 	start := time.Now()
 	reconcile := db.Reconcile
 	if c.Rederive {
@@ -63,6 +69,9 @@ func (c *AnalyzeCmd) Run(ctx context.Context, m *Main) error {
 	}
 	reconciled := time.Since(start)
 	st, err := analysis.Run(ctx, db, nil, opt)
+	if phases != nil {
+		phases.finish()
+	}
 	if err != nil {
 		return err
 	}

@@ -51,18 +51,30 @@ func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
 	for _, path := range c.Files {
 		opt := ingest.Options{Instance: c.Instance, Database: c.Database, At: c.At}
 		var bar *progressbar.ProgressBar
+		var phases *phaseBars
+		endBar := func() {
+			if bar != nil {
+				_ = bar.Finish()
+				fmt.Fprintln(m.Stderr)
+				bar = nil
+			}
+		}
 		if m.IsTerminal {
 			if st, err := os.Stat(path); err == nil && st.Size() > 8<<20 {
 				bar = progressbar.DefaultBytes(st.Size(), "importing "+path)
 				opt.Progress = func(done, _ int64) { _ = bar.Set64(done) }
+				// What follows the file's last byte gets bars of its own.
+				phases = &phaseBars{w: m.Stderr, before: endBar}
+				db.SetProgress(phases.report)
 			}
 		}
 		start := time.Now()
 		sum, err := ingest.ImportFile(ctx, db, kind, path, opt)
-		if bar != nil {
-			_ = bar.Finish()
-			fmt.Fprintln(m.Stderr)
+		if phases != nil {
+			db.SetProgress(nil)
+			phases.finish()
 		}
+		endBar()
 		printSummary(m, path, sum, time.Since(start))
 		rejected += len(sum.Rejects)
 		if err != nil {

@@ -127,6 +127,7 @@ func Run(ctx context.Context, db *store.DB, ids []int64, opt Options) (RunStats,
 		st.Regressions += w.st.Regressions
 		st.Improvements += w.st.Improvements
 		st.Instances++
+		db.Report(store.Progress{Phase: store.PhaseAnalysing, Done: i + 1, Total: len(work)})
 		*w = findings{} // let the points go
 	}
 	return st, nil
