@@ -109,11 +109,7 @@ func TestBulkReconcile(t *testing.T) {
 // dropped are built again by the next Reconcile.
 func TestDroppedIndexesComeBack(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "w.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t)
 	want := restoreIndexNames(t, db)
 	if err := db.dropIndexes(ctx); err != nil {
 		t.Fatal(err)
@@ -139,11 +135,7 @@ func TestDroppedIndexesComeBack(t *testing.T) {
 func TestProgressReports(t *testing.T) {
 	defer func(n int64) { bulkMinChanges = n }(bulkMinChanges)
 	bulkMinChanges = 10
-	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "w.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t)
 	var mu sync.Mutex
 	last := map[string]Progress{}
 	db.SetProgress(func(p Progress) {

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -62,11 +61,7 @@ func TestHistoryFactsRoundTrip(t *testing.T) {
 		}
 	}
 
-	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "w.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t)
 	var valid int
 	var first, dev string
 	if err := db.read.QueryRow(`SELECT json_valid(?), ? ->> 0, ? ->> '$[27][0]'`, raw, raw, raw).Scan(&valid, &first, &dev); err != nil {
@@ -139,11 +134,7 @@ func viaJSON(s string) string {
 // the next is filled, every row lands once and the counts add up.
 func TestImportCommitsBehind(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "w.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t)
 	for pass, want := range []int64{95, 0} {
 		im, err := db.NewImport(ctx, "test", "t")
 		if err != nil {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -11,11 +10,7 @@ import (
 // re-derived by the next Reconcile, and only then.
 func TestDerivationVersion(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "w.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t)
 	im, err := db.NewImport(ctx, "test", "t")
 	if err != nil {
 		t.Fatal(err)
@@ -68,11 +63,7 @@ func i64(v int64) *int64 { return &v }
 // the next Reconcile derives them.
 func TestFactsAddedWhileDerivingStayDirty(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "w.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t)
 	row := func(hid int64) HistoryRow {
 		return HistoryRow{Instance: "SQL01", RestoreHistoryID: hid, RestoreDate: time.Date(2024, 1, 2, int(hid), 0, 0, 0, time.UTC),
 			Database: "A", RestoreType: "D", BackupType: "D", Origin: Origin{Source: "history", File: "h.csv", Line: int(hid) + 1}}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -60,11 +59,7 @@ func TestRestoreWriterNullGroups(t *testing.T) {
 		t.Fatalf("%d restore columns do not fit the writer's 64-bit NULL mask", len(restoreCols))
 	}
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "w.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t)
 	im, err := db.NewImport(ctx, "test", "t")
 	if err != nil {
 		t.Fatal(err)
