@@ -7,9 +7,11 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"runtime"
 	"sort"
 	"strconv"
@@ -145,6 +147,34 @@ func migrations() ([]migration, error) {
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
 	return ms, nil
+}
+
+// WarehouseSchema returns the schema version of the warehouse at path
+// without changing it: 0 when the file does not exist yet or holds no
+// restorewatch schema. A caller can tell an upgrade (Open will apply
+// migrations to existing data, which takes a while on a large warehouse)
+// from a first open.
+func WarehouseSchema(ctx context.Context, path string) (int, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	q := url.Values{}
+	q.Add("mode", "ro")
+	q.Add("_pragma", "busy_timeout(10000)")
+	c, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	var v sql.NullInt64
+	err = c.QueryRowContext(ctx, `SELECT MAX(version) FROM schema_migration`).Scan(&v)
+	if err != nil && strings.Contains(err.Error(), "no such table") {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: schema of %s: %w", path, err)
+	}
+	return int(v.Int64), nil
 }
 
 // SchemaVersion is the newest migration this binary knows.

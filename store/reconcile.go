@@ -319,7 +319,8 @@ type derivedRestore struct {
 	// The instants of the restore row's columns of the same names: an
 	// int64, or nil for NULL.
 	startedUTC, finishedUTC, startedLocal, finishedLocal, restoreDateLocal any
-	row                                                                    []any // the restore row, native values in restoreCols order
+	// row is the restore row, native values in restoreCols order.
+	row []any
 }
 
 func derive(f *facts) derived {

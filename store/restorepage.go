@@ -26,7 +26,7 @@ func (db *DB) PageRestores(ctx context.Context, f RestoreFilter, countCap int) (
 	// The dashboard pages the fleet-wide measure orders from the cached
 	// RestoreOrders; here such an order (no index has it since migration
 	// 0012) is a sort of what the filter selects.
-	order, from := "r.at_utc", "restore r"
+	order := "r.at_utc"
 	switch f.Sort {
 	case "duration":
 		order, where = "r.duration_s", where+" AND r.duration_s IS NOT NULL"
@@ -50,7 +50,7 @@ func (db *DB) PageRestores(ctx context.Context, f RestoreFilter, countCap int) (
 	}
 	// The page's ids first, from the index alone (a deep OFFSET then skips
 	// index entries, not table rows), then those rows in full.
-	q := `SELECT r.id FROM ` + from + ` WHERE ` + where + ` ORDER BY ` + order + dir + `, r.id` + dir
+	q := `SELECT r.id FROM restore r WHERE ` + where + ` ORDER BY ` + order + dir + `, r.id` + dir
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, max(f.Offset, 0))
 	}

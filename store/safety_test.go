@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -231,5 +232,45 @@ func TestMeasureIndexesStayDropped(t *testing.T) {
 	rows.Close()
 	if !reflect.DeepEqual(names, []string{"restore_at"}) {
 		t.Errorf("indexes after upgrade: %v, want only restore_at", names)
+	}
+}
+
+// TestWarehouseSchema: the version an upgrade starts from, read without
+// changing the file.
+func TestWarehouseSchema(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if v, err := store.WarehouseSchema(ctx, filepath.Join(dir, "none.db")); v != 0 || err != nil {
+		t.Errorf("missing file: %d, %v", v, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "none.db")); !os.IsNotExist(err) {
+		t.Errorf("WarehouseSchema created the file (%v)", err)
+	}
+	old := filepath.Join(dir, "old.db")
+	if err := store.OpenAtVersionForTest(ctx, old, 10); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := store.WarehouseSchema(ctx, old); v != 10 || err != nil {
+		t.Errorf("schema 10 warehouse: %d, %v", v, err)
+	}
+	db, err := store.Open(ctx, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if v, err := store.WarehouseSchema(ctx, old); v != store.SchemaVersion() || err != nil {
+		t.Errorf("after Open: %d, %v; want %d", v, err, store.SchemaVersion())
+	}
+	other := filepath.Join(dir, "other.db")
+	raw, err := sql.Open("sqlite", "file:"+other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`CREATE TABLE t (x)`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	if v, err := store.WarehouseSchema(ctx, other); v != 0 || err != nil {
+		t.Errorf("a SQLite file of something else: %d, %v", v, err)
 	}
 }

@@ -35,7 +35,8 @@ func (d *derivedRestore) values(instanceID int64) []any {
 		mid = d.m.id
 	}
 	v := []any{instanceID, d.key, int64(0), hid, lid, mid, r.Database, string(r.Kind), d.utcS,
-		d.startedUTC, d.finishedUTC, d.startedLocal, d.finishedLocal, d.restoreDateLocal, r.OffsetKnown, r.DurationS, r.DurationSource, r.BackupBytes, r.CompressedB,
+		d.startedUTC, d.finishedUTC, d.startedLocal, d.finishedLocal, d.restoreDateLocal, r.OffsetKnown, r.DurationS,
+		r.DurationSource, r.BackupBytes, r.CompressedB,
 		r.Pages, r.SizeSource, r.LogicalMiBps, r.ReadMiBps, r.EngineMBps, nullString(r.InstanceBuild),
 		nullString(r.SourceServer), nullString(r.SourceDatabase), nullString(r.SourceBuild), nullString(r.Family),
 		r.Compressed, r.Encrypted, r.Checksum, r.CopyOnly, stringsJSON(r.Devices), nullString(r.DeviceKind),

@@ -107,6 +107,12 @@ func (m *Main) openDB(ctx context.Context) (*store.DB, error) {
 	if m.db != nil {
 		return m.db, nil
 	}
+	// An upgrade migrates existing data before anything else happens: say
+	// so, or a large warehouse looks hung.
+	if v, err := store.WarehouseSchema(ctx, m.cli.DB); err == nil && v > 0 && v < store.SchemaVersion() {
+		fmt.Fprintf(m.Stderr, "upgrading the warehouse %s from schema %d to %d (a large warehouse takes a while)\n",
+			m.cli.DB, v, store.SchemaVersion())
+	}
 	db, err := store.Open(ctx, m.cli.DB)
 	if err != nil {
 		return nil, err
