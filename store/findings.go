@@ -511,6 +511,21 @@ func (db *DB) ListSeries(ctx context.Context, f SeriesFilter) ([]Series, error) 
 }
 
 // InstanceIDs returns every instance id, or those named.
+// RestoresPerInstance estimates how many restores an instance holds, on
+// average, without counting them: the highest restore id (ids are never
+// reused, so this is at least the restores there are) over the instances.
+// 0 when there are none.
+func (db *DB) RestoresPerInstance(ctx context.Context) (int64, error) {
+	var high, n int64
+	if err := db.read.QueryRowContext(ctx, `SELECT (SELECT COALESCE(MAX(id), 0) FROM restore), (SELECT count(*) FROM instance)`).Scan(&high, &n); err != nil {
+		return 0, fmt.Errorf("store: restores per instance: %w", err)
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	return (high + n - 1) / n, nil
+}
+
 func (db *DB) InstanceIDs(ctx context.Context) ([]int64, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT id FROM instance ORDER BY id`)
 	if err != nil {

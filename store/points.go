@@ -110,7 +110,7 @@ func (db *DB) LoadSeries(ctx context.Context, ids []int64) ([]SeriesRestores, er
 		}
 	}
 	var parts []*seriesGroup
-	if ids == nil || 3*len(want) >= len(names) {
+	if ids == nil || 3*len(want) >= spanned(names, want) {
 		parts, err = db.scanSeries(ctx, want)
 	} else {
 		g := &seriesGroup{}
@@ -260,6 +260,34 @@ func (db *DB) bulkRead(ctx context.Context, cacheKiB int, fn func(*sql.Conn) err
 		return err
 	}
 	return fn(c)
+}
+
+// spanned counts the instances whose ids lie between the least and the
+// greatest of want: what a scan of restore_scan over want's id range reads.
+func spanned(names map[int64]string, want map[int64]bool) int {
+	lo, hi := idRange(want)
+	n := 0
+	for id := range names {
+		if id >= lo && id <= hi {
+			n++
+		}
+	}
+	return n
+}
+
+// idRange returns the least and the greatest id of want.
+func idRange(want map[int64]bool) (lo, hi int64) {
+	first := true
+	for id := range want {
+		if first || id < lo {
+			lo = id
+		}
+		if first || id > hi {
+			hi = id
+		}
+		first = false
+	}
+	return lo, hi
 }
 
 func (db *DB) instanceNames(ctx context.Context) (map[int64]string, error) {

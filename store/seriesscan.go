@@ -20,14 +20,22 @@ import (
 // and merged in time order.
 
 // scanSeries reads restore_scan, which carries every column seriesScan
-// needs (migration 0010), in ranges of instance ids, one worker and
+// needs (migration 0010), in ranges of instance ids (those want spans, or
+// every instance's when want is nil), one worker and
 // connection per core; sixteen ranges per worker, so that the workers finish
 // together even when other work on the machine slows one of them. The index
 // is a tenth of the table's size, and reading it alone was 17 % of a
 // million-restore analysis (BENCHMARKS.md).
 func (db *DB) scanSeries(ctx context.Context, want map[int64]bool) ([]*seriesGroup, error) {
 	var lo, hi sql.NullInt64
-	if err := db.read.QueryRowContext(ctx, `SELECT min(id), max(id) FROM instance`).Scan(&lo, &hi); err != nil {
+	if want != nil {
+		// Only the range the wanted instances span.
+		if len(want) == 0 {
+			return nil, nil
+		}
+		l, h := idRange(want)
+		lo, hi = sql.NullInt64{Int64: l, Valid: true}, sql.NullInt64{Int64: h, Valid: true}
+	} else if err := db.read.QueryRowContext(ctx, `SELECT min(id), max(id) FROM instance`).Scan(&lo, &hi); err != nil {
 		return nil, err
 	}
 	if !lo.Valid {

@@ -47,15 +47,26 @@ type findings struct {
 	done   chan struct{}
 }
 
+// chunkRestores bounds how many restores Run holds at once: the instances
+// are judged in groups of contiguous ids expected to hold about this many
+// restores (from the warehouse's average per instance), so that analysing
+// a fleet, or what a huge import touched, does not hold every point in
+// memory (~220 bytes a restore). A million restores is one group.
+var chunkRestores int64 = 2_000_000
+
+// groupsRun counts the groups Run has judged, for tests.
+var groupsRun atomic.Int64
+
 // Run judges every series of the given instances (all when ids is nil) and
 // stores the findings: series verdicts, regressions with what changed and the
 // known issues that match, and per-instance known-issue exposure.
 //
-// The series are read in one pass (store.DB.LoadSeries). One worker per core
-// then takes the instances in turn: it judges their series and reads the
-// factors (what changed) of the few that show a change; the findings are
-// stored in instance order as they come, on the writer connection, while
-// the workers go on.
+// The series are read in one pass per group of instances
+// (store.DB.LoadSeries; see chunkRestores). One worker per core then takes
+// the instances in turn: it judges their series and reads the factors (what
+// changed) of the few that show a change; the findings are stored in
+// instance order as they come, on the writer connection, while the workers
+// go on.
 func Run(ctx context.Context, db *store.DB, ids []int64, opt Options) (RunStats, error) {
 	var st RunStats
 	if opt.KnownIssues == nil {
@@ -67,11 +78,9 @@ func Run(ctx context.Context, db *store.DB, ids []int64, opt Options) (RunStats,
 	if opt.Now.IsZero() {
 		opt.Now = time.Now()
 	}
-	all, err := db.LoadSeries(ctx, ids)
-	if err != nil {
-		return st, err
-	}
+	load := ids // what LoadSeries reads when one group holds everything: nil = every instance
 	if ids == nil {
+		var err error
 		if ids, err = db.InstanceIDs(ctx); err != nil {
 			return st, err
 		}
@@ -79,6 +88,41 @@ func Run(ctx context.Context, db *store.DB, ids []int64, opt Options) (RunStats,
 	ids = slices.Clone(ids)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
+	per, err := db.RestoresPerInstance(ctx)
+	if err != nil {
+		return st, err
+	}
+	size := len(ids)
+	if per > 0 {
+		size = int(max(1, min(chunkRestores/per, int64(len(ids)))))
+	}
+	if size >= len(ids) {
+		return runGroup(ctx, db, ids, load, opt, 0, len(ids))
+	}
+	for i := 0; i < len(ids); i += size {
+		group := ids[i:min(i+size, len(ids))]
+		gst, err := runGroup(ctx, db, group, group, opt, i, len(ids))
+		st.Instances += gst.Instances
+		st.Series += gst.Series
+		st.Restores += gst.Restores
+		st.Regressions += gst.Regressions
+		st.Improvements += gst.Improvements
+		if err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// runGroup judges the instances ids (sorted), reading load (nil: every
+// instance) with LoadSeries; done and total place it in Run's progress.
+func runGroup(ctx context.Context, db *store.DB, ids, load []int64, opt Options, done, total int) (RunStats, error) {
+	var st RunStats
+	groupsRun.Add(1)
+	all, err := db.LoadSeries(ctx, load)
+	if err != nil {
+		return st, err
+	}
 	work := make([]findings, len(ids))
 	for i, id := range ids {
 		work[i] = findings{id: id, done: make(chan struct{})}
@@ -127,7 +171,7 @@ func Run(ctx context.Context, db *store.DB, ids []int64, opt Options) (RunStats,
 		st.Regressions += w.st.Regressions
 		st.Improvements += w.st.Improvements
 		st.Instances++
-		db.Report(store.Progress{Phase: store.PhaseAnalysing, Done: i + 1, Total: len(work)})
+		db.Report(store.Progress{Phase: store.PhaseAnalysing, Done: done + i + 1, Total: total})
 		*w = findings{} // let the points go
 	}
 	return st, nil

@@ -178,3 +178,67 @@ func withoutIDs(s []store.Series) []store.Series {
 	}
 	return out
 }
+
+// TestRunInGroupsFindsTheSame: judged a few instances at a time (as a fleet
+// too large to hold at once is), the findings are the ones of a single pass,
+// and the progress counts every instance once.
+func TestRunInGroupsFindsTheSame(t *testing.T) {
+	ctx := context.Background()
+	opt := analysis.Options{Now: time.Date(2025, 4, 1, 0, 0, 0, 0, time.UTC)}
+	one := runFleet(t)
+	st1, err := analysis.Run(ctx, one, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grouped := runFleet(t)
+	defer analysis.SetChunkRestoresForTest(100)() // 40 restores an instance: groups of 2
+	var last store.Progress
+	grouped.SetProgress(func(p store.Progress) { last = p })
+	before := analysis.GroupsRunForTest()
+	st2, err := analysis.Run(ctx, grouped, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := analysis.GroupsRunForTest() - before; n != 4 {
+		t.Errorf("%d groups, want 4 of two instances", n)
+	}
+	if st1 != st2 {
+		t.Errorf("stats: one pass %+v, in groups %+v", st1, st2)
+	}
+	if last.Phase != store.PhaseAnalysing || last.Done != 8 || last.Total != 8 {
+		t.Errorf("progress ended at %+v, want 8 of 8 instances", last)
+	}
+	if a, b := listSeries(t, one), listSeries(t, grouped); !reflect.DeepEqual(a, b) {
+		t.Errorf("series differ:\n one pass %+v\nin groups %+v", a, b)
+	}
+	ra, err := one.ListRegressions(ctx, store.RegressionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := grouped.ListRegressions(ctx, store.RegressionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ra) != 1 || len(rb) != 1 || ra[0].Instance != rb[0].Instance || ra[0].Ratio != rb[0].Ratio ||
+		!reflect.DeepEqual(ra[0].ChangedFactors, rb[0].ChangedFactors) {
+		t.Errorf("regressions differ:\n one pass %+v\nin groups %+v", ra, rb)
+	}
+
+	// A contiguous group is read by a scan of its own id range, the same
+	// series as the whole fleet's scan holds for it.
+	all, err := grouped.LoadSeries(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, s := range all[4:12] {
+		ids = append(ids, s.InstanceID)
+	}
+	part, err := grouped.LoadSeries(ctx, slices.Compact(ids))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(part, all[4:12]) {
+		t.Errorf("a range of four instances:\n got %+v\nwant %+v", part, all[4:12])
+	}
+}
