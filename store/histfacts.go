@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -37,7 +38,7 @@ func appendHistoryFacts(b []byte, h *HistoryRow) []byte {
 	b = appendOptString(b, strings.ToUpper(h.RestoreType))
 	b = appendOptBool(b, h.Replace)
 	b = appendOptBool(b, h.Recovery)
-	b = appendOptTime(b, nullTime(h.StopAt))
+	b = appendOptTime(b, h.StopAt)
 	b = appendOptInt(b, h.DeviceCount)
 	b = appendOptString(b, h.BackupSetUUID)
 	b = appendOptString(b, h.FamilyGUID)
@@ -45,8 +46,8 @@ func appendHistoryFacts(b []byte, h *HistoryRow) []byte {
 	b = appendOptString(b, h.SourceMachine)
 	b = appendOptString(b, h.SourceDatabase)
 	b = appendOptString(b, strings.ToUpper(h.BackupType))
-	b = appendOptTime(b, nullTime(h.BackupStart))
-	b = appendOptTime(b, nullTime(h.BackupFinish))
+	b = appendOptTime(b, h.BackupStart)
+	b = appendOptTime(b, h.BackupFinish)
 	b = appendOptString(b, h.FirstLSN)
 	b = appendOptString(b, h.LastLSN)
 	b = appendOptInt(b, h.BackupSize)
@@ -79,11 +80,13 @@ func appendOptInt(b []byte, v *int64) []byte {
 	return strconv.AppendInt(append(b, ','), *v, 10)
 }
 
-func appendOptTime(b []byte, v any) []byte {
-	if ms, ok := v.(int64); ok {
-		return strconv.AppendInt(append(b, ','), ms, 10)
+// appendOptTime appends t as the milliseconds of its wall reading, as
+// nullTime stores times: NULL for none or the zero time.
+func appendOptTime(b []byte, t *time.Time) []byte {
+	if t == nil || t.IsZero() {
+		return append(b, ",null"...)
 	}
-	return append(b, ",null"...)
+	return strconv.AppendInt(append(b, ','), t.UnixMilli(), 10)
 }
 
 func appendOptBool(b []byte, v *bool) []byte {

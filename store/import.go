@@ -322,11 +322,7 @@ func (w *batchWriter) history(h *HistoryRow) (added, carried int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	facts := h.facts
-	if facts == "" {
-		facts = string(appendHistoryFacts(nil, h))
-	}
-	w.histArgs = append(w.histArgs, id, h.RestoreHistoryID, ms(h.RestoreDate), facts, h.Origin.String())
+	w.histArgs = append(w.histArgs, id, h.RestoreHistoryID, ms(h.RestoreDate), h.facts, h.Origin.String())
 	w.histInst = append(w.histInst, instRef{id, h.Instance})
 	if len(w.histInst) < historyPerInsert {
 		return 0, 0, nil

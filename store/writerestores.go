@@ -231,10 +231,7 @@ func (w *restoreWriter) write(instanceID int64, out derived) error {
 	for i := range out.restores {
 		d := &out.restores[i]
 		produced[d.key] = true
-		v := d.row
-		if v == nil {
-			v = native(d.values(instanceID))
-		}
+		v := d.row // made by deriveInstance
 		if h, ok := existing[d.key]; ok && h == v[2].(int64) {
 			continue // unchanged: no write
 		}
