@@ -80,8 +80,8 @@ func appendOptInt(b []byte, v *int64) []byte {
 	return strconv.AppendInt(append(b, ','), *v, 10)
 }
 
-// appendOptTime appends t as the milliseconds of its wall reading, as
-// nullTime stores times: NULL for none or the zero time.
+// appendOptTime appends t as the milliseconds of its wall reading (the
+// *_local convention): NULL for none or the zero time.
 func appendOptTime(b []byte, t *time.Time) []byte {
 	if t == nil || t.IsZero() {
 		return append(b, ",null"...)

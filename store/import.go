@@ -494,13 +494,6 @@ func (db *DB) SetDefaultOffset(ctx context.Context, instance string, minutes int
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
 
-func nullTime(t *time.Time) any {
-	if t == nil || t.IsZero() {
-		return nil
-	}
-	return t.UnixMilli()
-}
-
 func nullString(s string) any {
 	if s == "" {
 		return nil
