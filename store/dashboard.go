@@ -52,27 +52,23 @@ func (db *DB) HasTable(ctx context.Context, name string) (bool, error) {
 	return n > 0, nil
 }
 
-// Totals are the warehouse's headline counts.
+// Totals are the warehouse's headline counts. The time range of the
+// restores comes from RestoreOrders.Span: no index orders the fleet by time.
 type Totals struct {
 	Restores, Instances, Series int64
-	First, Last                 time.Time // zero when there are no restores
 	LastImport                  time.Time // zero when nothing was imported
 }
 
 // Totals counts restores from the series table (its n columns sum to the
-// restores analysed) and reads the time range from the restore_at index.
+// restores analysed).
 func (db *DB) Totals(ctx context.Context) (Totals, error) {
 	var t Totals
-	var first, last, imp sql.NullInt64
+	var imp sql.NullInt64
 	err := db.read.QueryRowContext(ctx, `SELECT
 		(SELECT COALESCE(SUM(n),0) FROM series), (SELECT COUNT(*) FROM instance), (SELECT COUNT(*) FROM series),
-		(SELECT MIN(at_utc) FROM restore), (SELECT MAX(at_utc) FROM restore),
-		(SELECT MAX(COALESCE(finished_at, started_at)) FROM import_run)`).Scan(&t.Restores, &t.Instances, &t.Series, &first, &last, &imp)
+		(SELECT MAX(COALESCE(finished_at, started_at)) FROM import_run)`).Scan(&t.Restores, &t.Instances, &t.Series, &imp)
 	if err != nil {
 		return t, fmt.Errorf("store: totals: %w", err)
-	}
-	if first.Valid {
-		t.First, t.Last = time.UnixMilli(first.Int64).UTC(), time.UnixMilli(last.Int64).UTC()
 	}
 	if imp.Valid {
 		t.LastImport = time.UnixMilli(imp.Int64).UTC()
@@ -80,12 +76,10 @@ func (db *DB) Totals(ctx context.Context) (Totals, error) {
 	return t, nil
 }
 
-// CountRestores counts the restores that finished in [from, to).
-func (db *DB) CountRestores(ctx context.Context, from, to time.Time) (int64, error) {
+// CountAllRestores counts every restore in the warehouse.
+func (db *DB) CountAllRestores(ctx context.Context) (int64, error) {
 	var n int64
-	err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM restore WHERE at_utc >= ? AND at_utc < ?`,
-		from.UnixMilli(), to.UnixMilli()).Scan(&n)
-	if err != nil {
+	if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM restore`).Scan(&n); err != nil {
 		return 0, fmt.Errorf("store: count restores: %w", err)
 	}
 	return n, nil
@@ -95,29 +89,6 @@ func (db *DB) CountRestores(ctx context.Context, from, to time.Time) (int64, err
 type TimeValue struct {
 	At    time.Time
 	Value float64
-}
-
-// Throughputs returns the logical MiB/s of the restores of one kind that
-// finished in [from, to), oldest first, read from the covering index
-// restore_kind_at so no restore row is touched.
-func (db *DB) Throughputs(ctx context.Context, kind Kind, from, to time.Time) ([]TimeValue, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT at_utc, logical_mibps FROM restore INDEXED BY restore_kind_at
-		WHERE kind = ? AND at_utc >= ? AND at_utc < ? AND logical_mibps > 0 ORDER BY kind, at_utc`,
-		string(kind), from.UnixMilli(), to.UnixMilli())
-	if err != nil {
-		return nil, fmt.Errorf("store: throughputs: %w", err)
-	}
-	defer rows.Close()
-	var out []TimeValue
-	for rows.Next() {
-		var at int64
-		var v float64
-		if err := rows.Scan(&at, &v); err != nil {
-			return nil, fmt.Errorf("store: throughputs: %w", err)
-		}
-		out = append(out, TimeValue{At: time.UnixMilli(at).UTC(), Value: v})
-	}
-	return out, rows.Err()
 }
 
 // RTOCandidate is what a restore of one database today would read: its

@@ -188,9 +188,16 @@ func TestInstancesHostsAndSpeeds(t *testing.T) {
 			t.Errorf("a stable series' restore: %+v, want rel 1", s)
 		}
 	}
-	tv, err := db.Throughputs(ctx, store.KindFull, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	if err != nil || len(tv) != 16 {
-		t.Errorf("full throughputs: %d, %v; want 16 measured", len(tv), err)
+	o, err := db.RestoreOrders(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	year := [2]time.Time{time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	if tv := o.Throughputs(store.KindFull, year[0], year[1]); len(tv) != 16 {
+		t.Errorf("full throughputs: %d; want 16 measured", len(tv))
+	}
+	if tv := o.Throughputs(store.KindFull, year[0], year[0].AddDate(0, 0, 5)); len(tv) == 0 || len(tv) >= 16 {
+		t.Errorf("full throughputs of 5 days: %d; want some of the 16", len(tv))
 	}
 }
 
@@ -215,9 +222,9 @@ func TestRTOCandidatesAddLogsAfterTheLastFull(t *testing.T) {
 	}
 }
 
-// TestRestoreOrdersMatchPageRestores checks the cached measure orders page
-// exactly as PageRestores does, for every order, kind, date range, offset
-// and count cap.
+// TestRestoreOrdersMatchPageRestores checks the cached fleet orders page
+// exactly as PageRestores does, for every order, kind, date range, build,
+// database, offset and count cap.
 func TestRestoreOrdersMatchPageRestores(t *testing.T) {
 	db := dashFleet(t)
 	ctx := context.Background()
@@ -227,34 +234,39 @@ func TestRestoreOrdersMatchPageRestores(t *testing.T) {
 	}
 	day := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	n := 0
-	for _, sort := range []string{"duration", "throughput"} {
+	filters := []store.RestoreFilter{{}, {Build: "13.0"}, {Build: "15.0.4236.7"}, {Build: "15.0.4236"}, {Build: "13.0_"},
+		{Database: "Sales"}, {Database: "sales"}, {Database: "Nope"}, {Database: "Sales", Build: "1"}}
+	for _, sort := range []string{"at", "duration", "throughput"} {
 		for _, asc := range []bool{false, true} {
 			for _, kind := range []store.Kind{"", store.KindFull, store.KindLog, store.KindDiff} {
 				for _, dates := range [][2]time.Time{{}, {day.AddDate(0, 0, 3), day.AddDate(0, 0, 13)}} {
-					for _, page := range [][3]int{{5, 0, 0}, {5, 5, 0}, {4, 2, 6}, {100, 0, 3}, {0, 0, 0}} {
-						f := store.RestoreFilter{Sort: sort, Asc: asc, Kind: kind, From: dates[0], To: dates[1], Limit: page[0], Offset: page[1]}
-						if !o.Serves(f) {
-							t.Fatalf("%+v not served", f)
-						}
-						want, wtotal, wexact, err := db.PageRestores(ctx, f, page[2])
-						if err != nil {
-							t.Fatal(err)
-						}
-						ids, total, exact := o.Page(f, page[2])
-						got, err := db.RestoresByID(ctx, ids)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if total != wtotal || exact != wexact || len(got) != len(want) {
-							t.Fatalf("%+v cap %d: %d rows of %d (exact %v), PageRestores %d of %d (exact %v)", f, page[2],
-								len(got), total, exact, len(want), wtotal, wexact)
-						}
-						for i := range got {
-							if got[i].ID != want[i].ID {
-								t.Fatalf("%+v: row %d is restore %d, PageRestores' %d", f, i, got[i].ID, want[i].ID)
+					for _, base := range filters {
+						for _, page := range [][3]int{{5, 0, 0}, {5, 5, 0}, {4, 2, 6}, {100, 0, 3}, {0, 0, 0}} {
+							f := base
+							f.Sort, f.Asc, f.Kind, f.From, f.To, f.Limit, f.Offset = sort, asc, kind, dates[0], dates[1], page[0], page[1]
+							if !o.Serves(f) {
+								t.Fatalf("%+v not served", f)
 							}
+							want, wtotal, wexact, err := db.PageRestores(ctx, f, page[2])
+							if err != nil {
+								t.Fatal(err)
+							}
+							ids, total, exact := o.Page(f, page[2])
+							got, err := db.RestoresByID(ctx, ids)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if total != wtotal || exact != wexact || len(got) != len(want) {
+								t.Fatalf("%+v cap %d: %d rows of %d (exact %v), PageRestores %d of %d (exact %v)", f, page[2],
+									len(got), total, exact, len(want), wtotal, wexact)
+							}
+							for i := range got {
+								if got[i].ID != want[i].ID {
+									t.Fatalf("%+v: row %d is restore %d, PageRestores' %d", f, i, got[i].ID, want[i].ID)
+								}
+							}
+							n += len(got)
 						}
-						n += len(got)
 					}
 				}
 			}
@@ -263,7 +275,45 @@ func TestRestoreOrdersMatchPageRestores(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no restore listed at all")
 	}
-	if o.Serves(store.RestoreFilter{Sort: "duration", Instance: "SQLA"}) || o.Serves(store.RestoreFilter{Sort: "at"}) {
-		t.Error("Serves accepts an instance filter or the time order")
+	for _, f := range []store.RestoreFilter{{Sort: "at", Instance: "SQLA"}, {Sort: "duration", Source: "SRC"}, {Sort: "at", IDs: []int64{1}}, {Sort: "database"}} {
+		if o.Serves(f) {
+			t.Errorf("Serves accepts %+v", f)
+		}
+	}
+	// The overview's figures.
+	first, last := o.Span()
+	var all []store.Restore
+	all, _, _, err = db.PageRestores(ctx, store.RestoreFilter{Sort: "at", Asc: true}, 0)
+	if err != nil || len(all) != 24 {
+		t.Fatalf("all restores: %d, %v", len(all), err)
+	}
+	if !first.Equal(all[0].At) || !last.Equal(all[len(all)-1].At) {
+		t.Errorf("span %v–%v, want %v–%v", first, last, all[0].At, all[len(all)-1].At)
+	}
+	from, to := day.AddDate(0, 0, 3), day.AddDate(0, 0, 13)
+	_, want, _, _ := db.PageRestores(ctx, store.RestoreFilter{From: from, To: to}, 0)
+	if got := o.Count(from, to); got != int64(want) || want == 0 {
+		t.Errorf("count in [%v, %v): %d, want %d", from, to, got, want)
+	}
+	if got := o.Count(to, from); got != 0 {
+		t.Errorf("count of an empty range: %d", got)
+	}
+	ms := o.Measured(store.RestoreFilter{Build: "13.0", Limit: 3})
+	if len(ms) != 3 {
+		t.Fatalf("measured: %v", ms)
+	}
+	newest, _, _, _ := db.PageRestores(ctx, store.RestoreFilter{Build: "13.0", Sort: "throughput"}, 0)
+	measured := map[int64]bool{}
+	for _, r := range newest {
+		measured[r.ID] = true
+	}
+	prev := last.Add(time.Hour)
+	for _, id := range ms {
+		r, err := db.GetRestore(ctx, id)
+		if err != nil || !measured[id] || r.At.After(prev) {
+			t.Errorf("measured restore %d (%v, %v) is not a measured 13.0 restore newest first", id, r, err)
+		} else {
+			prev = r.At
+		}
 	}
 }

@@ -318,69 +318,112 @@ func (db *DB) logFact(ctx context.Context, id int64) (LogFact, error) {
 	return f, nil
 }
 
-// RestoreOrders is the whole fleet's restores in order of duration and of
-// throughput (restores whose measure is unknown left out), with each
-// restore's kind and time: what the restores list needs to page through
-// "longest first, full restores only" without walking a measure's index
-// and reading a table row for every restore of another kind. It is built
-// from one scan of the covering index restore_scan and two sorts in memory
-// (under a second for a million restores) and meant to be cached until the
-// data changes.
+// RestoreOrders is the whole fleet's restores in memory, in order of time,
+// of duration and of throughput (restores whose measure is unknown left out
+// of that measure's order), with what the fleet-wide filters of the
+// restores list test: kind, time, instance build and database. It answers
+// every page of the list not narrowed to an instance or a source server,
+// the overview's counts and throughput trend and the compare page's build
+// and period sides, so that no index of the restore table orders the whole
+// fleet by time, kind, build or database: such indexes cost a large import
+// a sort each (about 6.5 s of every million restores, BENCHMARKS.md) and
+// took each new restore to a random page of each. It is built from one scan
+// of the covering index restore_scan and three sorts in memory (about a
+// second for a million restores) and meant to be cached until the data
+// changes.
 type RestoreOrders struct {
+	byAt                 []int32 // restore ids, ascending by (at_utc, id)
 	duration, throughput []int32 // restore ids, ascending by (measure, id)
-	kind                 []uint8 // by id: kindCode of the restore, 0 = none
-	at                   []int64 // by id: at_utc (Unix ms)
+	// By restore id (the orders hold only ids that exist).
+	kind     []uint8   // kindCode of the restore, 0 = none
+	at       []int64   // at_utc (Unix ms)
+	mibps    []float64 // logical MiB/s, NaN when unknown
+	build    []uint32  // index into builds; 0 is NULL
+	database []uint32  // index into databases
+	// The distinct instance builds (builds[0] stands for NULL) and
+	// database names.
+	builds, databases []string
 }
 
 var kindCodes = map[Kind]uint8{KindFull: 1, KindDiff: 2, KindLog: 3, KindFile: 4, KindPage: 5, KindVerify: 6, KindRevert: 7}
 
-// RestoreOrders reads the fleet's measure orders.
+// RestoreOrders reads the fleet's orders.
 func (db *DB) RestoreOrders(ctx context.Context) (*RestoreOrders, error) {
 	var maxID int64
 	if err := db.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM restore`).Scan(&maxID); err != nil {
 		return nil, fmt.Errorf("store: restore orders: %w", err)
 	}
 	if maxID >= 1<<31 {
-		return nil, Errorf(EUNAVAILABLE, "restore ids beyond 2^31: the list's measure orders are unavailable")
+		return nil, Errorf(EUNAVAILABLE, "restore ids beyond 2^31: the list's orders are unavailable")
 	}
-	o := &RestoreOrders{kind: make([]uint8, maxID+1), at: make([]int64, maxID+1)}
+	o := &RestoreOrders{kind: make([]uint8, maxID+1), at: make([]int64, maxID+1), mibps: make([]float64, maxID+1),
+		build: make([]uint32, maxID+1), database: make([]uint32, maxID+1), builds: []string{""}}
 	type measured struct {
 		v  float64
 		id int32
 	}
 	var durations, throughputs []measured
+	buildCode := map[string]uint32{}
+	dbCode := map[string]uint32{}
+	intern := func(codes map[string]uint32, names *[]string, b []byte) uint32 {
+		if c, ok := codes[string(b)]; ok { // no allocation for the lookup
+			return c
+		}
+		c := uint32(len(*names))
+		s := string(b)
+		codes[s] = c
+		*names = append(*names, s)
+		return c
+	}
 	// One pass over restore_scan, which covers these columns (the planner
 	// picks it for a whole-table read; "+id" keeps the rowid range from
 	// steering it to the table). Restores added after MAX(id) was read wait
 	// for the next build.
-	rows, err := db.read.QueryContext(ctx, `SELECT id, kind, at_utc, duration_s, logical_mibps FROM restore WHERE +id <= ?`, maxID)
+	err := db.bulkRead(ctx, 8192, func(c *sql.Conn) error {
+		rows, err := c.QueryContext(ctx, `SELECT id, kind, at_utc, duration_s, logical_mibps, instance_build, database_name
+			FROM restore WHERE +id <= ?`, maxID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var kind, build, dbName sql.RawBytes
+		for rows.Next() {
+			var id, at int64
+			var dur, mibps sql.NullFloat64
+			if err := rows.Scan(&id, &kind, &at, &dur, &mibps, &build, &dbName); err != nil {
+				return err
+			}
+			o.kind[id], o.at[id] = kindCodes[Kind(kind)], at
+			if build != nil {
+				o.build[id] = intern(buildCode, &o.builds, build)
+			}
+			o.database[id] = intern(dbCode, &o.databases, dbName)
+			o.mibps[id] = math.NaN()
+			if dur.Valid {
+				durations = append(durations, measured{dur.Float64, int32(id)})
+			}
+			if mibps.Valid {
+				o.mibps[id] = mibps.Float64
+				throughputs = append(throughputs, measured{mibps.Float64, int32(id)})
+			}
+			o.byAt = append(o.byAt, int32(id))
+		}
+		return rows.Err()
+	})
 	if err != nil {
 		return nil, fmt.Errorf("store: restore orders: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, at int64
-		var kind string
-		var dur, mibps sql.NullFloat64
-		if err := rows.Scan(&id, &kind, &at, &dur, &mibps); err != nil {
-			return nil, fmt.Errorf("store: restore orders: %w", err)
+	// The orders PageRestores' ORDER BY column, id gives.
+	slices.SortFunc(o.byAt, func(a, b int32) int {
+		if c := cmp.Compare(o.at[a], o.at[b]); c != 0 {
+			return c
 		}
-		o.kind[id], o.at[id] = kindCodes[Kind(kind)], at
-		if dur.Valid {
-			durations = append(durations, measured{dur.Float64, int32(id)})
-		}
-		if mibps.Valid {
-			throughputs = append(throughputs, measured{mibps.Float64, int32(id)})
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: restore orders: %w", err)
-	}
+		return cmp.Compare(a, b)
+	})
 	for _, m := range []struct {
 		src []measured
 		dst *[]int32
 	}{{durations, &o.duration}, {throughputs, &o.throughput}} {
-		// The order PageRestores' ORDER BY measure, id gives.
 		slices.SortFunc(m.src, func(a, b measured) int {
 			if c := cmp.Compare(a.v, b.v); c != 0 {
 				return c
@@ -396,26 +439,22 @@ func (db *DB) RestoreOrders(ctx context.Context) (*RestoreOrders, error) {
 	return o, nil
 }
 
-// Serves reports whether Page answers f: an order by duration or throughput
-// filtered at most by kind and time.
+// Serves reports whether Page answers f: any order of the list's own (time,
+// duration, throughput) filtered by anything but an instance, a source
+// server or a list of ids.
 func (RestoreOrders) Serves(f RestoreFilter) bool {
-	return (f.Sort == "duration" || f.Sort == "throughput") && f.Instance == "" && f.Database == "" &&
-		f.Build == "" && f.Source == "" && len(f.IDs) == 0
+	return (f.Sort == "at" || f.Sort == "duration" || f.Sort == "throughput") && f.Instance == "" &&
+		f.Source == "" && len(f.IDs) == 0
 }
 
-// Page returns the ids of one page of the restores matching f (Limit and
-// Offset apply) in PageRestores' order, and how many match, counted up to
-// countCap (0: all). f must be one Serves accepts.
-func (o *RestoreOrders) Page(f RestoreFilter, countCap int) (ids []int64, total int, exact bool) {
-	order := o.duration
-	if f.Sort == "throughput" {
-		order = o.throughput
-	}
+// match is f's filter over restore ids; it is false for every id when f
+// names a kind, build or database no restore has.
+func (o *RestoreOrders) match(f RestoreFilter) func(id int32) bool {
+	none := func(int32) bool { return false }
 	var kind uint8
 	if f.Kind != "" {
-		kind = kindCodes[f.Kind]
-		if kind == 0 {
-			return nil, 0, true
+		if kind = kindCodes[f.Kind]; kind == 0 {
+			return none
 		}
 	}
 	from, to := int64(math.MinInt64), int64(math.MaxInt64)
@@ -425,6 +464,44 @@ func (o *RestoreOrders) Page(f RestoreFilter, countCap int) (ids []int64, total 
 	if !f.To.IsZero() {
 		to = f.To.UnixMilli()
 	}
+	var builds []bool // by build code, when a build is asked for
+	if f.Build != "" {
+		builds = make([]bool, len(o.builds))
+		for c, b := range o.builds[1:] {
+			// pageWhere's conditions: a whole version is equality, any
+			// other text a prefix, compared byte by byte as SQLite does.
+			if strings.Count(f.Build, ".") == 3 {
+				builds[c+1] = b == f.Build
+			} else {
+				builds[c+1] = b >= f.Build && b < f.Build+"\U0010FFFF"
+			}
+		}
+	}
+	database := -1
+	if f.Database != "" {
+		if database = slices.Index(o.databases, f.Database); database < 0 {
+			return none
+		}
+	}
+	return func(id int32) bool {
+		return int(id) < len(o.kind) && (kind == 0 || o.kind[id] == kind) &&
+			o.at[id] >= from && o.at[id] < to && (builds == nil || builds[o.build[id]]) &&
+			(database < 0 || o.database[id] == uint32(database))
+	}
+}
+
+// Page returns the ids of one page of the restores matching f (Limit and
+// Offset apply) in PageRestores' order, and how many match, counted up to
+// countCap (0: all). f must be one Serves accepts.
+func (o *RestoreOrders) Page(f RestoreFilter, countCap int) (ids []int64, total int, exact bool) {
+	order := o.byAt
+	switch f.Sort {
+	case "duration":
+		order = o.duration
+	case "throughput":
+		order = o.throughput
+	}
+	match := o.match(f)
 	skip := max(f.Offset, 0)
 	n := len(order)
 	for k := range n {
@@ -433,7 +510,7 @@ func (o *RestoreOrders) Page(f RestoreFilter, countCap int) (ids []int64, total 
 			i = n - 1 - k
 		}
 		id := order[i]
-		if int(id) >= len(o.kind) || (kind != 0 && o.kind[id] != kind) || o.at[id] < from || o.at[id] >= to {
+		if !match(id) {
 			continue
 		}
 		total++
@@ -448,6 +525,60 @@ func (o *RestoreOrders) Page(f RestoreFilter, countCap int) (ids []int64, total 
 		return ids, countCap, false
 	}
 	return ids, total, true
+}
+
+// Measured returns the ids of the newest restores matching f (at most
+// f.Limit; 0: all) whose throughput is known, newest first: the restores
+// RelativeSpeeds reads for a side of a comparison. f must be one Serves
+// accepts (its order and offset do not apply).
+func (o *RestoreOrders) Measured(f RestoreFilter) []int64 {
+	match := o.match(f)
+	var ids []int64
+	for i := len(o.byAt) - 1; i >= 0 && (f.Limit <= 0 || len(ids) < f.Limit); i-- {
+		if id := o.byAt[i]; match(id) && o.mibps[id] > 0 {
+			ids = append(ids, int64(id))
+		}
+	}
+	return ids
+}
+
+// Span returns the times of the oldest and the newest restore (zero when
+// there is none).
+func (o *RestoreOrders) Span() (first, last time.Time) {
+	if len(o.byAt) == 0 {
+		return time.Time{}, time.Time{}
+	}
+	return time.UnixMilli(o.at[o.byAt[0]]).UTC(), time.UnixMilli(o.at[o.byAt[len(o.byAt)-1]]).UTC()
+}
+
+// between returns the positions in byAt of the restores in [from, to).
+func (o *RestoreOrders) between(from, to time.Time) (lo, hi int) {
+	at := func(t time.Time) int {
+		ms := t.UnixMilli()
+		i, _ := slices.BinarySearchFunc(o.byAt, ms, func(id int32, ms int64) int { return cmp.Compare(o.at[id], ms) })
+		return i
+	}
+	return at(from), max(at(to), at(from))
+}
+
+// Count counts the restores that finished in [from, to).
+func (o *RestoreOrders) Count(from, to time.Time) int64 {
+	lo, hi := o.between(from, to)
+	return int64(hi - lo)
+}
+
+// Throughputs returns the logical MiB/s of the restores of one kind that
+// finished in [from, to), oldest first, where it is known and positive.
+func (o *RestoreOrders) Throughputs(kind Kind, from, to time.Time) []TimeValue {
+	code := kindCodes[kind]
+	lo, hi := o.between(from, to)
+	var out []TimeValue
+	for _, id := range o.byAt[lo:hi] {
+		if o.kind[id] == code && o.mibps[id] > 0 {
+			out = append(out, TimeValue{At: time.UnixMilli(o.at[id]).UTC(), Value: o.mibps[id]})
+		}
+	}
+	return out
 }
 
 // RestoresByID returns the restores with the given ids, in that order

@@ -184,8 +184,8 @@ func TestHistoryFactsMigration(t *testing.T) {
 }
 
 // TestMeasureIndexesStayDropped: a warehouse whose bulk reconciliation
-// crashed with the measure indexes dropped (schema 11) does not build them
-// again after migration 0012, and still builds the others it recorded.
+// crashed with indexes dropped (schema 11) does not build again those that
+// migrations 0012 and 0013 removed, and still builds the others it recorded.
 func TestMeasureIndexesStayDropped(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
@@ -197,9 +197,10 @@ func TestMeasureIndexesStayDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{
-		`DROP INDEX restore_duration`, `DROP INDEX restore_at`,
+		`DROP INDEX restore_duration`, `DROP INDEX restore_at`, `DROP INDEX restore_source`,
 		`INSERT INTO setting (key, value) VALUES ('dropped_restore_indexes',
-			'{"restore_duration":"CREATE INDEX restore_duration ON restore (duration_s)","restore_at":"CREATE INDEX restore_at ON restore (at_utc)"}')`,
+			'{"restore_duration":"CREATE INDEX restore_duration ON restore (duration_s)","restore_at":"CREATE INDEX restore_at ON restore (at_utc)",
+			"restore_source":"CREATE INDEX restore_source ON restore (source_server, at_utc)"}')`,
 	} {
 		if _, err := raw.Exec(q); err != nil {
 			t.Fatal(err)
@@ -220,7 +221,7 @@ func TestMeasureIndexesStayDropped(t *testing.T) {
 	}
 	defer raw.Close()
 	var names []string
-	rows, err := raw.Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('restore_at', 'restore_duration', 'restore_throughput') ORDER BY name`)
+	rows, err := raw.Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('restore_at', 'restore_duration', 'restore_throughput', 'restore_source') ORDER BY name`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,8 +231,8 @@ func TestMeasureIndexesStayDropped(t *testing.T) {
 		names = append(names, n)
 	}
 	rows.Close()
-	if !reflect.DeepEqual(names, []string{"restore_at"}) {
-		t.Errorf("indexes after upgrade: %v, want only restore_at", names)
+	if !reflect.DeepEqual(names, []string{"restore_source"}) {
+		t.Errorf("indexes after upgrade: %v, want only restore_source", names)
 	}
 }
 

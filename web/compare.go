@@ -58,6 +58,27 @@ func (s *Server) parseOperand(raw string) (operand, error) {
 	return op, nil
 }
 
+// relativeSpeeds reads one side of a comparison: the newest sideLimit
+// measured restores of a build or a period are found in the cached
+// RestoreOrders (no index orders the fleet by build or time), then read by
+// id; an instance's or a source server's through their indexes.
+func (s *Server) relativeSpeeds(ctx context.Context, f store.RestoreFilter) ([]store.RelativeSpeed, error) {
+	served := f
+	served.Sort = "at"
+	if f.Limit <= 0 || !(store.RestoreOrders{}).Serves(served) {
+		return s.db.RelativeSpeeds(ctx, f)
+	}
+	o, err := cached(ctx, s, "restore-orders", s.db.RestoreOrders)
+	if err != nil {
+		return nil, err
+	}
+	ids := o.Measured(f)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return s.db.RelativeSpeeds(ctx, store.RestoreFilter{IDs: ids, Limit: len(ids)})
+}
+
 // comparison is the computed comparison of two operands.
 type comparison struct {
 	a, b     operand
@@ -78,10 +99,10 @@ func (s *Server) compare(ctx context.Context, rawA, rawB string) (comparison, er
 	return cached(ctx, s, "compare\x00"+rawA+"\x00"+rawB, func(ctx context.Context) (comparison, error) {
 		cmp := comparison{a: a, b: b}
 		var err error
-		if cmp.ra, err = s.db.RelativeSpeeds(ctx, a.filter); err != nil {
+		if cmp.ra, err = s.relativeSpeeds(ctx, a.filter); err != nil {
 			return cmp, err
 		}
-		if cmp.rb, err = s.db.RelativeSpeeds(ctx, b.filter); err != nil {
+		if cmp.rb, err = s.relativeSpeeds(ctx, b.filter); err != nil {
 			return cmp, err
 		}
 		pick := func(rs []store.RelativeSpeed, rel bool) []float64 {
@@ -265,9 +286,12 @@ func (s *Server) compareExamples(ctx context.Context, m *view.Compare) error {
 	if len(insts) >= 2 {
 		m.Examples = append(m.Examples, view.Link{Text: insts[0].Name + " vs " + insts[1].Name, Href: view.CompareURL(insts[0].Name, insts[1].Name)})
 	}
-	t, err := s.totals(ctx)
-	if err == nil && !t.Last.IsZero() {
-		end := t.Last.Truncate(24*time.Hour).AddDate(0, 0, 1)
+	o, err := cached(ctx, s, "restore-orders", s.db.RestoreOrders)
+	if err != nil {
+		return err
+	}
+	if _, last := o.Span(); !last.IsZero() {
+		end := last.Truncate(24*time.Hour).AddDate(0, 0, 1)
 		mid, start := end.AddDate(0, -3, 0), end.AddDate(0, -6, 0)
 		p := func(a, b time.Time) string { return "period:" + view.Date(a) + ".." + view.Date(b) }
 		m.Examples = append(m.Examples, view.Link{Text: "the last 3 months vs the 3 before", Href: view.CompareURL(p(start, mid), p(mid, end))})

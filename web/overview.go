@@ -45,31 +45,30 @@ func (s *Server) handleOverview(c echo.Context) error {
 func (s *Server) overview(ctx context.Context) (view.Overview, error) {
 	var m view.Overview
 	tot, err := s.db.Totals(ctx)
-	if err != nil || tot.Last.IsZero() {
-		m.Empty = true
+	if err != nil {
 		return m, err
+	}
+	o, err := cached(ctx, s, "restore-orders", s.db.RestoreOrders)
+	if err != nil {
+		return m, err
+	}
+	_, last := o.Span()
+	if last.IsZero() {
+		m.Empty = true
+		return m, nil
 	}
 	// "This period" ends at the newest restore, so a warehouse of old
 	// imported logs still has a meaningful period.
-	end := tot.Last.Add(time.Millisecond)
+	end := last.Add(time.Millisecond)
 	if now := s.cfg.Now(); now.Before(end) {
 		end = now
 	}
-	cur, err := s.db.CountRestores(ctx, end.Add(-period), end)
-	if err != nil {
-		return m, err
-	}
-	prev, err := s.db.CountRestores(ctx, end.Add(-2*period), end.Add(-period))
-	if err != nil {
-		return m, err
-	}
+	cur, prev := o.Count(end.Add(-period), end), o.Count(end.Add(-2*period), end.Add(-period))
 	m.Period = "The 30 days to " + view.Date(end)
 	m.Restores, m.RestoresPrev = view.Int(cur), change(cur, prev)
 	m.Instances, m.TotalRestore = view.Int(tot.Instances), view.Int(tot.Restores)
 	m.Imported = view.Time(tot.LastImport)
-	if err := s.overviewTrend(ctx, end, &m); err != nil {
-		return m, err
-	}
+	s.overviewTrend(o, end, &m)
 	if err := s.overviewRegressions(ctx, &m); err != nil {
 		return m, err
 	}
@@ -94,11 +93,8 @@ func change(cur, prev int64) string {
 }
 
 // overviewTrend draws the weekly median throughput of full restores.
-func (s *Server) overviewTrend(ctx context.Context, end time.Time, m *view.Overview) error {
-	weeks, err := s.weeklyMedians(ctx, end)
-	if err != nil {
-		return err
-	}
+func (s *Server) overviewTrend(o *store.RestoreOrders, end time.Time, m *view.Overview) {
+	weeks := weeklyMedians(o, end)
 	m.TrendLatest, m.TrendNote = view.Unknown, "no full restore with a measured throughput in the last 26 weeks"
 	for i := len(weeks) - 1; i >= 0; i-- {
 		if !math.IsNaN(weeks[i]) {
@@ -110,18 +106,14 @@ func (s *Server) overviewTrend(ctx context.Context, end time.Time, m *view.Overv
 	}
 	m.Trend = chart.Sparkline{Frame: chart.Frame{Title: "Weekly median full-restore throughput", ID: "trend"},
 		Values: weeks, MarkLast: true, Format: chart.FormatMiBps}
-	return nil
 }
 
-// weeklyMedians reads half a year of full restores' throughput from a
-// covering index and takes each week's median (NaN for an empty week).
-func (s *Server) weeklyMedians(ctx context.Context, end time.Time) ([]float64, error) {
+// weeklyMedians takes half a year of full restores' throughput from the
+// fleet's orders and each week's median (NaN for an empty week).
+func weeklyMedians(o *store.RestoreOrders, end time.Time) []float64 {
 	const week = 7 * 24 * time.Hour
 	from := end.Add(-trendWeeks * week)
-	vs, err := s.db.Throughputs(ctx, store.KindFull, from, end)
-	if err != nil {
-		return nil, err
-	}
+	vs := o.Throughputs(store.KindFull, from, end)
 	buckets := make([][]float64, trendWeeks)
 	for _, v := range vs {
 		if i := int(v.At.Sub(from) / week); i >= 0 && i < trendWeeks {
@@ -135,7 +127,7 @@ func (s *Server) weeklyMedians(ctx context.Context, end time.Time) ([]float64, e
 			out[i] = analysis.Median(b)
 		}
 	}
-	return out, nil
+	return out
 }
 
 func (s *Server) overviewRegressions(ctx context.Context, m *view.Overview) error {

@@ -17,8 +17,6 @@ type Store interface {
 	Runs(ctx context.Context, instance string, limit int) ([]store.CollectorRun, error)
 	InflightCurves(ctx context.Context, since time.Time) ([]store.InflightCurve, error)
 	Totals(ctx context.Context) (store.Totals, error)
-	CountRestores(ctx context.Context, from, to time.Time) (int64, error)
-	Throughputs(ctx context.Context, kind store.Kind, from, to time.Time) ([]store.TimeValue, error)
 	RTOCandidates(ctx context.Context) ([]store.RTOCandidate, error)
 	ListExposures(ctx context.Context) ([]store.Exposure, error)
 

@@ -33,7 +33,7 @@ func (c *DemoCmd) Run(ctx context.Context, m *Main) error {
 // loadDemo fills an empty warehouse with the demo fleet; it refuses one that
 // has data, so a real warehouse is never mixed with made-up restores.
 func loadDemo(ctx context.Context, m *Main, db *store.DB, c *DemoCmd) (demo.Summary, error) {
-	_, n, err := db.ListRestores(ctx, store.RestoreFilter{Limit: 1})
+	n, err := db.CountAllRestores(ctx)
 	if err != nil {
 		return demo.Summary{}, err
 	}

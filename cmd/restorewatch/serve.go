@@ -36,7 +36,7 @@ func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 		return err
 	}
 	if c.Demo {
-		_, n, err := db.ListRestores(ctx, store.RestoreFilter{Limit: 1})
+		n, err := db.CountAllRestores(ctx)
 		if err != nil {
 			return err
 		}
