@@ -34,6 +34,10 @@ const droppedKey = "dropped_restore_indexes"
 // bulkDrops counts the bulk reconciliations of this process, for tests.
 var bulkDrops atomic.Int64
 
+// indexFault, set by a test, runs before each index build on the writer
+// and fails the build when it returns an error.
+var indexFault func(*sql.DB) error
+
 // keptIndexes are the secondary indexes of restore a bulk reconciliation
 // keeps: the writer reads an instance's restores through restore_series.
 var keptIndexes = map[string]bool{"restore_series": true}
@@ -151,13 +155,22 @@ func (db *DB) restoreIndexes(ctx context.Context) error {
 		if !ifNotExists.MatchString(q) {
 			q = plainIndex.ReplaceAllString(q, "CREATE INDEX IF NOT EXISTS ")
 		}
-		if _, err := db.write.ExecContext(ctx, q); err != nil {
+		build := func() error {
+			if indexFault != nil {
+				if err := indexFault(db.write); err != nil {
+					return err
+				}
+			}
+			_, err := db.write.ExecContext(ctx, q)
+			return err
+		}
+		if err := build(); err != nil {
 			// Perhaps no temporary directory SQLite can write to: sort in
-			// memory, as before.
+			// memory, as before, this index and the rest.
 			if _, merr := db.write.ExecContext(ctx, `PRAGMA temp_store = MEMORY`); merr != nil {
 				return fmt.Errorf("store: rebuild index %s: %w", name, err)
 			}
-			if _, err := db.write.ExecContext(ctx, q); err != nil {
+			if err := build(); err != nil {
 				return fmt.Errorf("store: rebuild index %s: %w", name, err)
 			}
 		}

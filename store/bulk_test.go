@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"path/filepath"
 	"reflect"
 	"sync"
@@ -153,5 +155,46 @@ func TestProgressReports(t *testing.T) {
 	}
 	if p := last[PhaseIndexes]; p.Total == 0 || p.Done != p.Total {
 		t.Errorf("index progress ended at %+v", p)
+	}
+}
+
+// TestIndexRebuildFallsBackToMemory: when an index cannot be sorted through
+// temporary files, the rebuild sorts it in memory instead of failing. As
+// root every temporary directory SQLite tries is writable, so the failure
+// is injected: every build fails while temp_store is FILE.
+func TestIndexRebuildFallsBackToMemory(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	bulkFixture(t, db)
+	want := restoreIndexNames(t, db)
+	if err := db.dropIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	indexFault = func(c *sql.DB) error {
+		var store int
+		if err := c.QueryRowContext(ctx, `PRAGMA temp_store`).Scan(&store); err != nil {
+			return err
+		}
+		if store == 1 { // FILE
+			failed++
+			return errors.New("unable to open a temporary database file for storing temporary tables")
+		}
+		return nil
+	}
+	defer func() { indexFault = nil }()
+	if err := db.restoreIndexes(ctx); err != nil {
+		t.Fatalf("rebuild without temporary files: %v", err)
+	}
+	if failed == 0 {
+		t.Fatal("no build ran with temp_store = FILE")
+	}
+	if got := restoreIndexNames(t, db); !reflect.DeepEqual(got, want) {
+		t.Errorf("indexes after the fallback = %v, want %v", got, want)
+	}
+	// Without the fault, the next rebuild sorts through files again.
+	var store int
+	if err := db.write.QueryRow(`PRAGMA temp_store`).Scan(&store); err != nil || store != 2 {
+		t.Errorf("temp_store after the rebuild: %d, %v; want 2 (MEMORY), the writer's own", store, err)
 	}
 }
