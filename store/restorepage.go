@@ -321,13 +321,13 @@ func (db *DB) logFact(ctx context.Context, id int64) (LogFact, error) {
 // RestoreOrders is the whole fleet's restores in memory, in order of time,
 // of duration and of throughput (restores whose measure is unknown left out
 // of that measure's order), with what the fleet-wide filters of the
-// restores list test: kind, time, instance build and database. It answers
-// every page of the list not narrowed to an instance or a source server,
+// restores list test: kind, time, instance build, database and source
+// server. It answers every page of the list not narrowed to an instance,
 // the overview's counts and throughput trend and the compare page's build
 // and period sides, so that no index of the restore table orders the whole
-// fleet by time, kind, build or database: such indexes cost a large import
-// a sort each (about 6.5 s of every million restores, BENCHMARKS.md) and
-// took each new restore to a random page of each. It is built from one scan
+// fleet by those columns: such indexes cost a large import a sort each
+// (about 8 s of every million restores, BENCHMARKS.md) and took each new
+// restore to a random page of each. It is built from one scan
 // of the covering index restore_scan and three sorts in memory (about a
 // second for a million restores) and meant to be cached until the data
 // changes.
@@ -340,9 +340,10 @@ type RestoreOrders struct {
 	mibps    []float64 // logical MiB/s, NaN when unknown
 	build    []uint32  // index into builds; 0 is NULL
 	database []uint32  // index into databases
-	// The distinct instance builds (builds[0] stands for NULL) and
-	// database names.
-	builds, databases []string
+	source   []uint32  // index into sources; 0 is NULL
+	// The distinct instance builds (builds[0] stands for NULL), database
+	// names and source servers (sources[0] stands for NULL).
+	builds, databases, sources []string
 }
 
 var kindCodes = map[Kind]uint8{KindFull: 1, KindDiff: 2, KindLog: 3, KindFile: 4, KindPage: 5, KindVerify: 6, KindRevert: 7}
@@ -357,7 +358,8 @@ func (db *DB) RestoreOrders(ctx context.Context) (*RestoreOrders, error) {
 		return nil, Errorf(EUNAVAILABLE, "restore ids beyond 2^31: the list's orders are unavailable")
 	}
 	o := &RestoreOrders{kind: make([]uint8, maxID+1), at: make([]int64, maxID+1), mibps: make([]float64, maxID+1),
-		build: make([]uint32, maxID+1), database: make([]uint32, maxID+1), builds: []string{""}}
+		build: make([]uint32, maxID+1), database: make([]uint32, maxID+1), source: make([]uint32, maxID+1),
+		builds: []string{""}, sources: []string{""}}
 	type measured struct {
 		v  float64
 		id int32
@@ -365,6 +367,7 @@ func (db *DB) RestoreOrders(ctx context.Context) (*RestoreOrders, error) {
 	var durations, throughputs []measured
 	buildCode := map[string]uint32{}
 	dbCode := map[string]uint32{}
+	sourceCode := map[string]uint32{}
 	intern := func(codes map[string]uint32, names *[]string, b []byte) uint32 {
 		if c, ok := codes[string(b)]; ok { // no allocation for the lookup
 			return c
@@ -380,17 +383,17 @@ func (db *DB) RestoreOrders(ctx context.Context) (*RestoreOrders, error) {
 	// steering it to the table). Restores added after MAX(id) was read wait
 	// for the next build.
 	err := db.bulkRead(ctx, 8192, func(c *sql.Conn) error {
-		rows, err := c.QueryContext(ctx, `SELECT id, kind, at_utc, duration_s, logical_mibps, instance_build, database_name
-			FROM restore WHERE +id <= ?`, maxID)
+		rows, err := c.QueryContext(ctx, `SELECT id, kind, at_utc, duration_s, logical_mibps, instance_build, database_name,
+			source_server FROM restore WHERE +id <= ?`, maxID)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		var kind, build, dbName sql.RawBytes
+		var kind, build, dbName, source sql.RawBytes
 		for rows.Next() {
 			var id, at int64
 			var dur, mibps sql.NullFloat64
-			if err := rows.Scan(&id, &kind, &at, &dur, &mibps, &build, &dbName); err != nil {
+			if err := rows.Scan(&id, &kind, &at, &dur, &mibps, &build, &dbName, &source); err != nil {
 				return err
 			}
 			o.kind[id], o.at[id] = kindCodes[Kind(kind)], at
@@ -398,6 +401,9 @@ func (db *DB) RestoreOrders(ctx context.Context) (*RestoreOrders, error) {
 				o.build[id] = intern(buildCode, &o.builds, build)
 			}
 			o.database[id] = intern(dbCode, &o.databases, dbName)
+			if source != nil {
+				o.source[id] = intern(sourceCode, &o.sources, source)
+			}
 			o.mibps[id] = math.NaN()
 			if dur.Valid {
 				durations = append(durations, measured{dur.Float64, int32(id)})
@@ -440,15 +446,14 @@ func (db *DB) RestoreOrders(ctx context.Context) (*RestoreOrders, error) {
 }
 
 // Serves reports whether Page answers f: any order of the list's own (time,
-// duration, throughput) filtered by anything but an instance, a source
-// server or a list of ids.
+// duration, throughput) filtered by anything but an instance or a list of
+// ids.
 func (RestoreOrders) Serves(f RestoreFilter) bool {
-	return (f.Sort == "at" || f.Sort == "duration" || f.Sort == "throughput") && f.Instance == "" &&
-		f.Source == "" && len(f.IDs) == 0
+	return (f.Sort == "at" || f.Sort == "duration" || f.Sort == "throughput") && f.Instance == "" && len(f.IDs) == 0
 }
 
 // match is f's filter over restore ids; it is false for every id when f
-// names a kind, build or database no restore has.
+// names a kind, build, database or source no restore has.
 func (o *RestoreOrders) match(f RestoreFilter) func(id int32) bool {
 	none := func(int32) bool { return false }
 	var kind uint8
@@ -477,16 +482,22 @@ func (o *RestoreOrders) match(f RestoreFilter) func(id int32) bool {
 			}
 		}
 	}
-	database := -1
+	database, source := -1, -1
 	if f.Database != "" {
 		if database = slices.Index(o.databases, f.Database); database < 0 {
 			return none
 		}
 	}
+	if f.Source != "" {
+		if source = slices.Index(o.sources[1:], f.Source); source < 0 {
+			return none
+		}
+		source++
+	}
 	return func(id int32) bool {
 		return int(id) < len(o.kind) && (kind == 0 || o.kind[id] == kind) &&
 			o.at[id] >= from && o.at[id] < to && (builds == nil || builds[o.build[id]]) &&
-			(database < 0 || o.database[id] == uint32(database))
+			(database < 0 || o.database[id] == uint32(database)) && (source < 0 || o.source[id] == uint32(source))
 	}
 }
 

@@ -3,10 +3,12 @@ package store_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -185,7 +187,8 @@ func TestHistoryFactsMigration(t *testing.T) {
 
 // TestMeasureIndexesStayDropped: a warehouse whose bulk reconciliation
 // crashed with indexes dropped (schema 11) does not build again those that
-// migrations 0012 and 0013 removed, and still builds the others it recorded.
+// migrations 0012 and 0013 removed, and ends with 0013's restore_scan (the
+// one the crash recorded was older).
 func TestMeasureIndexesStayDropped(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
@@ -196,11 +199,19 @@ func TestMeasureIndexesStayDropped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var oldScan string
+	if err := raw.QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'restore_scan'`).Scan(&oldScan); err != nil {
+		t.Fatal(err)
+	}
+	recorded, _ := json.Marshal(map[string]string{
+		"restore_duration": "CREATE INDEX restore_duration ON restore (duration_s)",
+		"restore_at":       "CREATE INDEX restore_at ON restore (at_utc)",
+		"restore_source":   "CREATE INDEX restore_source ON restore (source_server, at_utc)",
+		"restore_scan":     oldScan,
+	})
 	for _, q := range []string{
-		`DROP INDEX restore_duration`, `DROP INDEX restore_at`, `DROP INDEX restore_source`,
-		`INSERT INTO setting (key, value) VALUES ('dropped_restore_indexes',
-			'{"restore_duration":"CREATE INDEX restore_duration ON restore (duration_s)","restore_at":"CREATE INDEX restore_at ON restore (at_utc)",
-			"restore_source":"CREATE INDEX restore_source ON restore (source_server, at_utc)"}')`,
+		`DROP INDEX restore_duration`, `DROP INDEX restore_at`, `DROP INDEX restore_source`, `DROP INDEX restore_scan`,
+		`INSERT INTO setting (key, value) VALUES ('dropped_restore_indexes', '` + string(recorded) + `')`,
 	} {
 		if _, err := raw.Exec(q); err != nil {
 			t.Fatal(err)
@@ -221,7 +232,7 @@ func TestMeasureIndexesStayDropped(t *testing.T) {
 	}
 	defer raw.Close()
 	var names []string
-	rows, err := raw.Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('restore_at', 'restore_duration', 'restore_throughput', 'restore_source') ORDER BY name`)
+	rows, err := raw.Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'restore' AND sql IS NOT NULL ORDER BY name`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,8 +242,12 @@ func TestMeasureIndexesStayDropped(t *testing.T) {
 		names = append(names, n)
 	}
 	rows.Close()
-	if !reflect.DeepEqual(names, []string{"restore_source"}) {
-		t.Errorf("indexes after upgrade: %v, want only restore_source", names)
+	if !reflect.DeepEqual(names, []string{"restore_scan", "restore_series"}) {
+		t.Errorf("indexes after upgrade: %v, want restore_scan and restore_series", names)
+	}
+	var scan string
+	if err := raw.QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'restore_scan'`).Scan(&scan); err != nil || !strings.Contains(scan, "source_server") {
+		t.Errorf("restore_scan after upgrade: %q, %v; want 0013's, with source_server", scan, err)
 	}
 }
 
