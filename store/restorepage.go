@@ -17,15 +17,16 @@ import (
 // PageRestores returns one page of the restores matching f (Limit and
 // Offset apply) and how many match, counted up to countCap (exact reports
 // whether the count stopped short). Sorting by duration or throughput leaves
-// out the restores whose measure is unknown, so the order can walk an index.
+// out the restores whose measure is unknown. The dashboard answers every
+// filter but an instance's from RestoreOrders instead: without an instance,
+// this is a scan of the table (no index orders the whole fleet, since
+// migration 0013).
 func (db *DB) PageRestores(ctx context.Context, f RestoreFilter, countCap int) (rs []Restore, total int, exact bool, err error) {
 	where, args, err := db.pageWhere(ctx, f)
 	if err != nil || where == "none" {
 		return nil, 0, true, err
 	}
-	// The dashboard pages the fleet-wide measure orders from the cached
-	// RestoreOrders; here such an order (no index has it since migration
-	// 0012) is a sort of what the filter selects.
+	// An order by a measure is a sort of what the filter selects.
 	order := "r.at_utc"
 	switch f.Sort {
 	case "duration":
@@ -160,8 +161,9 @@ func (db *DB) ids(ctx context.Context, q string, args ...any) ([]int64, error) {
 
 // pageWhere builds the condition of PageRestores without the instance join:
 // the instance's name is resolved to its id first, so the count walks the
-// restore_series index, and the build prefix becomes a range on
-// restore_build. It returns "none" when the named instance does not exist.
+// restore_series index, and the build prefix becomes a range (the
+// comparison RestoreOrders makes too). It returns "none" when the named
+// instance does not exist.
 func (db *DB) pageWhere(ctx context.Context, f RestoreFilter) (string, []any, error) {
 	conds := []string{"1"}
 	var args []any
@@ -190,7 +192,7 @@ func (db *DB) pageWhere(ctx context.Context, f RestoreFilter) (string, []any, er
 	}
 	switch {
 	case strings.Count(f.Build, ".") == 3:
-		// A whole version: equality keeps restore_build in time order.
+		// A whole version: equality.
 		add("r.instance_build = ?", f.Build)
 	case f.Build != "":
 		// Every string with the prefix sorts in [prefix, prefix+U+10FFFF).

@@ -112,11 +112,10 @@ func (s *Server) handleRestores(c echo.Context) error {
 	return s.render(c, http.StatusOK, view.RestoresPage(s.page(c, "Restores", "restores"), m))
 }
 
-// pageRestores reads one page of the list. The fleet-wide orders by a
-// measure (with at most a kind and dates) come from the cached
-// RestoreOrders: no index orders restores by a measure within a kind, and
-// walking a measure's index for one kind reads a table row per restore of
-// every other kind.
+// pageRestores reads one page of the list. Every page not narrowed to an
+// instance comes from the cached RestoreOrders: no index orders the whole
+// fleet by time, a measure, kind, build, database or source server. An
+// instance's restores are found through restore_series.
 func (s *Server) pageRestores(ctx context.Context, f store.RestoreFilter) ([]store.Restore, int, bool, error) {
 	if !(store.RestoreOrders{}).Serves(f) {
 		return s.db.PageRestores(ctx, f, countCap)
