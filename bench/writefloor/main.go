@@ -6,11 +6,12 @@
 //
 //	writefloor -from WAREHOUSE -table history|restore [-index] [-json] [-o SCRATCH.db]
 //
-// -table history writes history_row's five columns with its UNIQUE key, 32
-// rows per prepared INSERT (as store's importer does); -table restore writes
-// restore's 47 columns, 20 rows per prepared INSERT with every column bound
-// (store's writer instead leaves NULL columns out of the statement), with
-// restore_series as well under -index. -json sends each batch of 5,000 rows
+// -table history writes history_row's columns (but its id) with its UNIQUE
+// key, 32 rows per prepared INSERT (as store's importer does); -table
+// restore writes restore's columns (but its id), 20 rows per prepared INSERT
+// with every column bound (store's writer instead leaves NULL columns out
+// of the statement), with restore_series as well under -index. The columns
+// are the source warehouse's own. -json sends each batch of 5,000 rows
 // as one JSON text that the INSERT expands with json_each instead of binding
 // each value. Every batch is one transaction, as in an import.
 package main
@@ -27,16 +28,6 @@ import (
 
 	_ "modernc.org/sqlite"
 )
-
-var historyCols = []string{"instance_id", "restore_history_id", "restore_local", "facts", "origin"}
-
-var restoreCols = []string{"instance_id", "natural_key", "content_hash", "history_id", "log_id", "extra_log_id",
-	"database_name", "kind", "at_utc", "started_utc", "finished_utc", "started_local", "finished_local",
-	"restore_date_local", "offset_known", "duration_s", "duration_source", "backup_bytes", "compressed_bytes", "pages",
-	"size_source", "logical_mibps", "read_mibps", "engine_mbps", "instance_build", "source_server", "source_database",
-	"source_build", "family", "compressed", "encrypted", "checksum", "copy_only", "devices", "device_kind", "stripes",
-	"buffer_count", "max_transfer_kib", "io_alignment", "ifi", "cpu_count", "memory_mb", "trace_flags", "modules",
-	"user_name", "sources", "destination_files"}
 
 const batch = 5000
 
@@ -71,18 +62,17 @@ func run(from, table, out string, index, asJSON bool) error {
 	}
 	defer dst.Close()
 	dst.SetMaxOpenConns(1)
-	var cols []string
 	var ddl []string
 	per := 0
 	switch table {
 	case "history":
-		cols, per = historyCols, 32
+		per = 32
 		ddl = []string{`CREATE TABLE history_row (id INTEGER PRIMARY KEY, instance_id INTEGER NOT NULL,
 			restore_history_id INTEGER NOT NULL, restore_local INTEGER NOT NULL, facts TEXT NOT NULL,
 			origin TEXT NOT NULL DEFAULT '', UNIQUE (instance_id, restore_history_id, restore_local))`}
 		table = "history_row"
 	case "restore":
-		cols, per = restoreCols, 20
+		per = 20
 		var q string
 		if err := src.QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'restore'`).Scan(&q); err != nil {
 			return err
@@ -98,6 +88,10 @@ func run(from, table, out string, index, asJSON bool) error {
 		if _, err := dst.Exec(q); err != nil {
 			return err
 		}
+	}
+	cols, err := columns(src, table)
+	if err != nil {
+		return err
 	}
 	data, err := load(src, `SELECT `+strings.Join(cols, ", ")+` FROM `+table+` ORDER BY id`, len(cols))
 	if err != nil {
@@ -116,6 +110,27 @@ func run(from, table, out string, index, asJSON bool) error {
 	fmt.Printf("%s: %d rows in %.2f s (%.0f rows/s, %.2f µs/row); index %v, json %v\n", table, len(data),
 		took.Seconds(), float64(len(data))/took.Seconds(), took.Seconds()*1e6/float64(len(data)), index, asJSON)
 	return nil
+}
+
+// columns lists table's columns in src but its id.
+func columns(src *sql.DB, table string) ([]string, error) {
+	rows, err := src.Query(`SELECT name FROM pragma_table_info(?) WHERE name <> 'id' ORDER BY cid`, table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var cols []string
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, err
+		}
+		cols = append(cols, c)
+	}
+	if len(cols) == 0 && rows.Err() == nil {
+		return nil, fmt.Errorf("the warehouse has no table %s", table)
+	}
+	return cols, rows.Err()
 }
 
 func load(src *sql.DB, q string, n int) ([][]any, error) {
