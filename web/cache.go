@@ -14,7 +14,9 @@ import (
 // one. When an aggregate took long to compute (a large warehouse), a change
 // of version serves the previous result while the new one is computed, so
 // no page view waits seconds after every import; a quick aggregate (a small
-// warehouse, where an upload's effect should show at once) is always fresh.
+// warehouse, where an upload's effect should show at once) is always fresh,
+// and so is any aggregate another one is computed from (the overview reads
+// the fleet's orders), so that no stale data is kept under a new version.
 type cache struct {
 	mu      sync.Mutex
 	entries map[string]*cacheEntry
@@ -34,6 +36,10 @@ type cacheEntry struct {
 const staleAfter = 300 * time.Millisecond
 
 func newCache() *cache { return &cache{entries: map[string]*cacheEntry{}} }
+
+// freshKey marks the context of a computation: aggregates it reads are
+// never served stale.
+type freshKey struct{}
 
 // cached returns compute's result for key at the warehouse's current data
 // version (or the previous version's, see cache). The computation runs
@@ -66,7 +72,11 @@ func cached[T any](ctx context.Context, s *Server, key string, compute func(cont
 		go s.compute(key, e, func(ctx context.Context) (any, error) { return compute(ctx) })
 	}
 	c.mu.Unlock()
-	if p := e.prev; p != nil && p.took > staleAfter && !isDone(e.done) {
+	// A computation that reads another aggregate waits for its current
+	// version: its own result is kept under the current version, and must
+	// not carry the previous one's data until the next change.
+	fresh := ctx.Value(freshKey{}) != nil
+	if p := e.prev; p != nil && p.took > staleAfter && !isDone(e.done) && !fresh {
 		return p.val.(T), nil
 	}
 	select {
@@ -83,7 +93,7 @@ func cached[T any](ctx context.Context, s *Server, key string, compute func(cont
 // compute fills e, recovering a panic into an error: a bug in one
 // aggregate must not take the server down.
 func (s *Server) compute(key string, e *cacheEntry, f func(context.Context) (any, error)) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), freshKey{}, true), 2*time.Minute)
 	defer cancel()
 	defer close(e.done)
 	name, _, _ := strings.Cut(key, "\x00") // the rest may hold user input

@@ -64,6 +64,16 @@ func TestCacheFreshStaleAndShared(t *testing.T) {
 	if v, _ := cached(ctx, s, "slow", slow(0)); v != 4 {
 		t.Fatalf("after the recomputation, got %d, want 4", v)
 	}
+	// An aggregate computed from a slow one waits for the slow one's new
+	// version instead of keeping the stale one under the new version.
+	db.version.Store("5")
+	start = time.Now()
+	outer, _ := cached(ctx, s, "outer", func(ctx context.Context) (int32, error) {
+		return cached(ctx, s, "slow", slow(staleAfter+50*time.Millisecond))
+	})
+	if outer != 5 || time.Since(start) < staleAfter {
+		t.Fatalf("an aggregate of the slow one gave %d after %v; want the fresh 5, waited for", outer, time.Since(start))
+	}
 	// A panic becomes an error, and the next request tries again.
 	if _, err := cached(ctx, s, "boom", func(context.Context) (int, error) { panic("bug") }); err == nil {
 		t.Fatal("a panicking computation returned no error")
