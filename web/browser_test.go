@@ -134,6 +134,25 @@ func (b *browser) text(t *testing.T, css string) string {
 	return s
 }
 
+// waitLocation waits up to 10 s for the page's location to satisfy ok and
+// returns it (the last one seen when it never does). A read that fails
+// while the page navigates is tried again.
+func (b *browser) waitLocation(t *testing.T, ok func(*url.URL) bool) *url.URL {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s, err := chromedp.Run(b.ctx, chromedp.Location())
+		u, perr := url.Parse(s)
+		if err == nil && perr == nil && ok(u) {
+			return u
+		}
+		if time.Now().After(deadline) {
+			return b.location(t)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 func (b *browser) location(t *testing.T) *url.URL {
 	t.Helper()
 	s, err := chromedp.Run(b.ctx, chromedp.Location())
@@ -208,9 +227,11 @@ func TestBrowserFilterRestores(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS("#f-kind"), "full"),
 		chromedp.SetValue(chromedp.CSS("#f-sort"), "slowest"),
 		chromedp.SendKeys(chromedp.CSS("#f-instance"), hostileInstance),
-		chromedp.Click(chromedp.CSS(`form.filters button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.CSS("#restores")))
-	q := b.location(t).Query()
+		chromedp.Click(chromedp.CSS(`form.filters button[type=submit]`)))
+	// The list before the click has #restores too: wait for the new
+	// location first.
+	q := b.waitLocation(t, func(u *url.URL) bool { return u.RawQuery != "" }).Query()
+	b.do(t, chromedp.WaitVisible(chromedp.CSS("#restores")))
 	if q.Get("kind") != "full" || q.Get("instance") != hostileInstance || q.Get("sort") != "slowest" {
 		t.Fatalf("the filter form sent %v", q)
 	}
