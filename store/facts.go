@@ -62,6 +62,13 @@ func loadFacts(ctx context.Context, tx querier, id int64) (*facts, error) {
 		v := int(def.Int64)
 		f.defaultOffset = &v
 	}
+	// Counted first (on the UNIQUE key's index) so that the slice is made
+	// once: appending thousands of history facts copied each several times.
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM history_row WHERE instance_id = ?`, id).Scan(&n); err != nil {
+		return nil, err
+	}
+	f.history = make([]histFact, 0, n)
 	rows, err := tx.QueryContext(ctx, `SELECT id, restore_history_id, restore_local, facts
 		FROM history_row WHERE instance_id = ? ORDER BY restore_local, id`, id)
 	if err != nil {
