@@ -130,7 +130,7 @@ func (s *Server) warm() {
 	if _, err := s.cohorts(ctx); err != nil {
 		s.log.Warn("warming the build cohorts failed", "error", err)
 	}
-	if _, err := cached(ctx, s, "restore-orders", s.db.RestoreOrders); err != nil {
+	if _, err := s.restoreOrders(ctx); err != nil {
 		s.log.Warn("warming the restores list's orders failed", "error", err)
 	}
 }

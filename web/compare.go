@@ -68,7 +68,7 @@ func (s *Server) relativeSpeeds(ctx context.Context, f store.RestoreFilter) ([]s
 	if f.Limit <= 0 || !(store.RestoreOrders{}).Serves(served) {
 		return s.db.RelativeSpeeds(ctx, f)
 	}
-	o, err := cached(ctx, s, "restore-orders", s.db.RestoreOrders)
+	o, err := s.restoreOrders(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -286,7 +286,7 @@ func (s *Server) compareExamples(ctx context.Context, m *view.Compare) error {
 	if len(insts) >= 2 {
 		m.Examples = append(m.Examples, view.Link{Text: insts[0].Name + " vs " + insts[1].Name, Href: view.CompareURL(insts[0].Name, insts[1].Name)})
 	}
-	o, err := cached(ctx, s, "restore-orders", s.db.RestoreOrders)
+	o, err := s.restoreOrders(ctx)
 	if err != nil {
 		return err
 	}

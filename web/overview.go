@@ -48,7 +48,7 @@ func (s *Server) overview(ctx context.Context) (view.Overview, error) {
 	if err != nil {
 		return m, err
 	}
-	o, err := cached(ctx, s, "restore-orders", s.db.RestoreOrders)
+	o, err := s.restoreOrders(ctx)
 	if err != nil {
 		return m, err
 	}

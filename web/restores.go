@@ -120,7 +120,7 @@ func (s *Server) pageRestores(ctx context.Context, f store.RestoreFilter) ([]sto
 	if !(store.RestoreOrders{}).Serves(f) {
 		return s.db.PageRestores(ctx, f, countCap)
 	}
-	o, err := cached(ctx, s, "restore-orders", s.db.RestoreOrders)
+	o, err := s.restoreOrders(ctx)
 	if err != nil {
 		return nil, 0, false, err
 	}
@@ -299,4 +299,10 @@ func apiPaging(c echo.Context) (limit int, after int64, err error) {
 		}
 	}
 	return limit, after, nil
+}
+
+// restoreOrders returns the fleet's orders, cached until the data change
+// (see cache for when a previous copy is served meanwhile).
+func (s *Server) restoreOrders(ctx context.Context) (*store.RestoreOrders, error) {
+	return cached(ctx, s, "restore-orders", s.db.RestoreOrders)
 }
