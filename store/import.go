@@ -210,11 +210,22 @@ func (im *Import) commit(batch []record) error {
 	return nil
 }
 
-// Close commits what is pending, reconciles the instances it touched and
-// returns the summary. A failed import still reconciles what it committed.
+// Close commits and derives: Commit, then DB.Reconcile of every instance
+// marked dirty (not only this import's). A failed import still reconciles
+// what it committed.
 func (im *Import) Close() (ImportSummary, error) {
+	sum, err := im.Commit()
+	if rerr := im.db.Reconcile(im.ctx); err == nil {
+		err = rerr
+	}
+	return sum, err
+}
+
+// Commit commits what is pending, records the run and returns the summary.
+// It derives nothing: the instances it touched stay marked dirty until the
+// next DB.Reconcile, which ingest.Loader runs once after a whole run's files.
+func (im *Import) Commit() (ImportSummary, error) {
 	ferr := im.Flush()
-	rerr := im.db.Reconcile(im.ctx)
 	for id, name := range im.touched {
 		im.summary.Instances = append(im.summary.Instances, name)
 		im.summary.InstanceIDs = append(im.summary.InstanceIDs, id)
@@ -225,10 +236,7 @@ func (im *Import) Close() (ImportSummary, error) {
 	}
 	_, _ = im.db.write.ExecContext(context.WithoutCancel(im.ctx), `UPDATE import_run SET finished_at = ?, read = ?, added = ?, duplicates = ?, rejected = ?, error = ? WHERE id = ?`,
 		im.db.now().UnixMilli(), im.summary.Read, im.summary.Added, im.summary.Duplicates, len(im.summary.Rejects), nullString(errText), im.runID)
-	if ferr != nil {
-		return im.summary, ferr
-	}
-	return im.summary, rerr
+	return im.summary, ferr
 }
 
 type batchWriter struct {
