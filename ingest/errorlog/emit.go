@@ -87,6 +87,9 @@ func (p *parser) flushHeld(atEOF bool) error {
 	if p.opt.Instance == "" && (atEOF || p.naming.serverName != "") {
 		p.stats.Instance, p.stats.InstanceSource = p.naming.resolve()
 	}
+	if p.stats.Instance == "" && atEOF && p.opt.Fallback != "" {
+		p.stats.Instance, p.stats.InstanceSource = p.opt.Fallback, "fallback"
+	}
 	if p.stats.Instance == "" {
 		if atEOF && len(p.held) > 0 {
 			p.held = nil

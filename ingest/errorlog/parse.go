@@ -31,6 +31,9 @@ type Options struct {
 	// resort, reported in Stats.InstanceSource). A default instance's path
 	// (MSSQLSERVER) or a Linux path names nothing.
 	Instance string
+	// Fallback names the instance when the log names none (a folder's name,
+	// `--instance-from-dir`); Stats.InstanceSource is then "fallback".
+	Fallback string
 	// Progress, when set, is called with the raw bytes read every few MB and
 	// once at the end.
 	Progress func(bytesRead int64)
@@ -43,7 +46,7 @@ type Stats struct {
 	Bytes    int64  // raw bytes read
 	Encoding string // one of the Enc* names
 	// Instance is the name put on the records; InstanceSource says where it
-	// came from: "option", "server_name", "spn", "log_path" or "" (none).
+	// came from: "option", "server_name", "spn", "log_path", "fallback" or "" (none).
 	Instance       string
 	InstanceSource string
 	Restores       int64 // LogRestore records emitted
