@@ -1,37 +1,41 @@
-// Package ingest turns offline files into warehouse records: it opens a file,
-// hands it to the parser of its kind (errorlog, history CSV, captured
-// messages) with a store import as the sink, and reports what happened.
+// Package ingest turns offline files into warehouse records: it finds the
+// files of a run (files, folders, globs), tells each one's kind from its
+// content, hands it to the parser of its kind (errorlog, history CSV,
+// captured messages) with a store import as the sink, and reports what
+// happened. Loader is the one pipeline every entry point uses: store the
+// records, then derive the touched instances and analyse them, once.
 package ingest
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/restorewatch/restorewatch/ingest/csv"
-	"github.com/restorewatch/restorewatch/ingest/errorlog"
-	"github.com/restorewatch/restorewatch/ingest/messages"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
 )
 
-// Kind is the kind of an offline file.
-type Kind string
+// FileKind is the kind of an offline file.
+type FileKind string
+
+// Kind is the former name of FileKind.
+//
+// Deprecated: use FileKind.
+type Kind = FileKind
 
 // The offline file kinds of SPEC §3.2.
 const (
-	ErrorLog Kind = "errorlog"
-	History  Kind = "history"
-	Messages Kind = "messages"
+	ErrorLog FileKind = "errorlog"
+	History  FileKind = "history"
+	Messages FileKind = "messages"
 )
 
 // ParseKind validates a kind given on the command line or in a form.
-func ParseKind(s string) (Kind, error) {
-	switch k := Kind(s); k {
+func ParseKind(s string) (FileKind, error) {
+	switch k := FileKind(s); k {
 	case ErrorLog, History, Messages:
 		return k, nil
 	}
@@ -40,18 +44,22 @@ func ParseKind(s string) (Kind, error) {
 
 // Options fill in what a file itself does not say.
 type Options struct {
-	Instance string    // --instance
+	Instance string // --instance
+	// Fallback names the instance of a file that names none (the folder's
+	// name with --instance-from-dir); Instance wins over it.
+	Fallback string
 	Database string    // --database (messages)
 	At       time.Time // --at (messages)
-	// Progress, when set, is called with the bytes read so far and the file size.
-	Progress func(done, total int64)
-	// Analysis configures the regression engine run after the import.
+	// Progress, when set, is called with the raw bytes read so far.
+	Progress func(bytesRead int64)
+	// Analysis configures the regression engine run after a one-shot
+	// Import; a Loader has its own.
 	Analysis analysis.Options
 }
 
-// ImportFile imports one file. A file that cannot be opened or read to its end
-// is an error; bad lines inside it are rejects in the summary.
-func ImportFile(ctx context.Context, db *store.DB, kind Kind, path string, opt Options) (store.ImportSummary, error) {
+// ImportFile imports one file of a known kind, derives and analyses: a
+// one-file run of a Loader.
+func ImportFile(ctx context.Context, db *store.DB, kind FileKind, path string, opt Options) (store.ImportSummary, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return store.ImportSummary{Source: string(kind), File: path}, store.Errorf(store.EINVALID, "%s: cannot open: %v", path, errors.Unwrap(err))
@@ -64,34 +72,13 @@ func ImportFile(ctx context.Context, db *store.DB, kind Kind, path string, opt O
 	return Import(ctx, db, kind, filepath.Base(path), f, size, opt)
 }
 
-// Import imports one stream named name (for messages and rejects).
-func Import(ctx context.Context, db *store.DB, kind Kind, name string, r io.Reader, size int64, opt Options) (store.ImportSummary, error) {
-	im, err := db.NewImport(ctx, string(kind), name)
-	if err != nil {
-		return store.ImportSummary{Source: string(kind), File: name}, err
+// Import imports one stream named name (for messages and rejects), derives
+// and analyses: a one-stream run of a Loader.
+func Import(ctx context.Context, db *store.DB, kind FileKind, name string, r io.Reader, size int64, opt Options) (store.ImportSummary, error) {
+	l := NewLoader(db, LoaderOptions{Analysis: opt.Analysis})
+	st, err := l.Store(ctx, Input{Kind: kind, Name: name, R: r, Size: size, Options: opt})
+	if _, derr := l.Derive(ctx); err == nil {
+		err = derr
 	}
-	var progress func(int64)
-	if opt.Progress != nil {
-		progress = func(n int64) { opt.Progress(n, size) }
-	}
-	var perr error
-	switch kind {
-	case ErrorLog:
-		_, perr = errorlog.Parse(ctx, r, errorlog.Options{File: name, Instance: opt.Instance, Progress: progress}, im)
-	case History:
-		_, perr = csv.Parse(ctx, r, csv.Options{File: name, Instance: opt.Instance, Progress: progress}, im)
-	case Messages:
-		_, perr = messages.Parse(ctx, r, messages.Options{File: name, Instance: opt.Instance, Database: opt.Database, At: opt.At}, im)
-	default:
-		perr = store.Errorf(store.EINVALID, "unknown import kind %q", kind)
-	}
-	sum, cerr := im.Close()
-	if cerr == nil && len(sum.InstanceIDs) > 0 {
-		// Findings follow the facts: judge again the series this file touched.
-		_, cerr = analysis.Run(ctx, db, sum.InstanceIDs, opt.Analysis)
-	}
-	if perr != nil {
-		return sum, fmt.Errorf("%s: %w", name, perr)
-	}
-	return sum, cerr
+	return st.ImportSummary, err
 }

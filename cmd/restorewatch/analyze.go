@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
-	"time"
 
+	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/store/export"
@@ -59,16 +59,7 @@ func (c *AnalyzeCmd) Run(ctx context.Context, m *Main) error {
 		db.SetProgress(phases.report)
 		defer db.SetProgress(nil)
 	}
-	start := time.Now()
-	reconcile := db.Reconcile
-	if c.Rederive {
-		reconcile = db.ReconcileAll
-	}
-	if err := reconcile(ctx); err != nil {
-		return err
-	}
-	reconciled := time.Since(start)
-	st, err := analysis.Run(ctx, db, nil, opt)
+	a, err := ingest.NewLoader(db, ingest.LoaderOptions{Analysis: opt}).Analyze(ctx, c.Rederive)
 	if phases != nil {
 		phases.finish()
 	}
@@ -76,7 +67,7 @@ func (c *AnalyzeCmd) Run(ctx context.Context, m *Main) error {
 		return err
 	}
 	fmt.Fprintf(m.Stdout, "analyzed %d restores in %d series on %d instances: %d regressions, %d improvements (reconcile %.1f s, analysis %.1f s)\n",
-		st.Restores, st.Series, st.Instances, st.Regressions, st.Improvements, reconciled.Seconds(), (time.Since(start) - reconciled).Seconds())
+		a.Restores, a.Series, a.Instances, a.Regressions, a.Improvements, a.Derivation.Seconds(), a.Analysis.Seconds())
 	return nil
 }
 

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,27 +17,54 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 )
 
-// ImportCmd imports offline files (SPEC §3.2).
+// ImportCmd imports offline files (SPEC §3.2): any number of files, folders
+// and globs in one run, each file's kind given or detected, derived and
+// analysed once at the end.
 type ImportCmd struct {
-	Kind      string    `arg:"" enum:"errorlog,history,messages" help:"errorlog, history or messages."`
-	Files     []string  `arg:"" help:"Files to import." type:"path"`
-	Instance  string    `help:"Instance name, when the file does not say it (or to override it)."`
-	Database  string    `help:"Database (messages), when the text does not say it."`
-	At        time.Time `help:"Completion time (RFC 3339) for messages that lack one." format:"2006-01-02T15:04:05Z07:00"`
-	UTCOffset string    `name:"utc-offset" help:"The instance's UTC offset (e.g. -05:00) when no error log states it."`
-	Strict    bool      `help:"Any rejected line makes the import fail."`
+	Args            []string  `arg:"" name:"[KIND] PATH" help:"An optional kind (errorlog, history or messages; detected per file when left out), then files, folders (read recursively) and globs."`
+	Instance        string    `help:"Instance name for files that do not say it (an error log's own name wins; fills a history CSV's empty instance cells; names captured messages)."`
+	InstanceFromDir bool      `name:"instance-from-dir" help:"Name the instance of a file that does not say it after its folder (one folder per server)."`
+	Database        string    `help:"Database (messages), when the text does not say it."`
+	At              time.Time `help:"Completion time (RFC 3339) for messages that lack one." format:"2006-01-02T15:04:05Z07:00"`
+	UTCOffset       string    `name:"utc-offset" help:"The instance's UTC offset (e.g. -05:00) when no error log states it."`
+	Strict          bool      `help:"Any rejected line makes the import fail."`
+	DryRun          bool      `name:"dry-run" help:"Parse and report exactly what would be added and rejected; write nothing."`
+	Verbose         bool      `short:"v" help:"A summary line per file."`
+	Workers         int       `help:"Files parsed at once (0: one per core)." default:"0"`
+	AnalysisFlags   `embed:""`
 }
 
 // Run implements the command.
 func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
-	kind, err := ingest.ParseKind(c.Kind)
-	if err != nil {
-		return usageError{err}
+	kind, paths := ingest.FileKind(""), c.Args
+	if len(paths) > 1 {
+		if k, err := ingest.ParseKind(paths[0]); err == nil {
+			if _, serr := os.Stat(paths[0]); serr != nil {
+				kind, paths = k, paths[1:]
+			}
+		}
 	}
-	db, err := m.openDB(ctx)
+	if len(paths) == 1 && isKindWord(paths[0]) {
+		if _, err := os.Stat(paths[0]); err != nil {
+			return usageError{fmt.Errorf("import %s: give the files to import", paths[0])}
+		}
+	}
+	files, err := ingest.ExpandPaths(paths)
 	if err != nil {
 		return err
 	}
+	if len(files) == 0 {
+		return store.Errorf(store.EINVALID, "no files under %s", strings.Join(paths, ", "))
+	}
+	aopt, err := c.options()
+	if err != nil {
+		return err
+	}
+	db, cleanup, err := c.warehouse(ctx, m)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
 	if c.UTCOffset != "" {
 		if c.Instance == "" {
 			return usageError{fmt.Errorf("--utc-offset needs --instance")}
@@ -47,61 +77,189 @@ func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
 			return err
 		}
 	}
-	var failed, rejected int
-	for _, path := range c.Files {
-		opt := ingest.Options{Instance: c.Instance, Database: c.Database, At: c.At}
-		var bar *progressbar.ProgressBar
-		var phases *phaseBars
-		endBar := func() {
-			if bar != nil {
-				_ = bar.Finish()
-				fmt.Fprintln(m.Stderr)
-				bar = nil
-			}
-		}
-		if m.IsTerminal {
-			if st, err := os.Stat(path); err == nil && st.Size() > 8<<20 {
-				bar = progressbar.DefaultBytes(st.Size(), "importing "+path)
-				opt.Progress = func(done, _ int64) { _ = bar.Set64(done) }
-				// What follows the file's last byte gets bars of its own.
-				phases = &phaseBars{w: m.Stderr, before: endBar}
-				db.SetProgress(phases.report)
-			}
-		}
-		start := time.Now()
-		sum, err := ingest.ImportFile(ctx, db, kind, path, opt)
-		if phases != nil {
-			db.SetProgress(nil)
-			phases.finish()
-		}
-		endBar()
-		printSummary(m, path, sum, time.Since(start))
-		rejected += len(sum.Rejects)
-		if err != nil {
-			failed++
-			fmt.Fprintf(m.Stderr, "%s: not imported: %s\n", path, store.ErrorMessage(errOrInternal(err)))
-		}
+
+	start := time.Now()
+	loader := ingest.NewLoader(db, ingest.LoaderOptions{Analysis: aopt})
+	opt := ingest.FilesOptions{Kind: kind, InstanceFromDir: c.InstanceFromDir, Workers: c.Workers,
+		Options: ingest.Options{Instance: c.Instance, Database: c.Database, At: c.At}}
+	bar := c.runBar(m, files)
+	if bar != nil {
+		opt.Progress = bar.update
+	}
+	results, serr := loader.StoreFiles(ctx, files, opt)
+	var phases *phaseBars
+	if m.IsTerminal {
+		phases = &phaseBars{w: m.Stderr, before: bar.finish}
+		db.SetProgress(phases.report)
+	}
+	stored := time.Since(start)
+	derived, derr := loader.Derive(ctx)
+	if phases != nil {
+		db.SetProgress(nil)
+		phases.finish()
+	}
+	bar.finish()
+	if serr == nil {
+		serr = derr
+	}
+	tot := ingest.Sum(results)
+	c.printResults(m, results, tot)
+	fmt.Fprintf(m.Stdout, "derived and analysed %d instances: %d regressions, %d improvements (files %.1f s, derivation and analysis %.1f s)\n",
+		len(derived.Instances), derived.Analysis.Regressions, derived.Analysis.Improvements, stored.Seconds(), (time.Since(start) - stored).Seconds())
+	if c.DryRun {
+		fmt.Fprintf(m.Stdout, "dry run: nothing was written to %s\n", m.cli.DB)
 	}
 	switch {
-	case failed > 0:
-		return store.Errorf(store.EINVALID, "%d of %d files could not be imported", failed, len(c.Files))
-	case c.Strict && rejected > 0:
-		return store.Errorf(store.EINVALID, "%d lines rejected (--strict)", rejected)
+	case serr != nil:
+		return serr
+	case tot.Failed > 0:
+		return store.Errorf(store.EINVALID, "%d of %d files could not be imported", tot.Failed, tot.Files)
+	case tot.Imported == 0:
+		return store.Errorf(store.EINVALID, "none of the %d files could be imported", tot.Files)
+	case c.Strict && tot.Rejects > 0:
+		return store.Errorf(store.EINVALID, "%d lines rejected (--strict)", tot.Rejects)
 	}
 	return nil
 }
 
-func printSummary(m *Main, path string, s store.ImportSummary, took time.Duration) {
-	fmt.Fprintf(m.Stdout, "%s: read %d, added %d, duplicates %d, rejected %d (%.1f s)\n",
-		path, s.Read, s.Added, s.Duplicates, len(s.Rejects), took.Seconds())
-	const show = 50
-	for i, r := range s.Rejects {
-		if i == show {
-			fmt.Fprintf(m.Stdout, "  … and %d more rejected lines\n", len(s.Rejects)-show)
-			break
-		}
-		fmt.Fprintf(m.Stdout, "  rejected %s\n", r)
+func isKindWord(s string) bool { _, err := ingest.ParseKind(s); return err == nil }
+
+// warehouse opens the warehouse, or for --dry-run a scratch copy of it that
+// is deleted afterwards, so the run derives and counts exactly what a real
+// import would while the warehouse itself is never written (nor created).
+func (c *ImportCmd) warehouse(ctx context.Context, m *Main) (*store.DB, func(), error) {
+	if !c.DryRun {
+		db, err := m.openDB(ctx)
+		return db, func() {}, err
 	}
+	dir, err := os.MkdirTemp("", "restorewatch-dry-run-")
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() { _ = os.RemoveAll(dir) }
+	scratch := filepath.Join(dir, "dry-run.db")
+	if _, err := os.Stat(m.cli.DB); err == nil {
+		src, err := store.Open(ctx, m.cli.DB)
+		if err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		err = src.Backup(ctx, scratch)
+		src.Close()
+		if err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		cleanup()
+		return nil, nil, err
+	}
+	db, err := store.Open(ctx, scratch)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return db, func() { db.Close(); cleanup() }, nil
+}
+
+// printResults prints a line per file with --verbose (always for a file
+// that was skipped or failed, and its rejects), then the run's totals.
+func (c *ImportCmd) printResults(m *Main, rs []ingest.FileResult, t ingest.Totals) {
+	const show = 50
+	shown := 0
+	for _, r := range rs {
+		switch {
+		case r.Skipped != "":
+			fmt.Fprintf(m.Stdout, "%s: skipped: %s\n", r.Path, r.Skipped)
+			continue
+		case c.Verbose || r.Err != nil || len(r.Rejects) > 0 || len(rs) == 1:
+			inst := ""
+			if r.Instance != "" {
+				inst = fmt.Sprintf(", instance %s (from the %s)", printable(r.Instance), r.InstanceSource)
+			}
+			fmt.Fprintf(m.Stdout, "%s: %s%s: read %d, added %d, duplicates %d, rejected %d\n",
+				r.Path, r.KindWhy, inst, r.Read, r.Added, r.Duplicates, len(r.Rejects))
+		}
+		if r.Err != nil {
+			fmt.Fprintf(m.Stdout, "%s: not imported to its end: %s\n", r.Path, store.ErrorMessage(errOrInternal(r.Err)))
+		}
+		if r.UntimedAdvice != "" {
+			fmt.Fprintf(m.Stdout, "  %s\n", r.UntimedAdvice)
+		}
+		for _, rj := range r.Rejects {
+			if shown == show {
+				break
+			}
+			shown++
+			fmt.Fprintf(m.Stdout, "  rejected %s\n", rj)
+		}
+	}
+	if t.Rejects > shown {
+		fmt.Fprintf(m.Stdout, "  … and %d more rejected lines\n", t.Rejects-shown)
+	}
+	var kinds []string
+	for _, k := range []ingest.FileKind{ingest.ErrorLog, ingest.History, ingest.Messages} {
+		if n := t.Kinds[k]; n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	fmt.Fprintf(m.Stdout, "%d files (%s), %d skipped, %d failed: read %d, added %d, duplicates %d, rejected %d\n",
+		t.Files, strings.Join(kinds, ", "), t.Skipped, t.Failed, t.Read, t.Added, t.Duplicates, t.Rejects)
+	if len(t.RejectsByReason) > 0 {
+		fmt.Fprintln(m.Stdout, "rejects by reason:")
+		for _, k := range ingest.SortedKeys(t.RejectsByReason) {
+			fmt.Fprintf(m.Stdout, "  %6d  %s\n", t.RejectsByReason[k], k)
+		}
+	}
+	if t.Untimed > 0 {
+		fmt.Fprintf(m.Stdout, "%d restores without a completion time: date them with --at (see above)\n", t.Untimed)
+	}
+	if t.Failed3013 > 0 {
+		fmt.Fprintf(m.Stdout, "%d restore attempts ended in an error: not counted as restores\n", t.Failed3013)
+	}
+	if len(t.InstanceSources) > 0 {
+		var src []string
+		for _, k := range ingest.SortedKeys(t.InstanceSources) {
+			src = append(src, fmt.Sprintf("%d from the %s", t.InstanceSources[k], k))
+		}
+		fmt.Fprintf(m.Stdout, "instance names: %s\n", strings.Join(src, ", "))
+	}
+}
+
+// runBar is the whole run's progress on a terminal: bytes done of total with
+// an ETA, files done and records found.
+type runBar struct{ bar *progressbar.ProgressBar }
+
+func (c *ImportCmd) runBar(m *Main, files []ingest.File) *runBar {
+	if !m.IsTerminal {
+		return nil
+	}
+	var total int64
+	for _, f := range files {
+		if st, err := os.Stat(f.Path); err == nil {
+			total += st.Size()
+		}
+	}
+	if total < 8<<20 && len(files) < 20 {
+		return nil
+	}
+	return &runBar{bar: progressbar.NewOptions64(total, progressbar.OptionSetWriter(m.Stderr),
+		progressbar.OptionShowBytes(true), progressbar.OptionSetWidth(30), progressbar.OptionShowElapsedTimeOnFinish(),
+		progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSetDescription(fmt.Sprintf("files 0/%d", len(files))))}
+}
+
+func (b *runBar) update(p ingest.FilesProgress) {
+	b.bar.Describe(fmt.Sprintf("files %d/%d, %d records", p.FilesDone, p.Files, p.Records))
+	_ = b.bar.Set64(p.BytesDone)
+}
+
+func (b *runBar) finish() {
+	if b == nil || b.bar == nil {
+		return
+	}
+	_ = b.bar.Finish()
+	b.bar = nil
 }
 
 // parseOffset parses "+05:30", "-5:00", "0" into minutes.

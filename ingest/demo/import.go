@@ -3,10 +3,10 @@ package demo
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
 )
 
 // Summary totals the import of a fleet.
@@ -18,38 +18,45 @@ type Summary struct {
 	Rejects    []store.Reject
 }
 
-// Import imports every file of the fleet with ingest.ImportFile, as
-// `restorewatch import` would, calling progress after each file. Error logs
-// go first and the history CSV last: every import reconciles the instances
-// it touched, and matching history rows to log lines is the expensive part,
-// so it is done once, with everything present, instead of once per error-log
-// file. The result does not depend on the order (the warehouse reconciles
-// from raw facts).
+// Import imports every file of the fleet through the one import pipeline
+// (ingest.Loader), as `restorewatch import DIR` would: the files are parsed
+// in parallel into the warehouse, then the instances are derived and
+// analysed once. progress is called as files complete.
 func Import(ctx context.Context, db *store.DB, f Fleet, progress func(done, total int)) (Summary, error) {
-	files := append([]File(nil), f.Files...)
-	rank := map[ingest.Kind]int{ingest.ErrorLog: 0, ingest.Messages: 1, ingest.History: 2}
-	sort.SliceStable(files, func(i, j int) bool { return rank[files[i].Kind] < rank[files[j].Kind] })
-	var sum Summary
-	for i, file := range files {
-		if err := ctx.Err(); err != nil {
-			return sum, err
-		}
-		var opt ingest.Options
+	return ImportWith(ctx, db, f, analysis.Options{}, progress)
+}
+
+// ImportWith is Import with the analysis configured.
+func ImportWith(ctx context.Context, db *store.DB, f Fleet, aopt analysis.Options, progress func(done, total int)) (Summary, error) {
+	files := make([]ingest.File, len(f.Files))
+	for i, file := range f.Files {
+		files[i] = ingest.File{Path: file.Path, Kind: file.Kind}
 		if file.Kind == ingest.Messages {
-			opt.Instance = file.Instance // client output never names its server
+			files[i].Instance = file.Instance // client output never names its server
 		}
-		s, err := ingest.ImportFile(ctx, db, file.Kind, file.Path, opt)
+	}
+	l := ingest.NewLoader(db, ingest.LoaderOptions{Analysis: aopt})
+	opt := ingest.FilesOptions{}
+	if progress != nil {
+		opt.Progress = func(p ingest.FilesProgress) { progress(p.FilesDone, p.Files) }
+	}
+	res, err := l.StoreFiles(ctx, files, opt)
+	var sum Summary
+	for _, r := range res {
 		sum.Files++
-		sum.Read += s.Read
-		sum.Added += s.Added
-		sum.Duplicates += s.Duplicates
-		sum.Rejects = append(sum.Rejects, s.Rejects...)
-		if err != nil {
-			return sum, fmt.Errorf("demo: import %s: %w", file.Path, err)
+		sum.Read += r.Read
+		sum.Added += r.Added
+		sum.Duplicates += r.Duplicates
+		sum.Rejects = append(sum.Rejects, r.Rejects...)
+		if r.Err != nil && err == nil {
+			err = fmt.Errorf("demo: import %s: %w", r.Path, r.Err)
 		}
-		if progress != nil {
-			progress(i+1, len(files))
-		}
+	}
+	if err != nil {
+		return sum, err
+	}
+	if _, err := l.Derive(ctx); err != nil {
+		return sum, fmt.Errorf("demo: derive: %w", err)
 	}
 	return sum, nil
 }

@@ -1,0 +1,94 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/restorewatch/restorewatch/ingest/textenc"
+)
+
+// sniffBytes is how much of a file Detect reads: an error log's first
+// entries, a CSV's header, the first statements of captured output.
+const sniffBytes = 64 << 10
+
+var (
+	// An error-log entry: "2025-03-01 02:00:01.23 spid51 …" (the file, the
+	// Linux errorlog, xp_readerrorlog and SSMS exports: 2 to 7 fraction
+	// digits, spaces or a TAB before the source).
+	stampRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,7})?[ \t]+\S`)
+	// What only RESTORE/BACKUP client output prints (SSMS, sqlcmd, Agent).
+	messageRE = regexp.MustCompile(`(?i)(\bprocessed \d+ pages\b|\bsuccessfully processed \d+ pages\b|^\s*\d+ percent processed|^Msg \d+, Level \d+|\bRESTORE (DATABASE|LOG)\b|\[SQLSTATE 01000\] \(Message 30(14|13)\))`)
+	// A history export's header names columns of the published query or of
+	// dbatools' Get-DbaDbRestoreHistory.
+	historyCols = []string{"restore_date", "destination_database_name", "restore_history_id", "restore_type",
+		"sqlinstance", "restoretype"}
+)
+
+// Detect tells a file's kind from its first bytes (decoded from UTF-16 or
+// UTF-8 as the parsers do) and says why, in words a summary can show. A file
+// of none of the kinds is an error that names what its first line looks like.
+func Detect(r io.Reader) (kind FileKind, why string, err error) {
+	head, err := io.ReadAll(io.LimitReader(r, sniffBytes))
+	if err != nil {
+		return "", "", err
+	}
+	dec, err := textenc.UTF8Reader(bytes.NewReader(head))
+	if err != nil {
+		return "", "", err
+	}
+	text, _ := io.ReadAll(dec) // a UTF-16 file cut mid-character decodes to U+FFFD: harmless here
+	sc := bufio.NewScanner(bytes.NewReader(text))
+	sc.Buffer(make([]byte, 0, 4096), sniffBytes*2)
+	first, lines, stamped := "", 0, 0
+	for sc.Scan() && lines < 200 {
+		line := strings.TrimLeft(sc.Text(), "\ufeff\ufffd\x00 ")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		lines++
+		if first == "" {
+			first = line
+			if strings.HasPrefix(line, "#TYPE ") {
+				first = ""
+				continue
+			}
+			if h := strings.ToLower(line); strings.ContainsAny(h, ",;\t|") {
+				for _, c := range historyCols {
+					if strings.Contains(h, c) {
+						return History, fmt.Sprintf("history CSV (header names %s)", c), nil
+					}
+				}
+			}
+		}
+		if stampRE.MatchString(line) {
+			stamped++
+			if stamped >= 2 || lines == 1 {
+				return ErrorLog, "error log (timestamped entries)", nil
+			}
+		}
+		if messageRE.MatchString(line) {
+			return Messages, "captured RESTORE output (" + clip(line, 40) + ")", nil
+		}
+	}
+	if stamped > 0 {
+		return ErrorLog, "error log (timestamped entries)", nil
+	}
+	if first == "" {
+		return "", "", fmt.Errorf("empty file")
+	}
+	return "", "", fmt.Errorf("not an error log, a restore history CSV or captured RESTORE output (first line %q)", clip(first, 60))
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,316 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/restorewatch/restorewatch/store"
+)
+
+// FilesOptions configure a run over many files.
+type FilesOptions struct {
+	// Kind is the kind of every file; empty detects each file's kind from
+	// its content.
+	Kind FileKind
+	Options
+	// InstanceFromDir names the instance of a file that does not name it
+	// after the folder that holds it (`--instance-from-dir`).
+	InstanceFromDir bool
+	// Workers parse files in parallel into the single writer; 0 means one
+	// per core.
+	Workers int
+	// Progress, when set, is called as files progress (from any worker,
+	// serialised).
+	Progress func(FilesProgress)
+}
+
+// FilesProgress is the state of a run over many files.
+type FilesProgress struct {
+	Files, FilesDone int
+	Bytes, BytesDone int64
+	Records          int64 // records stored so far (restores, history rows, snapshots)
+}
+
+// FileResult is what happened to one file of a run.
+type FileResult struct {
+	Path string
+	Kind FileKind
+	// KindWhy says how the kind was decided: "given" or what detection saw.
+	KindWhy string
+	Stored
+	// Skipped is why a file was left out (its kind could not be told from
+	// its content); Err is a file that could not be opened or read to its
+	// end.
+	Skipped string
+	Err     error
+}
+
+// File is one file of a run.
+type File struct {
+	Path string
+	// Folder is the name of the folder that holds the file when that folder
+	// can name a server (--instance-from-dir): the parent of a file named on
+	// the command line with a folder, or of a file found below a folder given
+	// on the command line — not that given folder itself, which holds the
+	// servers' folders.
+	Folder string
+	// Kind and Instance, when set, override the run's for this file (a
+	// generated fleet knows each file's kind and server).
+	Kind     FileKind
+	Instance string
+}
+
+// ExpandPaths turns the command line's paths into files: a file stays, a
+// folder gives every regular file under it (recursively, in name order,
+// hidden files and folders left out), and a pattern that names no file is a
+// glob. A path that names nothing is an error.
+func ExpandPaths(paths []string) ([]File, error) {
+	var out []File
+	seen := map[string]bool{}
+	add := func(path, folder string) {
+		if !seen[path] {
+			seen[path] = true
+			out = append(out, File{Path: path, Folder: folder})
+		}
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) || !strings.ContainsAny(p, "*?[") {
+				return nil, store.Errorf(store.EINVALID, "%s: %v", p, unwrapPath(err))
+			}
+			m, gerr := filepath.Glob(p)
+			if gerr != nil {
+				return nil, store.Errorf(store.EINVALID, "%s: %v", p, gerr)
+			}
+			if len(m) == 0 {
+				return nil, store.Errorf(store.EINVALID, "%s: no file matches", p)
+			}
+			sub, err := ExpandPaths(m)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range sub {
+				add(s.Path, s.Folder)
+			}
+			continue
+		}
+		if !st.IsDir() {
+			folder := ""
+			if d := filepath.Dir(p); d != "." && d != string(filepath.Separator) {
+				folder = filepath.Base(d)
+			}
+			add(p, folder)
+			continue
+		}
+		root := filepath.Clean(p)
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if path != p && strings.HasPrefix(d.Name(), ".") {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.Type().IsRegular() {
+				folder := ""
+				if dir := filepath.Dir(path); filepath.Clean(dir) != root {
+					folder = filepath.Base(dir)
+				}
+				add(path, folder)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, store.Errorf(store.EINVALID, "%s: %v", p, unwrapPath(err))
+		}
+	}
+	return out, nil
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// StoreFiles stores every file, parsing up to Workers at once into the
+// warehouse's single writer, and returns one result per file in the order
+// given. Nothing is derived: call Derive once after the last file. A file
+// that fails does not stop the others; the error returned is ctx's.
+func (l *Loader) StoreFiles(ctx context.Context, files []File, opt FilesOptions) ([]FileResult, error) {
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	res := make([]FileResult, len(files))
+	sizes := make([]int64, len(files))
+	var prog struct {
+		sync.Mutex
+		FilesProgress
+	}
+	prog.Files = len(files)
+	for i, f := range files {
+		if st, err := os.Stat(f.Path); err == nil {
+			sizes[i] = st.Size()
+			prog.Bytes += st.Size()
+		}
+	}
+	var records atomic.Int64
+	report := func(doneFile bool, bytes int64) {
+		if opt.Progress == nil {
+			return
+		}
+		prog.Lock()
+		defer prog.Unlock()
+		if doneFile {
+			prog.FilesDone++
+		}
+		prog.BytesDone += bytes
+		prog.Records = records.Load()
+		opt.Progress(prog.FilesProgress)
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, max(1, len(files))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				var last int64
+				progress := func(n int64) { report(false, n-last); last = n }
+				res[i] = l.storeFile(ctx, files[i], opt, progress)
+				records.Add(res[i].Read)
+				report(true, sizes[i]-last)
+			}
+		}()
+	}
+	for i := range files {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return res, ctx.Err()
+}
+
+func (l *Loader) storeFile(ctx context.Context, file File, opt FilesOptions, progress func(int64)) FileResult {
+	path := file.Path
+	r := FileResult{Path: path, Kind: opt.Kind, KindWhy: "given"}
+	if file.Kind != "" {
+		r.Kind = file.Kind
+	}
+	if file.Instance != "" {
+		opt.Instance = file.Instance
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		r.Err = store.Errorf(store.EINVALID, "cannot open: %v", unwrapPath(err))
+		return r
+	}
+	defer f.Close()
+	if r.Kind == "" {
+		kind, why, err := Detect(f)
+		if err != nil {
+			r.Skipped = err.Error()
+			return r
+		}
+		r.Kind, r.KindWhy = kind, why
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			r.Err = err
+			return r
+		}
+	}
+	in := Input{Kind: r.Kind, Name: filepath.Base(path), R: f, Options: opt.Options}
+	in.Progress = progress
+	if st, err := f.Stat(); err == nil {
+		in.Size = st.Size()
+	}
+	if opt.InstanceFromDir {
+		in.Fallback = file.Folder
+	}
+	r.Stored, r.Err = l.Store(ctx, in)
+	return r
+}
+
+// Totals sums the results of a run for its closing summary.
+type Totals struct {
+	Files, Imported, Skipped, Failed int
+	Kinds                            map[FileKind]int
+	Read, Added, Duplicates          int64
+	Rejects                          int
+	RejectsByReason                  map[string]int // reasons with their numbers and names taken out
+	Untimed, Failed3013, Backups     int64
+	InstanceSources                  map[string]int // how many files got their instance name where
+}
+
+// Sum totals results.
+func Sum(rs []FileResult) Totals {
+	t := Totals{Files: len(rs), Kinds: map[FileKind]int{}, RejectsByReason: map[string]int{}, InstanceSources: map[string]int{}}
+	for _, r := range rs {
+		switch {
+		case r.Skipped != "":
+			t.Skipped++
+			continue
+		case r.Err != nil:
+			t.Failed++
+		default:
+			t.Imported++
+		}
+		t.Kinds[r.Kind]++
+		t.Read += r.Read
+		t.Added += r.Added
+		t.Duplicates += r.Duplicates
+		t.Rejects += len(r.Rejects)
+		for _, rj := range r.Rejects {
+			t.RejectsByReason[ReasonClass(rj.Reason)]++
+		}
+		t.Untimed += r.Untimed
+		t.Failed3013 += r.Failed
+		t.Backups += r.Backups
+		if r.InstanceSource != "" {
+			t.InstanceSources[r.InstanceSource]++
+		}
+	}
+	return t
+}
+
+// ReasonClass shortens a reject's reason to its class, so a summary can
+// count "bad timestamp" once for a thousand lines: quoted text and what
+// follows a colon are the line's own, not the reason's.
+func ReasonClass(reason string) string {
+	s := reason
+	if i := strings.IndexAny(s, "\"'“«:("); i > 0 {
+		s = s[:i]
+	}
+	s = strings.TrimRight(strings.TrimSpace(s), ",;.")
+	if s == "" {
+		return reason
+	}
+	return s
+}
+
+// SortedKeys returns m's keys in order, for stable summaries.
+func SortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

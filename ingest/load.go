@@ -1,0 +1,211 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/restorewatch/restorewatch/ingest/csv"
+	"github.com/restorewatch/restorewatch/ingest/errorlog"
+	"github.com/restorewatch/restorewatch/ingest/messages"
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
+)
+
+// Loader is the one import pipeline: it stores the records of any number of
+// files, uploads or collector passes, then derives the instances they touched
+// and analyses them, once. The CLI's import, serve's upload, the collector,
+// demo and analyze all go through it, so "store, derive, analyse" has one
+// home.
+//
+// Storing is safe from several goroutines: each stream has its own
+// store.Import and the warehouse's single writer connection serialises their
+// commits. Derive must not run concurrently with Store on the same Loader.
+type Loader struct {
+	db  *store.DB
+	opt LoaderOptions
+
+	mu      sync.Mutex
+	touched map[int64]string // instances whose facts this loader stored
+}
+
+// LoaderOptions configure a Loader.
+type LoaderOptions struct {
+	// Analysis configures the regression engine run by Derive.
+	Analysis analysis.Options
+}
+
+// NewLoader returns a loader writing to db.
+func NewLoader(db *store.DB, opt LoaderOptions) *Loader {
+	return &Loader{db: db, opt: opt, touched: map[int64]string{}}
+}
+
+// Input is one stream to store.
+type Input struct {
+	Kind FileKind // never empty: detect it first (Detect)
+	// Name names the stream in records' origins and rejects (a file's base
+	// name, an upload's file name).
+	Name string
+	R    io.Reader
+	Size int64 // bytes, for progress; 0 when unknown
+	Options
+}
+
+// Stored is what storing one stream did.
+type Stored struct {
+	store.ImportSummary
+	// Instance is the instance the records were put on and InstanceSource
+	// where its name came from ("file" when the file says it, "option",
+	// "folder"); empty when the parser does not say.
+	Instance, InstanceSource string
+	Untimed                  int64  // restores kept without a completion time
+	UntimedAdvice            string // how to date them
+	Failed                   int64  // restore attempts that ended in an error (not restores)
+	Backups                  int64  // backup statistics, which are not restores
+}
+
+// Store parses one stream into the warehouse and remembers the instances it
+// touched. Nothing is derived until Derive. Bad lines are rejects in the
+// summary; an error means the stream could not be read to its end, the
+// sink failed or ctx ended (whatever batches committed before stay, exactly
+// once).
+func (l *Loader) Store(ctx context.Context, in Input) (Stored, error) {
+	out := Stored{ImportSummary: store.ImportSummary{Source: string(in.Kind), File: in.Name}}
+	im, err := l.db.NewImport(ctx, string(in.Kind), in.Name)
+	if err != nil {
+		return out, err
+	}
+	var perr error
+	inst, instSrc := in.Instance, "option"
+	if inst == "" && in.Fallback != "" {
+		inst, instSrc = in.Fallback, "folder"
+	}
+	switch in.Kind {
+	case ErrorLog:
+		var st errorlog.Stats
+		st, perr = errorlog.Parse(ctx, in.R, errorlog.Options{File: in.Name, Instance: in.Instance, Fallback: in.Fallback, Progress: in.Progress}, im)
+		out.Instance, out.InstanceSource = st.Instance, instanceSource(st.InstanceSource)
+		out.Backups = st.Backups
+	case History:
+		// The CSV names each row's instance; inst fills rows that do not.
+		_, perr = csv.Parse(ctx, in.R, csv.Options{File: in.Name, Instance: inst, Progress: in.Progress}, im)
+		out.InstanceSource = "file"
+	case Messages:
+		var st messages.Stats
+		st, perr = messages.Parse(ctx, in.R, messages.Options{File: in.Name, Instance: inst, Database: in.Database, At: in.At}, im)
+		out.Instance, out.InstanceSource = inst, instSrc
+		out.Untimed, out.Failed, out.Backups = st.Untimed, st.Failed, st.Backups
+		if st.Untimed > 0 {
+			out.UntimedAdvice = fmt.Sprintf("%d restores have no completion time (the text has no \"Completion time:\" stamps): "+
+				"they are kept but listed nowhere until dated; import the file again with --at (when the batch ran, e.g. --at 2025-03-01T02:00:00Z)", st.Untimed)
+		}
+	default:
+		perr = store.Errorf(store.EINVALID, "unknown import kind %q", in.Kind)
+	}
+	sum, cerr := im.Commit()
+	sum.Source = string(in.Kind)
+	out.ImportSummary = sum
+	l.mu.Lock()
+	for i, id := range sum.InstanceIDs {
+		l.touched[id] = sum.Instances[i]
+	}
+	l.mu.Unlock()
+	if perr != nil {
+		return out, fmt.Errorf("%s: %w", in.Name, perr)
+	}
+	return out, cerr
+}
+
+// Records stores what fn hands to the sink (a collector pass, a generated
+// fleet) as one import named name from source, like Store does for a file.
+func (l *Loader) Records(ctx context.Context, source, name string, fn func(store.Sink) error) (store.ImportSummary, error) {
+	im, err := l.db.NewImport(ctx, source, name)
+	if err != nil {
+		return store.ImportSummary{Source: source, File: name}, err
+	}
+	ferr := fn(im)
+	sum, cerr := im.Commit()
+	l.mu.Lock()
+	for i, id := range sum.InstanceIDs {
+		l.touched[id] = sum.Instances[i]
+	}
+	l.mu.Unlock()
+	if ferr != nil {
+		return sum, ferr
+	}
+	return sum, cerr
+}
+
+// Derived is what Derive did.
+type Derived struct {
+	Instances []string // the instances this loader touched, sorted
+	Analysis  analysis.RunStats
+}
+
+// Derive derives the restores of every instance whose facts changed (those
+// this loader stored, and any an interrupted earlier run left marked), then
+// re-judges the series of the instances it touched. A crash before it ends
+// leaves the instances marked: the next Derive (any import, analyze) finishes
+// the work.
+func (l *Loader) Derive(ctx context.Context) (Derived, error) {
+	l.mu.Lock()
+	ids := make([]int64, 0, len(l.touched))
+	var d Derived
+	for id, name := range l.touched {
+		ids = append(ids, id)
+		d.Instances = append(d.Instances, name)
+	}
+	l.touched = map[int64]string{}
+	l.mu.Unlock()
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	sort.Strings(d.Instances)
+	if err := l.db.Reconcile(ctx); err != nil {
+		return d, err
+	}
+	if len(ids) == 0 {
+		return d, nil
+	}
+	st, err := analysis.Run(ctx, l.db, ids, l.opt.Analysis)
+	d.Analysis = st
+	return d, err
+}
+
+// Analyzed is what Analyze did and how long each half took.
+type Analyzed struct {
+	analysis.RunStats
+	Derivation, Analysis time.Duration
+}
+
+// Analyze derives whatever is pending and re-judges every series of the
+// warehouse (`restorewatch analyze`); with rederive every restore is derived
+// again first.
+func (l *Loader) Analyze(ctx context.Context, rederive bool) (Analyzed, error) {
+	var a Analyzed
+	start := time.Now()
+	var err error
+	if rederive {
+		err = l.db.ReconcileAll(ctx)
+	} else {
+		err = l.db.Reconcile(ctx)
+	}
+	a.Derivation = time.Since(start)
+	if err != nil {
+		return a, err
+	}
+	a.RunStats, err = analysis.Run(ctx, l.db, nil, l.opt.Analysis)
+	a.Analysis = time.Since(start) - a.Derivation
+	return a, err
+}
+
+func instanceSource(s string) string {
+	switch s {
+	case "", "option":
+		return s
+	case "fallback":
+		return "folder"
+	}
+	return "file"
+}
