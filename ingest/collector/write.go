@@ -7,9 +7,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/ingest/mssql"
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/analysis"
 )
 
 // passOut is what a pass leaves for its instance's loop.
@@ -112,19 +112,14 @@ func (c *collector) write(ctx context.Context, in mssql.Instance, f *fetched, ru
 	if h == nil && hist == nil && elog == nil && agent == nil {
 		return
 	}
-	// One import at a time: the warehouse has one writer anyway, and
-	// Import.Close reconciles every instance marked dirty, so concurrent
-	// closes would reconcile the same instances over and over (measured:
-	// 6 times each at 500 instances and concurrency 32).
+	// One pass's write at a time: the warehouse has one writer anyway, and
+	// deriving reconciles every instance marked dirty, so concurrent passes
+	// would reconcile the same instances over and over (measured: 6 times
+	// each at 500 instances and concurrency 32).
 	c.importMu.Lock()
-	im, err := c.db.NewImport(ctx, "live", in.Name)
-	if err != nil {
-		c.importMu.Unlock()
-		c.storeFailed(err)
-		run.Errors["warehouse"] = err.Error()
-		return
-	}
-	feed := func() error {
+	defer c.importMu.Unlock()
+	l := ingest.NewLoader(c.db, ingest.LoaderOptions{Analysis: c.opt.Analysis})
+	feed := func(im store.Sink) error {
 		if h != nil {
 			run.Rows[mssql.SourceHost] = 1
 			if err := im.Host(h.Snapshot); err != nil {
@@ -181,21 +176,18 @@ func (c *collector) write(ctx context.Context, in mssql.Instance, f *fetched, ru
 		}
 		return nil
 	}
-	ferr := feed()
-	sum, cerr := im.Close()
-	c.importMu.Unlock()
-	if ferr == nil {
-		ferr = cerr
-	}
+	sum, ferr := l.Records(ctx, "live", in.Name, feed)
 	run.Rows["added"], run.Rows["duplicates"] = sum.Added, sum.Duplicates
 	if len(sum.Rejects) > 0 {
 		run.Rows["rejected"] = int64(len(sum.Rejects))
 	}
 	if ferr != nil {
 		// Nothing advances: the next pass reads the same rows again and the
-		// warehouse keeps whatever batches did commit exactly once.
+		// warehouse keeps whatever batches did commit exactly once. What
+		// did commit is derived and judged all the same.
 		c.storeFailed(ferr)
 		run.Errors["warehouse"] = ferr.Error()
+		c.derive(ctx, l, in, run)
 		return
 	}
 	set := func(source string, v any) {
@@ -214,12 +206,16 @@ func (c *collector) write(ctx context.Context, in mssql.Instance, f *fetched, ru
 	if agent != nil {
 		set(mssql.SourceAgent, agent.Mark)
 	}
-	if len(sum.InstanceIDs) > 0 {
-		if _, err := analysis.Run(ctx, c.db, sum.InstanceIDs, c.opt.Analysis); err != nil {
-			// Findings are derived; the facts are in. Log and go on.
-			c.log.Error("analysis failed", "instance", in.Name, "error", err.Error())
-			run.Errors["analysis"] = err.Error()
-		}
+	c.derive(ctx, l, in, run)
+}
+
+// derive derives the instance's restores from what the pass stored and
+// re-judges its series. Findings are derived; the facts are in: a failure
+// is logged and noted, and the next pass or import derives again.
+func (c *collector) derive(ctx context.Context, l *ingest.Loader, in mssql.Instance, run *store.CollectorRun) {
+	if _, err := l.Derive(ctx); err != nil {
+		c.log.Error("derivation or analysis failed", "instance", in.Name, "error", err.Error())
+		run.Errors["analysis"] = err.Error()
 	}
 }
 

@@ -38,7 +38,13 @@ func ImportWith(ctx context.Context, db *store.DB, f Fleet, aopt analysis.Option
 	l := ingest.NewLoader(db, ingest.LoaderOptions{Analysis: aopt})
 	opt := ingest.FilesOptions{}
 	if progress != nil {
-		opt.Progress = func(p ingest.FilesProgress) { progress(p.FilesDone, p.Files) }
+		last := 0
+		opt.Progress = func(p ingest.FilesProgress) { // serialised by StoreFiles
+			if p.FilesDone != last {
+				last = p.FilesDone
+				progress(p.FilesDone, p.Files)
+			}
+		}
 	}
 	res, err := l.StoreFiles(ctx, files, opt)
 	var sum Summary
