@@ -27,7 +27,7 @@ type text struct {
 // piece of the template (non-greedy); device information and file lists run to
 // the last closing parenthesis before the trailer.
 var slots = map[string]string{
-	"stmt":   `((?:RESTORE|BACKUP)\b[^\n]*?)`,
+	"stmt":   `\b((?:RESTORE|BACKUP) [^\n]*?)`,
 	"pages":  `([0-9０-９]+)`,
 	"dumped": `([0-9０-９]+)`,
 	"secs":   `([0-9０-９]+(?:[.,．，][0-9０-９]+)?)`,
@@ -136,9 +136,9 @@ func compile(t text) *form {
 		last := strings.TrimSpace(s) == ""
 		switch {
 		case unicode.IsSpace(r):
+			// A space may be missing or doubled in copied output, so it
+			// matches any run and ends the key's literal.
 			re.WriteString(`\s*`)
-			lit.WriteRune(' ')
-			continue
 		case r == '.' || r == '。' || r == '．':
 			if last {
 				re.WriteString(`[.。．]?`)
@@ -187,37 +187,94 @@ var forms = func() []*form {
 	for i, t := range all {
 		out[i] = compile(t)
 	}
+	if len(out) > maxForms {
+		panic("locale: more forms than the tried-set holds")
+	}
 	return out
 }()
 
-// match finds the form text is written in. The pre-filter is cheap: every
-// message holds a digit or names its statement, and every form holds its key.
+// maxForms bounds the forms, so that the set of forms tried for one text is
+// a fixed-size bitmask.
+const maxForms = 128
+
+// keyIndex finds the forms whose key occurs in a text in one pass over it:
+// every key is at least four bytes long, so each position of the text is
+// looked up by its next four bytes, first in a 64 Kibit filter (almost every
+// position of an ordinary line stops there), then in a map to the forms whose
+// key starts with those bytes.
+type keyIndex struct {
+	filter   [1 << 16 / 64]uint64
+	byPrefix map[uint32][]int // form indexes by the first four bytes of their key
+}
+
+var index = func() *keyIndex {
+	ix := &keyIndex{byPrefix: map[uint32][]int{}}
+	for i, f := range forms {
+		if len(f.key) < 4 {
+			panic(fmt.Sprintf("locale: key %q of %q is shorter than four bytes", f.key, f.tmpl))
+		}
+		p := prefix4(f.key, 0)
+		h := hash16(p)
+		ix.filter[h>>6] |= 1 << (h & 63)
+		ix.byPrefix[p] = append(ix.byPrefix[p], i)
+	}
+	return ix
+}()
+
+func prefix4(s string, i int) uint32 {
+	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
+}
+
+func hash16(p uint32) uint32 { return (p * 2654435761) >> 16 }
+
+// match finds the form text is written in. The pre-filters are cheap: every
+// message holds a digit or names its statement, and holds its form's key.
 func match(s string) (matched, bool) {
 	if !maybe(s) {
 		return matched{}, false
 	}
-	for _, f := range forms {
-		if !strings.Contains(s, f.key) {
+	var tried [maxForms / 64]uint64
+	for i := 0; i+4 <= len(s); i++ {
+		p := prefix4(s, i)
+		h := hash16(p)
+		if index.filter[h>>6]&(1<<(h&63)) == 0 {
 			continue
 		}
-		g := f.re.FindStringSubmatch(s)
-		if g == nil {
-			continue
-		}
-		vals := make(map[string]string, len(f.names))
-		for i, name := range f.names {
-			v := g[i+1]
-			if numeric[name] {
-				v = normNumber(v)
+		for _, k := range index.byPrefix[p] {
+			if tried[k>>6]&(1<<(k&63)) != 0 {
+				continue
 			}
-			vals[name] = v
+			f := forms[k]
+			if !strings.HasPrefix(s[i:], f.key) {
+				continue
+			}
+			tried[k>>6] |= 1 << (k & 63)
+			if m, ok := f.match(s); ok {
+				return m, true
+			}
 		}
-		if f.msg == 3014 || f.msg == 3013 {
-			vals["stmt"] = strings.Join(strings.Fields(vals["stmt"]), " ")
-		}
-		return matched{form: f, vals: vals}, true
 	}
 	return matched{}, false
+}
+
+// match applies the form's expression and collects its slots.
+func (f *form) match(s string) (matched, bool) {
+	g := f.re.FindStringSubmatch(s)
+	if g == nil {
+		return matched{}, false
+	}
+	vals := make(map[string]string, len(f.names))
+	for i, name := range f.names {
+		v := g[i+1]
+		if numeric[name] {
+			v = normNumber(v)
+		}
+		vals[name] = v
+	}
+	if f.msg == 3014 || f.msg == 3013 {
+		vals["stmt"] = strings.Join(strings.Fields(vals["stmt"]), " ")
+	}
+	return matched{form: f, vals: vals}, true
 }
 
 // maybe is the first, cheapest test: a text with no digit (ASCII or
