@@ -30,17 +30,24 @@ var (
 	// pasted above its output), names the database as a last resort.
 	// It must end or go on with FROM or a file list, so that a localised
 	// 3014 line ("RESTORE DATABASE hat erfolgreich ...") is not taken for one.
-	reEcho = regexp.MustCompile(`(?i)^RESTORE\s+(?:DATABASE|LOG)\s+(\[(?:[^\]]|\]\])+\]|[\p{L}_#][\p{L}\p{N}_@#$]*)\s*(?:$|FROM\b|FILE\s*=|FILEGROUP\s*=|PAGE\s*=|,)`)
+	// "WITH" follows the name in a recovery step ("RESTORE DATABASE d WITH
+	// RECOVERY"), which reads no backup.
+	reEcho     = regexp.MustCompile(`(?i)^RESTORE\s+(?:DATABASE|LOG)\s+(\[(?:[^\]]|\]\])+\]|[\p{L}_#][\p{L}\p{N}_@#$]*)\s*(?:$|;|FROM\b|WITH\b|FILE\s*=|FILEGROUP\s*=|PAGE\s*=|,)`)
+	reEchoFrom = regexp.MustCompile(`(?i)\bFROM\s`)
+	reEchoPage = regexp.MustCompile(`(?i)\bPAGE\s*=`)
 	// SSMS's client-side stamp, "Completion time: 2020-04-13T23:49:21.1600986-07:00".
 	// The label is localised in localised SSMS, so any short label will do.
 	reStamp = regexp.MustCompile(`^[^:\d]{1,60}:\s*(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d))$`)
 	// The header SSMS and sqlcmd print above a message: "Msg 3013, Level 16,
 	// State 1, Line 3", also with Server and Procedure parts and localised
 	// ("Meldung 3013, Ebene 16, Status 1, Zeile 3").
-	reHeader = regexp.MustCompile(`^[^\d,]{2,30} (\d+), [^\d,]{2,30} \d+, [^\d,]{2,30} \d+(?:, .*)?$`)
+	reHeader = regexp.MustCompile(`^[^\d,]{2,30} (\d+), [^\d,]{2,30} (\d+), [^\d,]{2,30} \d+(?:, .*)?$`)
 	// Agent job text ends each message with "[SQLSTATE 01000] (Message 3014)";
 	// the word is localised ("(Meldung 3014)", "(Ошибка 3621)").
-	reMarker = regexp.MustCompile(`\s*\[SQLSTATE [0-9A-Za-z]{5}\]\s*\(\S+ (\d+)\)\.?`)
+	// SQLSTATE 01000 marks an informational message; any other an error.
+	// The "(Message N)" part is missing from output written by sqlcmd -b
+	// and some job logs.
+	reMarker = regexp.MustCompile(`\s*\[SQLSTATE ([0-9A-Za-z]{5})\](?:\s*\(\S+ (\d+)\))?\.?`)
 	// For localised 3014 texts, identified by their Agent message number.
 	reStatement = regexp.MustCompile(`\b(?:RESTORE|BACKUP) (?:DATABASE|LOG)\b(?: \.\.\. \S+)?`)
 	reNumber    = regexp.MustCompile(`\d+(?:[.,]\d+)?`)
@@ -51,17 +58,38 @@ var (
 // marker-delimited piece of an Agent job text.
 type message struct {
 	text string
-	num  int // message number when the client printed one, else 0
+	num  int  // message number when the client printed one, else 0
+	err  bool // the client said it is an error (Level above 10, SQLSTATE not 01000)
 }
 
 // undecorate strips what copying output into a file adds around a message:
-// indentation, "-- " comment prefixes, trailing blanks and CR.
-func undecorate(s string) string {
-	s = strings.TrimSpace(s)
-	for strings.HasPrefix(s, "--") {
-		s = strings.TrimSpace(s[2:])
+// indentation, "-- " comment prefixes, trailing blanks and CR. junk reports
+// a byte-order mark or replacement characters before the text, which
+// concatenated UTF-16 files and copies from log viewers leave at the start
+// of a line, bom a byte-order mark among them (another file starts here);
+// NUL bytes (UTF-16 text pasted into a UTF-8 file) are dropped.
+func undecorate(s string) (text string, junk, bom bool) {
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "")
 	}
-	return s
+	s = strings.TrimSpace(s)
+	for {
+		switch {
+		case strings.HasPrefix(s, "\uFEFF"):
+			s, bom = s[3:], true
+		case strings.HasPrefix(s, "\uFFFD"):
+			s = s[3:]
+		case strings.HasPrefix(s, "\xFF\xFE"), strings.HasPrefix(s, "\xFE\xFF"):
+			s, bom = s[2:], true // a raw UTF-16 byte-order mark
+		default:
+			s = strings.TrimSpace(s)
+			for strings.HasPrefix(s, "--") {
+				s = strings.TrimSpace(s[2:])
+			}
+			return s, junk, bom
+		}
+		junk = true
+	}
 }
 
 // splitAgent cuts an Agent job text at its SQLSTATE markers; the text after
@@ -71,8 +99,11 @@ func splitAgent(s string) []message {
 	out := make([]message, 0, len(locs)+1)
 	from := 0
 	for _, l := range locs {
-		n, _ := strconv.Atoi(s[l[2]:l[3]])
-		out = append(out, message{text: strings.TrimSpace(s[from:l[0]]), num: n})
+		n := 0
+		if l[4] >= 0 {
+			n, _ = strconv.Atoi(s[l[4]:l[5]])
+		}
+		out = append(out, message{text: strings.TrimSpace(s[from:l[0]]), num: n, err: s[l[2]:l[3]] != "01000"})
 		from = l[1]
 	}
 	if rest := strings.TrimSpace(s[from:]); rest != "" {
@@ -136,17 +167,26 @@ func databaseHint(text string) (string, bool) {
 	return "", false
 }
 
-// echoedDatabase returns the database of an echoed RESTORE statement.
-func echoedDatabase(text string) (string, bool) {
+// echo is what an echoed RESTORE statement says about the output after it.
+type echo struct {
+	database string
+	from     bool // it names a backup device: it reads a backup
+	page     bool // PAGE = '...': a page restore
+}
+
+// echoed reads an echoed RESTORE statement.
+func echoed(text string) (echo, bool) {
 	g := reEcho.FindStringSubmatch(text)
 	if g == nil {
-		return "", false
+		return echo{}, false
 	}
 	name := g[1]
 	if strings.HasPrefix(name, "[") {
 		name = strings.ReplaceAll(name[1:len(name)-1], "]]", "]")
+	} else if u := strings.ToUpper(name); u == "WITH" || u == "FROM" {
+		return echo{}, false
 	}
-	return name, true
+	return echo{database: name, from: reEchoFrom.MatchString(text), page: reEchoPage.MatchString(text)}, true
 }
 
 // parseStamp reads SSMS's completion stamp into a local wall-clock reading

@@ -12,8 +12,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/restorewatch/restorewatch/ingest/textenc"
 	"github.com/restorewatch/restorewatch/store"
@@ -31,19 +33,50 @@ type Options struct {
 	Database string
 	// At is the completion time for restores not followed by a Completion
 	// time stamp (sqlcmd, Agent text): its wall clock and offset are kept.
-	// Zero leaves those restores without a time.
+	// Zero leaves those restores without a time: they are rejected with
+	// UntimedAdvice rather than stored (see Stats.Untimed).
 	At time.Time
 }
 
-// Stats counts what a parse read.
+// UntimedAdvice is what the import summary tells the user about restores
+// that nothing dates: the exact flag and the time to give it.
+const UntimedAdvice = "re-import with --at 2025-03-01T02:00:00Z (the time the batch ran, RFC 3339)"
+
+// Stats counts what a parse read. Every line is used (a restore and the
+// lines that belong to it), ignored by a rule named in Ignored, or rejected
+// (counted in Rejects, each handed to the sink as file:line: reason); lines
+// that are no engine message at all (echoed T-SQL, blank lines, "The step
+// succeeded.") are client noise and counted nowhere.
 type Stats struct {
 	Lines    int64 // physical lines read
 	Restores int64 // restores handed to the sink
 	Backups  int64 // BACKUP statements' 3014 lines, which are not restores
 	Failed   int64 // RESTORE statements that ended in error 3013: not restores, not rejects
-	Untimed  int64 // restores handed on without a completion time (no stamp, no At)
-	Bytes    int64 // raw bytes read
+	// Untimed counts restores that nothing dates (no "Completion time:"
+	// stamp after them, no Options.At). They are rejected, not stored: a
+	// stored restore without a time is listed nowhere and matches no history
+	// row, and re-importing the file with --at would store it a second time
+	// beside the first. UntimedAdvice says how to date them.
+	Untimed       int64
+	UntimedAdvice string // UntimedAdvice when Untimed > 0
+	Rejects       int64  // rejects handed to the sink
+	// Ignored counts statements and lines set aside on purpose, by rule:
+	// "recovery step (RESTORE ... WITH RECOVERY, 0 pages): not a restore",
+	// "failed restore attempt (Msg 3201)" and the like.
+	Ignored map[string]int64
+	Bytes   int64 // raw bytes read
 }
+
+// The rules of Stats.Ignored that do not carry a message number.
+const (
+	RuleRecoveryStep = "recovery step (RESTORE ... WITH RECOVERY or STANDBY, 0 pages, no backup read): not a restore"
+	RuleBOM          = "byte-order mark or replacement characters before a message (removed, line read)"
+)
+
+// RuleFailed names the rule for a RESTORE statement that ended in error:
+// msg is the first error the statement raised (the cause), 3013 when only
+// "terminating abnormally" was seen.
+func RuleFailed(msg int) string { return fmt.Sprintf("failed restore attempt (Msg %d)", msg) }
 
 // maxLine caps one line; Agent keeps at most 4,000 characters per step, so
 // anything longer is not client output and its tail is dropped rather than
@@ -61,7 +94,7 @@ const maxLine = 1 << 20
 // stays zero, meaning unknown (counted in Stats.Untimed). Parse fails only
 // when opt.Instance is empty, ctx is done, r fails or the sink fails.
 func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stats, error) {
-	var st Stats
+	st := Stats{Ignored: map[string]int64{}}
 	if strings.TrimSpace(opt.Instance) == "" {
 		return st, store.Errorf(store.EINVALID, "messages: %s: client output never names the instance; give it", opt.File)
 	}
@@ -74,6 +107,9 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stat
 	p.opt.Instance = strings.TrimSpace(opt.Instance)
 	err = p.run(ctx, bufio.NewReaderSize(in, textenc.BufSize))
 	st.Bytes = cr.N
+	if st.Untimed > 0 {
+		st.UntimedAdvice = UntimedAdvice
+	}
 	return st, err
 }
 
@@ -81,8 +117,11 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stat
 type statement struct {
 	database string // from its 4035 "Processed" lines
 	hint     string // from upgrade, conversion and 4356 lines
-	echoed   string // from the echoed statement text
+	echo     echo   // the echoed statement text, when the client printed it
 	phases   []store.Phase
+	// failed is the number of the first error the statement raised: the
+	// cause that the 3013 "terminating abnormally" line will follow.
+	failed int
 }
 
 type parser struct {
@@ -93,9 +132,9 @@ type parser struct {
 	// undated holds restores that wait for a Completion time stamp, which
 	// SSMS prints once after all the statements of a batch.
 	undated []store.LogRestore
-	// headerNum is the number of a "Msg N, Level ..." header, which applies
-	// to the message on the next line.
-	headerNum int
+	// headerNum and headerLevel are those of a "Msg N, Level L, ..." header,
+	// which applies to the message on the next line.
+	headerNum, headerLevel int
 }
 
 func (p *parser) run(ctx context.Context, br *bufio.Reader) error {
@@ -140,18 +179,29 @@ func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
 }
 
 func (p *parser) line(raw string, n int) error {
-	s := undecorate(raw)
+	s, junk, bom := undecorate(raw)
+	if junk {
+		p.st.Ignored[RuleBOM]++
+	}
+	if bom {
+		// Another file starts here (files concatenated with cat or copy
+		// /b): a stamp after this line does not date what came before.
+		p.cur = statement{}
+		if err := p.flush(p.opt.At); err != nil {
+			return err
+		}
+	}
 	if s == "" {
 		return nil
 	}
 	if g := reHeader.FindStringSubmatch(s); g != nil {
-		p.headerNum = int(atoi(g[1]))
+		p.headerNum, p.headerLevel = int(atoi(g[1])), int(atoi(g[2]))
 		return nil
 	}
-	num := p.headerNum
-	p.headerNum = 0
+	num, level := p.headerNum, p.headerLevel
+	p.headerNum, p.headerLevel = 0, 0
 	if !strings.Contains(s, "[SQLSTATE ") {
-		return p.message(message{text: s, num: num}, n)
+		return p.message(message{text: s, num: num, err: level > 10}, n)
 	}
 	for _, m := range splitAgent(s) {
 		if err := p.message(m, n); err != nil {
@@ -168,35 +218,66 @@ func (p *parser) message(m message, n int) error {
 	if wall, off, ok := parseStamp(m.text); ok {
 		return p.stamp(wall, off)
 	}
+	if known, err := p.english(m, n); known || err != nil {
+		return err
+	}
+	// Not an English restore message: a localized one is rewritten into
+	// English and read again; one that only has the shape of a restore
+	// statistic is rejected, never skipped in silence.
+	if en, _, ok := canonical(m.text); ok && en != m.text {
+		m.text = en
+		_, err := p.english(m, n)
+		return err
+	}
+	if looksLikeRestoreStat(m.text) {
+		p.reject(n, fmt.Sprintf("looks like a restore message in an unrecognised language: %q; not imported", clip(m.text, 160)))
+	}
+	return nil
+}
+
+// english reads one message in English; known says whether it was one of
+// the messages a restore prints.
+func (p *parser) english(m message, n int) (known bool, err error) {
 	if db, ok := processedDatabase(m); ok {
 		if p.cur.database == "" {
 			p.cur.database = db
 		}
 		p.cur.phases = append(p.cur.phases, store.Phase{Text: m.text})
+		return true, nil
 	}
 	if d, ok := parse3014(m); ok {
-		return p.end(d, n)
+		return true, p.end(d, n)
 	}
 	switch {
 	case m.num == 3013 || reAbnormal.MatchString(m.text):
 		// The statement failed: whatever it processed is no restore.
 		if strings.Contains(m.text, "RESTORE") {
 			p.st.Failed++
+			p.st.Ignored[RuleFailed(firstNonZero(p.cur.failed, 3013))]++
 		}
 		p.cur = statement{}
 	case rePercent.MatchString(m.text):
 		// Progress without a time says nothing about speed.
+	case m.err:
+		// An error raised by the statement (Msg 3201, 4305 ...): the 3013
+		// line that ends it names no cause, so remember the first.
+		if p.cur.failed == 0 {
+			p.cur.failed = m.num
+		}
+		return false, nil
 	default:
 		if db, ok := databaseHint(m.text); ok {
 			if p.cur.hint == "" {
 				p.cur.hint = db
 			}
 			p.cur.phases = append(p.cur.phases, store.Phase{Text: m.text})
-		} else if db, ok := echoedDatabase(m.text); ok {
-			p.cur = statement{echoed: db}
+		} else if e, ok := echoed(m.text); ok {
+			p.cur = statement{echo: e}
+		} else {
+			return false, nil
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // end closes the statement at its 3014 line.
@@ -207,7 +288,11 @@ func (p *parser) end(d done3014, n int) error {
 		p.st.Backups++
 		return nil
 	}
-	db := firstOf(cur.database, cur.hint, cur.echoed, p.opt.Database)
+	if cur.recoveryStep(d) {
+		p.recoveryStep(cur, d)
+		return nil
+	}
+	db := firstOf(cur.database, cur.hint, cur.echo.database, p.opt.Database)
 	switch {
 	case db == "":
 		p.reject(n, fmt.Sprintf("%s successfully processed %d pages: no database named (no \"Processed ... pages for database\" line before it); give the database name", d.statement, d.pages))
@@ -216,10 +301,16 @@ func (p *parser) end(d done3014, n int) error {
 		p.reject(n, fmt.Sprintf("%s: page count out of range", d.statement))
 		return nil
 	}
+	kind := kindOf(d.statement)
+	if cur.echo.page && kind != store.KindLog {
+		// A page restore prints "RESTORE DATABASE ... FILE=<name>" like a
+		// file restore; only its statement says PAGE.
+		kind = store.KindPage
+	}
 	p.undated = append(p.undated, store.LogRestore{
 		Instance:  p.opt.Instance,
 		Database:  db,
-		Kind:      kindOf(d.statement),
+		Kind:      kind,
 		Has3014:   true,
 		Statement: d.statement,
 		Pages:     d.pages,
@@ -261,6 +352,10 @@ func (p *parser) emit() error {
 	for _, l := range p.undated {
 		if l.CompletedAt.IsZero() {
 			p.st.Untimed++
+			p.reject(l.Origin.Line, fmt.Sprintf("%s of database %q (%d pages in %.3f seconds) has no completion time "+
+				"(no \"Completion time:\" stamp follows it and no --at was given); not imported: %s",
+				l.Statement, l.Database, l.Pages, l.Seconds, UntimedAdvice))
+			continue
 		}
 		if err := p.sink.LogRestore(l); err != nil {
 			return fmt.Errorf("messages: %s: %w", l.Origin, err)
@@ -272,7 +367,57 @@ func (p *parser) emit() error {
 }
 
 func (p *parser) reject(n int, reason string) {
+	p.st.Rejects++
 	p.sink.Reject(store.Reject{File: p.opt.File, Line: n, Reason: reason})
+}
+
+// recoveryStep reports whether a 3014 line ends a statement that read no
+// backup: "RESTORE DATABASE d WITH RECOVERY" (or STANDBY) after a NORECOVERY
+// chain prints "successfully processed 0 pages" and no "Processed ... pages
+// for database" line, and writes no restorehistory row. A statement echoed
+// with FROM read a backup (a WITH METADATA_ONLY snapshot restore also
+// processes 0 pages) and stays a restore.
+func (s *statement) recoveryStep(d done3014) bool {
+	return d.pages == 0 && s.database == "" && !s.echo.from
+}
+
+// recoveryStep sets a recovery step aside. Its seconds are the recovery of
+// the restore it completes: when that restore is still waiting in this
+// batch (same database, or the last one when the step names none), they
+// become its recovery time and the line one of its phases.
+func (p *parser) recoveryStep(cur statement, d done3014) {
+	p.st.Ignored[RuleRecoveryStep]++
+	db := firstOf(cur.hint, cur.echo.database)
+	for i := len(p.undated) - 1; i >= 0; i-- {
+		l := &p.undated[i]
+		if db != "" && !strings.EqualFold(l.Database, db) {
+			continue
+		}
+		if l.Recovery == nil {
+			l.Recovery = &store.RecoveryTiming{Seconds: int64(math.Round(d.seconds))}
+		}
+		l.Phases = append(l.Phases, cur.phases...)
+		l.Phases = append(l.Phases, store.Phase{Text: fmt.Sprintf("%s WITH RECOVERY: %.3f seconds", d.statement, d.seconds)})
+		return
+	}
+}
+
+func firstNonZero(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
+// clip shortens s for a reject reason, on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // kindOf maps a 3014 statement to a restore kind; file and page restores

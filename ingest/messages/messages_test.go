@@ -13,9 +13,29 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 )
 
+// sampleAt dates the restores of files without "Completion time:" stamps in
+// the tests that are about something else: untimed restores are rejected.
+var sampleAt = time.Date(2024, 3, 18, 2, 0, 0, 0, time.UTC)
+
+// parseFile parses testdata/name, dating unstamped restores at sampleAt
+// unless opt says otherwise (undated: pass noAt).
 func parseFile(t *testing.T, name string, opt messages.Options) (*store.Collect, messages.Stats) {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
+	switch {
+	case opt.At.IsZero():
+		opt.At = sampleAt
+	case opt.At.Equal(noAt):
+		opt.At = time.Time{}
+	}
+	return parsePath(t, filepath.Join("testdata", name), name, opt)
+}
+
+// noAt asks parseFile for no --at.
+var noAt = time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)
+
+func parsePath(t *testing.T, path, name string, opt messages.Options) (*store.Collect, messages.Stats) {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,14 +154,20 @@ func TestCompletionTime(t *testing.T) {
 	if st.Untimed != 0 {
 		t.Errorf("untimed = %d", st.Untimed)
 	}
-	c, st = parseFile(t, "full_then_logs.txt", messages.Options{})
-	for _, l := range c.LogRestores {
-		if !l.CompletedAt.IsZero() || l.UTCOffset != nil {
-			t.Errorf("no time given, got %v %v", l.CompletedAt, l.UTCOffset)
-		}
+	// Without a stamp and without --at nothing dates them: they are
+	// rejected with the advice, not stored where no list shows them (the
+	// old expectation, "kept without a time", was the bug of issue 17).
+	c, st = parseFile(t, "full_then_logs.txt", messages.Options{At: noAt})
+	if len(c.LogRestores) != 0 {
+		t.Errorf("undated restores stored: %+v", c.LogRestores)
 	}
-	if st.Untimed != 2 {
-		t.Errorf("untimed = %d, want 2", st.Untimed)
+	if st.Untimed != 2 || st.UntimedAdvice != messages.UntimedAdvice || st.Rejects != 2 || len(c.Rejects) != 2 {
+		t.Errorf("untimed = %d, advice %q, rejects %v", st.Untimed, st.UntimedAdvice, c.Rejects)
+	}
+	for i, want := range []int{9, 13} {
+		if i < len(c.Rejects) && (c.Rejects[i].Line != want || !strings.Contains(c.Rejects[i].Reason, "--at 2025-03-01T02:00:00Z")) {
+			t.Errorf("reject %d = %v, want line %d with the --at advice", i, c.Rejects[i], want)
+		}
 	}
 }
 
@@ -233,7 +259,7 @@ func TestLongLine(t *testing.T) {
 	in := strings.Repeat("x", 3<<20) + "\nProcessed 1 pages for database 'd', file 'f' on file 1.\n" +
 		"RESTORE LOG successfully processed 1 pages in 0.001 seconds (7.812 MB/sec).\n"
 	var c store.Collect
-	st, err := messages.Parse(context.Background(), strings.NewReader(in), messages.Options{Instance: "S"}, &c)
+	st, err := messages.Parse(context.Background(), strings.NewReader(in), messages.Options{Instance: "S", At: sampleAt}, &c)
 	if err != nil || len(c.LogRestores) != 1 || c.LogRestores[0].Origin.Line != 3 || st.Lines != 3 {
 		t.Errorf("err %v restores %+v stats %+v", err, c.LogRestores, st)
 	}
