@@ -7,6 +7,8 @@
 package csv
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +32,14 @@ type Options struct {
 	// Progress, when set, is called with the number of raw bytes read so far,
 	// about once per MiB and once at the end.
 	Progress func(bytesRead int64)
+	// DateFormat gives the order of day, month and year in the culture
+	// dates of a dbatools export (PowerShell writes a DateTime in the
+	// exporting machine's culture): DMY, MDY or YMD, a .NET pattern such as
+	// "dd.MM.yyyy" or "M/d/yyyy h:mm:ss tt", or a Go layout such as
+	// "02/01/2006 15:04:05"; only the order is taken from it (see
+	// CheckDateFormat). Empty means: infer it from the file, where a day
+	// above 12 tells, and fail rather than guess when nothing does.
+	DateFormat string
 }
 
 // Stats counts what a parse read.
@@ -55,6 +65,10 @@ type Stats struct {
 // them a second time.
 func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stats, error) {
 	var st Stats
+	order, err := parseDateFormat(opt.DateFormat)
+	if err != nil {
+		return st, store.Errorf(store.EINVALID, "csv: %s: %v", opt.File, err)
+	}
 	cr := &textenc.CountingReader{R: r, Progress: opt.Progress}
 	defer cr.Done()
 	in, err := textenc.UTF8Reader(cr)
@@ -62,8 +76,10 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stat
 		st.Bytes = cr.N
 		return st, fmt.Errorf("csv: read %s: %w", opt.File, err)
 	}
-	p := &parser{opt: opt, sink: sink, defInstance: strings.TrimSpace(opt.Instance)}
-	err = p.run(ctx, in, &st)
+	br := bufio.NewReaderSize(in, textenc.BufSize)
+	p := &parser{opt: opt, sink: sink, defInstance: strings.TrimSpace(opt.Instance), order: order, orderFixed: order != orderUnknown}
+	p.guard = newGuard(br, sniffComma(br), MaxRecord)
+	err = p.run(ctx, bufio.NewReaderSize(p.guard, textenc.BufSize), &st)
 	st.Bytes = cr.N
 	return st, err
 }
@@ -73,10 +89,67 @@ type parser struct {
 	sink        store.Sink
 	defInstance string
 	hdr         header
+	guard       *guard
+
+	// The day/month order of culture dates: given, or inferred from the
+	// first value that tells (orderLine, orderValue), and until then the
+	// rows whose dates read both ways wait in pending.
+	order      dateOrder
+	orderFixed bool
+	orderLine  int
+	orderValue string
+	pending    []pendingRow
+}
+
+type pendingRow struct {
+	rec  []string
+	line int
+}
+
+// maxPending bounds the rows held while no date has told the day/month
+// order yet (a few MB): restore dates of 20,000 restores that all fall on
+// the 12th of a month or earlier are a file to ask about, not to guess.
+const maxPending = 20_000
+
+// sniffComma returns the delimiter of the header line: a comma, or the
+// semicolon of Export-Csv -Delimiter ';' / -UseCulture in European
+// locales, or a tab. It looks at the first line that is not a "#TYPE"
+// line in what is already buffered, and counts only outside quotes.
+func sniffComma(br *bufio.Reader) byte {
+	b, _ := br.Peek(textenc.BufSize)
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 || line[0] == '#' {
+			continue
+		}
+		var n [256]int
+		quoted := false
+		for _, c := range line {
+			if c == '"' {
+				quoted = !quoted
+			} else if !quoted {
+				n[c]++
+			}
+		}
+		switch {
+		case n[';'] > n[','] && n[';'] >= n['\t']:
+			return ';'
+		case n['\t'] > n[','] && n['\t'] > n[';']:
+			return '\t'
+		}
+		return ','
+	}
+	return ','
 }
 
 func (p *parser) run(ctx context.Context, in io.Reader, st *Stats) error {
 	rd := stdcsv.NewReader(in)
+	rd.Comma = rune(p.guard.comma)
 	// Field counts are checked per row so a short row is a reject, not an
 	// abort, and the preamble lines may differ in width.
 	rd.FieldsPerRecord = -1
@@ -101,7 +174,8 @@ func (p *parser) run(ctx context.Context, in io.Reader, st *Stats) error {
 	for {
 		rec, err := rd.Read()
 		if err == io.EOF {
-			return nil
+			p.oversize(st, -1)
+			return p.flush(true)
 		}
 		if err != nil {
 			// pe lives on the error path only: errors.As makes it escape,
@@ -110,12 +184,16 @@ func (p *parser) run(ctx context.Context, in io.Reader, st *Stats) error {
 			if !errors.As(err, &pe) {
 				return fmt.Errorf("csv: read %s: %w", p.opt.File, err)
 			}
+			p.oversize(st, pe.StartLine)
 			st.Rows++
 			first = false
 			p.reject(pe.StartLine, badQuoting(pe))
 			continue
 		}
 		line, _ := rd.FieldPos(0)
+		if len(p.guard.events) > 0 {
+			p.oversize(st, line)
+		}
 		if first && isDashes(rec) {
 			first = false
 			continue
@@ -130,10 +208,123 @@ func (p *parser) run(ctx context.Context, in io.Reader, st *Stats) error {
 				return err
 			}
 		}
+		if p.hdr.export == exportDbaHistory && p.order == orderUnknown {
+			if p.wait(rec, line) {
+				if len(p.pending) > maxPending {
+					return p.undecided()
+				}
+				continue
+			}
+			if err := p.flush(false); err != nil {
+				return err
+			}
+		}
 		if err := p.row(rec, line); err != nil {
 			return err
 		}
 	}
+}
+
+// oversize reports the records the guard dropped before line (all of them
+// when line is -1), each as a rejected row.
+func (p *parser) oversize(st *Stats, line int) {
+	ev := p.guard.events
+	n := 0
+	for ; n < len(ev) && (line < 0 || ev[n].line < line); n++ {
+		e := ev[n]
+		where := fmt.Sprintf("line %d", e.line)
+		if e.endLine > e.line {
+			where = fmt.Sprintf("lines %d-%d", e.line, e.endLine)
+		}
+		st.Rows++
+		p.reject(e.line, fmt.Sprintf("record longer than %d MiB (%s), skipped: no history row is this long (a file without line ends, or binary data?)", MaxRecord>>20, where))
+	}
+	p.guard.events = ev[:copy(ev, ev[n:])]
+}
+
+// wait looks at the culture dates of a dbatools row while the day/month
+// order is unknown. It settles the order from the first date that reads
+// only one way, and reports whether the row must wait: it has a date that
+// reads both ways, or rows before it are waiting.
+func (p *parser) wait(rec []string, line int) bool {
+	if len(rec) != p.hdr.names {
+		return len(p.pending) > 0 && p.hold(rec, line)
+	}
+	both := false
+	for i, c := range p.hdr.cols {
+		switch c {
+		case colRestoreDate, colStopAt, colBackupStart, colBackupFinish:
+		default:
+			continue
+		}
+		f := rec[i]
+		if isNull(f) {
+			continue
+		}
+		if _, ok := parseDate(f); ok {
+			continue
+		}
+		d, ok := scanCultureDate(f)
+		if !ok {
+			continue
+		}
+		switch o, valid := d.evidence(); {
+		case !valid || o == orderYMD:
+		case o == orderUnknown:
+			both = true
+		default:
+			p.order, p.orderLine, p.orderValue = o, line, trimSpace(f)
+			return false
+		}
+	}
+	if both || len(p.pending) > 0 {
+		return p.hold(rec, line)
+	}
+	return false
+}
+
+func (p *parser) hold(rec []string, line int) bool {
+	p.pending = append(p.pending, pendingRow{rec: append([]string(nil), rec...), line: line})
+	return true
+}
+
+// flush parses the waiting rows once the order is known; at the end of the
+// file (last) rows still waiting mean no date told the order.
+func (p *parser) flush(last bool) error {
+	if len(p.pending) == 0 {
+		return nil
+	}
+	if last && p.order == orderUnknown {
+		return p.undecided()
+	}
+	for _, r := range p.pending {
+		if err := p.row(r.rec, r.line); err != nil {
+			return err
+		}
+	}
+	p.pending = nil
+	return nil
+}
+
+// undecided is the error for a file whose dates never tell day from month.
+func (p *parser) undecided() error {
+	ex := p.pending[0]
+	val := ""
+	for i, c := range p.hdr.cols {
+		if c == colRestoreDate || c == colStopAt || c == colBackupStart || c == colBackupFinish {
+			if d, ok := scanCultureDate(ex.rec[i]); ok && d.ambiguous() {
+				val = trimSpace(ex.rec[i])
+				break
+			}
+		}
+	}
+	scope := "no date in the file"
+	if len(p.pending) > maxPending {
+		scope = fmt.Sprintf("none of the first %d rows' dates", maxPending)
+	}
+	return store.Errorf(store.EINVALID, "csv: %s:%d: the date %q reads as day/month or month/day, and %s tells which; "+
+		"pass --date-format with the exporting machine's order: DMY, MDY or its pattern, e.g. dd/MM/yyyy "+
+		"((Get-Culture).DateTimeFormat.ShortDatePattern shows it)", p.opt.File, ex.line, val, scope)
 }
 
 // row turns one record into a HistoryRow or a Reject. Only a sink failure
@@ -152,6 +343,9 @@ func (p *parser) row(rec []string, line int) error {
 		p.reject(line, reason)
 		return nil
 	}
+	if p.hdr.export == exportDbaRestore {
+		return p.restore(rec, line)
+	}
 	h := store.HistoryRow{Origin: store.Origin{Source: "history", File: p.opt.File, Line: line}}
 	v := new(values)
 	quoted := p.doubleQuoted(rec)
@@ -160,7 +354,10 @@ func (p *parser) row(rec []string, line int) error {
 		if c == colExtra {
 			continue
 		}
-		if err := v.set(&h, c, f, quoted); err != nil {
+		if err := v.set(p, &h, c, f, quoted); err != nil {
+			if fe, ok := err.(*fieldError); ok && p.hdr.labels != nil {
+				fe.label = p.hdr.labels[i]
+			}
 			p.reject(line, err.Error())
 			return nil
 		}
@@ -170,13 +367,13 @@ func (p *parser) row(rec []string, line int) error {
 	}
 	switch {
 	case h.Instance == "":
-		p.reject(line, "instance is empty (give the instance name for rows without one)")
+		p.reject(line, p.label(colInstance)+" is empty (give the instance name for rows without one)")
 		return nil
 	case h.RestoreDate.IsZero():
-		p.reject(line, "restore_date is empty")
+		p.reject(line, p.label(colRestoreDate)+" is empty")
 		return nil
 	case h.Database == "":
-		p.reject(line, "destination_database_name is empty")
+		p.reject(line, p.label(colDatabase)+" is empty")
 		return nil
 	}
 	if err := p.sink.History(h); err != nil {
@@ -200,6 +397,20 @@ func (p *parser) doubleQuoted(rec []string) bool {
 		}
 	}
 	return false
+}
+
+// label names column c as the file's header does (dbatools' property
+// names), or as SPEC §3.3 does.
+func (p *parser) label(c column) string {
+	for i, hc := range p.hdr.cols {
+		if hc == c && p.hdr.labels != nil {
+			return p.hdr.labels[i]
+		}
+	}
+	if c < numColumns {
+		return columnNames[c]
+	}
+	return "?"
 }
 
 func (p *parser) reject(line int, reason string) {

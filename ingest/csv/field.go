@@ -32,6 +32,7 @@ type fieldError struct {
 	col   column
 	value string
 	want  string
+	label string // the header's name for col, when not SPEC §3.3's
 }
 
 func (e *fieldError) Error() string {
@@ -39,14 +40,19 @@ func (e *fieldError) Error() string {
 	if len(v) > 60 {
 		v = v[:60] + "..."
 	}
-	return fmt.Sprintf("%s %q: %s", columnNames[e.col], v, e.want)
+	name := e.label
+	if name == "" && e.col < numColumns {
+		name = columnNames[e.col]
+	}
+	return fmt.Sprintf("%s %q: %s", name, v, e.want)
 }
 
 const (
-	wantDate = "not a date (want YYYY-MM-DD HH:MM:SS[.fff])"
-	wantInt  = "not a whole number"
-	wantBit  = "not a bit (want 0/1 or True/False)"
-	wantLSN  = "not a numeric LSN"
+	wantDate        = "not a date (want YYYY-MM-DD HH:MM:SS[.fff])"
+	wantCultureDate = "not a date (want the exporting culture's date and time, e.g. 30/11/2026 13:45:12, or YYYY-MM-DD HH:MM:SS)"
+	wantInt         = "not a whole number"
+	wantBit         = "not a bit (want 0/1 or True/False)"
+	wantLSN         = "not a numeric LSN"
 )
 
 // isNull reports whether a field is SQL NULL: empty, or the word NULL that
@@ -58,7 +64,7 @@ func isNull(f string) bool {
 
 // set parses field f of column c into row h. quoted says the row came
 // through the export query's own quoting and a client that quoted again.
-func (v *values) set(h *store.HistoryRow, c column, f string, quoted bool) error {
+func (v *values) set(p *parser, h *store.HistoryRow, c column, f string, quoted bool) error {
 	if isNull(f) {
 		return nil
 	}
@@ -83,26 +89,29 @@ func (v *values) set(h *store.HistoryRow, c column, f string, quoted bool) error
 		h.FamilyGUID = guid(text(f, quoted))
 	case colRestoreType:
 		t := strings.ToUpper(trimSpace(text(f, quoted)))
+		if l, ok := restoreTypeWords[t]; ok {
+			t = l
+		}
 		if _, ok := store.KindOfRestoreType(t); !ok {
-			return &fieldError{c, f, "not a restore type (want D, F, G, I, L, P, R or V)"}
+			return &fieldError{col: c, value: f, want: "not a restore type (want D, F, G, I, L, P, R or V)"}
 		}
 		h.RestoreType = t
 	case colBackupType:
 		h.BackupType = strings.ToUpper(trimSpace(text(f, quoted)))
 	case colDevices:
-		h.Devices = devices(text(f, quoted))
+		h.Devices = p.list(text(f, quoted))
 	case colDestinations:
-		h.DestinationFiles = devices(text(f, quoted))
+		h.DestinationFiles = p.list(text(f, quoted))
 	case colRestoreDate:
-		t, ok := parseDate(f)
-		if !ok {
-			return &fieldError{c, f, wantDate}
+		t, why := p.date(f)
+		if why != "" {
+			return &fieldError{col: c, value: f, want: why}
 		}
 		h.RestoreDate = t
 	case colStopAt, colBackupStart, colBackupFinish:
-		t, ok := parseDate(f)
-		if !ok {
-			return &fieldError{c, f, wantDate}
+		t, why := p.date(f)
+		if why != "" {
+			return &fieldError{col: c, value: f, want: why}
 		}
 		p := &v.times[slot[c]]
 		*p = t
@@ -117,7 +126,7 @@ func (v *values) set(h *store.HistoryRow, c column, f string, quoted bool) error
 	case colFirstLSN, colLastLSN:
 		lsn, err := store.CanonicalLSN(f)
 		if err != nil {
-			return &fieldError{c, f, wantLSN}
+			return &fieldError{col: c, value: f, want: wantLSN}
 		}
 		if c == colFirstLSN {
 			h.FirstLSN = lsn
@@ -127,7 +136,7 @@ func (v *values) set(h *store.HistoryRow, c column, f string, quoted bool) error
 	case colReplace, colRecovery, colIsCopyOnly, colHasChecksums:
 		b, ok := parseBit(f)
 		if !ok {
-			return &fieldError{c, f, wantBit}
+			return &fieldError{col: c, value: f, want: wantBit}
 		}
 		p := &v.bools[slot[c]]
 		*p = b
@@ -144,7 +153,7 @@ func (v *values) set(h *store.HistoryRow, c column, f string, quoted bool) error
 	case colRestoreHistoryID:
 		n, ok := parseInt(f)
 		if !ok {
-			return &fieldError{c, f, wantInt}
+			return &fieldError{col: c, value: f, want: wantInt}
 		}
 		h.RestoreHistoryID = n
 	default:
@@ -157,7 +166,7 @@ func (v *values) set(h *store.HistoryRow, c column, f string, quoted bool) error
 func (v *values) setInt(h *store.HistoryRow, c column, f string) error {
 	n, ok := parseInt(f)
 	if !ok {
-		return &fieldError{c, f, wantInt}
+		return &fieldError{col: c, value: f, want: wantInt}
 	}
 	p := &v.ints[slot[c]]
 	*p = n
@@ -222,12 +231,65 @@ func guid(s string) string {
 	return strings.ToUpper(s)
 }
 
-// devices splits the export's "|"-joined physical_device_name list.
-func devices(s string) []string {
-	if !strings.Contains(s, "|") {
+// restoreTypeWords are the words Get-DbaDbRestoreHistory writes for
+// restorehistory.restore_type (its CASE expression; other letters pass
+// through as they are).
+var restoreTypeWords = map[string]string{
+	"DATABASE": "D", "FILE": "F", "FILEGROUP": "G", "DIFFERENTIAL": "I",
+	"LOG": "L", "VERIFYONLY": "V", "REVERT": "R",
+}
+
+// list splits a list of paths as the file's export joins them: "|" in
+// restorewatch's query, ", " in Get-DbaDbRestoreHistory's From and To
+// (built with FOR XML PATH(”), which escapes &, < and > as entities), ","
+// in Restore-DbaDatabase's BackupFile.
+func (p *parser) list(s string) []string {
+	switch p.hdr.export {
+	case exportDbaHistory:
+		if strings.IndexByte(s, '&') >= 0 {
+			s = xmlText.Replace(s)
+		}
+		return devices(s, ", ")
+	case exportDbaRestore:
+		return devices(s, ",")
+	}
+	return devices(s, "|")
+}
+
+var xmlText = strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">", "&#x0D;", "\r", "&#x0A;", "\n", "&#x09;", "\t")
+
+// date parses a date field: the export query's own form, and for a dbatools
+// export also PowerShell's culture form in the file's day/month order.
+func (p *parser) date(f string) (time.Time, string) {
+	if t, ok := parseDate(f); ok {
+		return t, ""
+	}
+	if p.hdr.export == exportHistory {
+		return time.Time{}, wantDate
+	}
+	d, ok := scanCultureDate(f)
+	if !ok {
+		return time.Time{}, wantCultureDate
+	}
+	if t, ok := d.resolve(p.order); ok {
+		return t, ""
+	}
+	switch {
+	case p.order == orderUnknown:
+		return time.Time{}, "reads as day/month or month/day (pass --date-format)"
+	case p.orderFixed:
+		return time.Time{}, fmt.Sprintf("not a date in the %s order of --date-format", p.order)
+	}
+	return time.Time{}, fmt.Sprintf("not a date in the %s order that line %d (%q) showed; pass --date-format if the file mixes cultures",
+		p.order, p.orderLine, p.orderValue)
+}
+
+// devices splits a joined physical_device_name list.
+func devices(s, sep string) []string {
+	if !strings.Contains(s, sep) {
 		return []string{s}
 	}
-	out := strings.Split(s, "|")
+	out := strings.Split(s, sep)
 	n := 0
 	for _, d := range out {
 		if d != "" {

@@ -2,6 +2,7 @@ package csv
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
 	"strings"
@@ -49,6 +50,16 @@ const (
 	colDevices
 	colDestinations // restorewatch's extension: restorefile's destination paths
 	numColumns
+)
+
+// Columns of dbatools' Restore-DbaDatabase output that have no place in
+// the history export.
+const (
+	colFileRestoreTime  column = numColumns + iota // the statement's elapsed time
+	colRestoreComplete                             // False when the restore failed
+	colBackupFilesCount                            // how many devices
+	colScript                                      // the statement, when dbatools kept its text
+	numAllColumns
 )
 
 // columnNames is the SPEC §3.3 header, indexed by column and in SPEC order.
@@ -106,9 +117,76 @@ func columnOf(name string) column {
 	return colExtra
 }
 
+// export is a kind of file the importer reads, told apart by its header.
+type export uint8
+
+const (
+	exportHistory    export = iota // restorewatch's query (SPEC §3.3), any client
+	exportDbaHistory               // dbatools Get-DbaDbRestoreHistory | Export-Csv
+	exportDbaRestore               // dbatools Restore-DbaDatabase | Export-Csv
+)
+
+// exports describes each export for the error a header of none of them
+// gets: what it is and the names its header carries.
+var exports = [...]string{
+	exportHistory:    "restorewatch's history export (restore_history_export.sql via sqlcmd, SSMS or Export-Csv: instance, restore_date, destination_database_name, ...)",
+	exportDbaHistory: "dbatools Get-DbaDbRestoreHistory | Export-Csv (SqlInstance, Database, RestoreType, Date, From, To, first_lsn, last_lsn, ...)",
+	exportDbaRestore: "dbatools Restore-DbaDatabase | Export-Csv (SqlInstance, Database, BackupFile, FileRestoreTime, RestoreComplete, ...)",
+}
+
+// dbaName maps one property of a dbatools export to a column. Properties
+// are read from dbatools' source (see testdata/realworld/dbatools at the
+// repository root); PowerShell writes them with this case, but property
+// names are case-insensitive there, so they are here too.
+type dbaName struct {
+	name string
+	col  column
+	// alias marks a second property holding the same value (BackupStartDate
+	// repeats backup_start_date): used only when the first is absent.
+	alias bool
+}
+
+// dbaHistoryNames are Get-DbaDbRestoreHistory's properties (its SELECT
+// list). ComputerName, InstanceName, checkpoint_lsn, database_backup_lsn,
+// LastRestorePoint and the DataRow's own RowError, RowState, Table,
+// ItemArray and HasErrors are ignored.
+var dbaHistoryNames = []dbaName{
+	{"SqlInstance", colInstance, false},
+	{"Database", colDatabase, false},
+	{"Username", colUserName, false},
+	{"RestoreType", colRestoreType, false},
+	{"Date", colRestoreDate, false},
+	{"From", colDevices, false},
+	{"To", colDestinations, false},
+	{"first_lsn", colFirstLSN, false},
+	{"last_lsn", colLastLSN, false},
+	{"backup_start_date", colBackupStart, false},
+	{"BackupStartDate", colBackupStart, true},
+	{"backup_finish_date", colBackupFinish, false},
+	{"BackupFinishDate", colBackupFinish, true},
+	{"StopAt", colStopAt, false},
+}
+
+// dbaRestoreNames are the properties of the objects Restore-DbaDatabase
+// passes on from Invoke-DbaAdvancedRestore. DatabaseRestoreTime is ignored:
+// it runs from the start of the database's first restore of the run, so it
+// grows down a restore sequence instead of timing one statement.
+var dbaRestoreNames = []dbaName{
+	{"SqlInstance", colInstance, false},
+	{"Database", colDatabase, false},
+	{"DatabaseName", colDatabase, true},
+	{"BackupFile", colDevices, false},
+	{"BackupFilesCount", colBackupFilesCount, false},
+	{"FileRestoreTime", colFileRestoreTime, false},
+	{"RestoreComplete", colRestoreComplete, false},
+	{"Script", colScript, false},
+}
+
 // header is the column layout of one file.
 type header struct {
+	export   export
 	cols     []column // by field index
+	labels   []string // the header's own names, for rejects
 	instance bool     // the file has an instance column
 	names    int      // fields per record
 }
@@ -118,10 +196,13 @@ type header struct {
 // so a file without a header fails fast instead of being read to the end.
 const maxPreamble = 20
 
-// readHeader finds the header record: the first record that names at least
-// one known column. It returns an EINVALID error when the file has no header
-// or lacks a required column, because then no row of it can be read.
+// readHeader finds the header record: the first record that is the header
+// of a known export. It returns an EINVALID error when the file has no such
+// header or it lacks a required column, because then no row of it can be
+// read; the error names what was expected and the exports accepted.
 func readHeader(rd *stdcsv.Reader, opt Options) (header, error) {
+	var first []string
+	firstLine := 0
 	for i := 0; i < maxPreamble; i++ {
 		rec, err := rd.Read()
 		if err == io.EOF {
@@ -134,17 +215,53 @@ func readHeader(rd *stdcsv.Reader, opt Options) (header, error) {
 		if err != nil {
 			return header{}, err
 		}
+		if first == nil && !isComment(rec) {
+			first = append([]string(nil), rec...)
+			firstLine, _ = rd.FieldPos(0)
+		}
 		h, ok, err := layout(rec, opt)
 		if ok || err != nil {
 			return h, err
 		}
 	}
-	return header{}, store.Errorf(store.EINVALID,
-		"no header row naming the columns of the history export (instance, restore_date, destination_database_name, ...); "+
-			"SSMS saves one only with \"Include column headers when copying or saving the results\" on")
+	var b strings.Builder
+	b.WriteString("no header row of a known export")
+	if first != nil {
+		shown := first
+		if len(shown) > 8 {
+			shown = shown[:8]
+		}
+		for i, f := range shown {
+			if len(f) > 40 {
+				shown[i] = f[:40] + "..."
+			}
+		}
+		fmt.Fprintf(&b, " (the first row, line %d, names %q", firstLine, shown)
+		if len(first) > len(shown) {
+			fmt.Fprintf(&b, " and %d more", len(first)-len(shown))
+		}
+		b.WriteString(")")
+	}
+	b.WriteString("; expected the header of one of: ")
+	for i, e := range exports {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(e)
+	}
+	b.WriteString(". SSMS saves a header only with \"Include column headers when copying or saving the results\" on")
+	return header{}, store.Errorf(store.EINVALID, "%s", b.String())
+}
+
+// isComment reports whether rec is a PowerShell "#TYPE ..." line.
+func isComment(rec []string) bool {
+	return len(rec) > 0 && strings.HasPrefix(strings.TrimSpace(rec[0]), "#")
 }
 
 func layout(rec []string, opt Options) (header, bool, error) {
+	if h, ok, err := dbaLayout(rec, opt); ok || err != nil {
+		return h, ok, err
+	}
 	h := header{cols: make([]column, len(rec)), names: len(rec)}
 	var seen [numColumns]bool
 	known := false
@@ -173,6 +290,51 @@ func layout(rec []string, opt Options) (header, bool, error) {
 	}
 	if len(missing) > 0 {
 		return h, true, store.Errorf(store.EINVALID, "header lacks required column %s", strings.Join(missing, ", "))
+	}
+	return h, true, nil
+}
+
+// dbaLayout recognises the header of a dbatools export: every property the
+// export always writes must be there, so a header that shares a few names
+// (Get-DbaDbBackupHistory's SqlInstance and Database) is not taken for one.
+func dbaLayout(rec []string, opt Options) (header, bool, error) {
+	has := map[string]int{}
+	for i, name := range rec {
+		has[strings.ToLower(strings.TrimSpace(name))] = i + 1
+	}
+	all := func(names ...string) bool {
+		for _, n := range names {
+			if has[strings.ToLower(n)] == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	var e export
+	var names []dbaName
+	switch {
+	case all("Database", "RestoreType", "Date", "From"):
+		e, names = exportDbaHistory, dbaHistoryNames
+	case all("Database", "BackupFile", "FileRestoreTime"):
+		e, names = exportDbaRestore, dbaRestoreNames
+	default:
+		return header{}, false, nil
+	}
+	h := header{export: e, cols: make([]column, len(rec)), labels: make([]string, len(rec)), names: len(rec)}
+	var seen [numAllColumns]bool
+	for _, alias := range []bool{false, true} {
+		for _, n := range names {
+			i := has[strings.ToLower(n.name)]
+			if n.alias != alias || i == 0 || seen[n.col] {
+				continue
+			}
+			seen[n.col] = true
+			h.cols[i-1], h.labels[i-1] = n.col, strings.TrimSpace(rec[i-1])
+		}
+	}
+	h.instance = seen[colInstance]
+	if !h.instance && strings.TrimSpace(opt.Instance) == "" {
+		return h, true, store.Errorf(store.EINVALID, "header of %s lacks SqlInstance (or give the instance name)", exports[e])
 	}
 	return h, true, nil
 }
