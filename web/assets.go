@@ -1,9 +1,7 @@
 package web
 
 import (
-	"context"
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -26,14 +24,4 @@ func (s *Server) handleFavicon(c echo.Context) error {
 	}
 	c.Response().Header().Set("Cache-Control", "public, max-age=86400")
 	return c.Blob(http.StatusOK, "image/svg+xml", b)
-}
-
-// handleHealth answers 200 when the warehouse answers a query within 2 s.
-func (s *Server) handleHealth(c echo.Context) error {
-	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
-	defer cancel()
-	if err := s.db.Ping(ctx); err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "version": s.version()})
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -49,12 +50,31 @@ func (s *Server) handleImport(c echo.Context) error {
 	return s.render(c, http.StatusOK, view.ImportPage(s.page(c, "Import", "import"), m))
 }
 
+// What an upload may make the server read before its checks pass: the
+// fields before the first file (token, CSRF token, kind, instance,
+// database) are a few hundred bytes; a client that sends more fields, or
+// more bytes, than these is refused before it has shown any token.
+const (
+	maxPreAuth  = 64 << 10
+	maxFields   = 16
+	maxFieldLen = 4096
+)
+
 // readUpload streams each uploaded file straight into ingest (no temp
 // file, no copy in memory). The form's fields come before its files, so the
-// token and CSRF checks run before a single byte of a file is read.
+// token and CSRF checks run before a single byte of a file is read; until
+// they pass, at most maxFields fields and maxPreAuth bytes of the body are
+// read, under the server's read timeout. Once they pass, the files may take
+// as long as they need as long as they keep arriving (uploadBody).
 func (s *Server) readUpload(c echo.Context) (view.Import, []APIImport, error) {
 	m := s.importModel()
-	mr, err := c.Request().MultipartReader()
+	r := c.Request()
+	body := &preAuthBody{r: r.Body, n: maxPreAuth}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{body, r.Body}
+	mr, err := r.MultipartReader()
 	if err != nil {
 		return m, nil, store.Errorf(store.EINVALID, "send the files as a multipart/form-data upload")
 	}
@@ -62,7 +82,16 @@ func (s *Server) readUpload(c echo.Context) (view.Import, []APIImport, error) {
 	fields := map[string]string{}
 	get := func(k string) string { return fields[k] }
 	checked := false
+	check := func() error {
+		if err := s.checkWrite(c, get); err != nil {
+			return err
+		}
+		checked = true
+		body.open(&uploadBody{r: body.r, rc: http.NewResponseController(c.Response()), idle: s.cfg.UploadIdle})
+		return nil
+	}
 	var kind ingest.Kind
+	nfields := 0
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
@@ -71,7 +100,10 @@ func (s *Server) readUpload(c echo.Context) (view.Import, []APIImport, error) {
 			return m, nil, uploadError(err)
 		}
 		if part.FileName() == "" {
-			v, err := io.ReadAll(io.LimitReader(part, 4096))
+			if nfields++; nfields > maxFields {
+				return m, nil, store.Errorf(store.EINVALID, "the form has more than %d fields", maxFields)
+			}
+			v, err := io.ReadAll(io.LimitReader(part, maxFieldLen))
 			if err != nil {
 				return m, nil, uploadError(err)
 			}
@@ -79,13 +111,12 @@ func (s *Server) readUpload(c echo.Context) (view.Import, []APIImport, error) {
 			continue
 		}
 		if !checked {
-			if err := s.checkWrite(c, get); err != nil {
+			if err := check(); err != nil {
 				return m, nil, err
 			}
 			if kind, err = ingest.ParseKind(fields["kind"]); err != nil {
 				return m, nil, err
 			}
-			checked = true
 		}
 		res, sum, err := s.importPart(c, part, kind, fields)
 		if err != nil {
@@ -94,7 +125,7 @@ func (s *Server) readUpload(c echo.Context) (view.Import, []APIImport, error) {
 		m.Results, sums = append(m.Results, res), append(sums, sum)
 	}
 	if !checked {
-		if err := s.checkWrite(c, get); err != nil {
+		if err := check(); err != nil {
 			return m, nil, err
 		}
 		m.Problem = "Choose at least one file to import."
@@ -159,8 +190,11 @@ type APIImport struct {
 // uploadError reports a broken upload: too large (413) or malformed (400).
 func uploadError(err error) error {
 	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
+	switch {
+	case errors.As(err, &mbe):
 		return err
+	case errors.Is(err, errPreAuth):
+		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The form's fields before its first file are larger than %s; send the token, kind, instance and database fields, then the files.", view.Bytes(maxPreAuth)))
 	}
 	return store.Errorf(store.EINVALID, "the upload could not be read: %v", err)
 }

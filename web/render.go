@@ -27,7 +27,7 @@ func (s *Server) render(c echo.Context, code int, comp templ.Component) error {
 func (s *Server) page(c echo.Context, title, nav string) view.Page {
 	tok, _ := c.Get(csrfKey).(string)
 	return view.Page{Title: title, Nav: nav, Path: c.Request().URL.RequestURI(), Theme: theme(c), CSRF: tok,
-		TokenRequired: s.cfg.Token != "", Version: s.version(), CSS: s.cssURL}
+		TokenRequired: s.cfg.Token != "" && authOf(c) == authNone, Version: s.version(), CSS: s.cssURL}
 }
 
 func (s *Server) version() string {

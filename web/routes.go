@@ -17,7 +17,9 @@ func (s *Server) routes() *echo.Echo {
 	e.IPExtractor = echo.ExtractIPDirect()
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(rawPath)
-	e.Use(secureHeaders, s.metrics.middleware, s.recover, csrfToken)
+	// Before anything reads a body or sets a cookie: the Host must be this
+	// server's, the headers' token right, a write same-origin.
+	e.Use(secureHeaders, s.metrics.middleware, s.recover, s.checkHost, s.authenticate, s.sameOrigin, csrfToken)
 
 	// Pages (SPEC §6.3).
 	e.GET("/", s.handleOverview)
@@ -29,7 +31,8 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/instances/:name/databases/:db", s.handleDatabase)
 	e.GET("/regressions", s.handleRegressions)
 	e.GET("/regressions/:id", s.handleRegression)
-	e.POST("/regressions/:id/status", s.handleRegressionStatus, s.requireWrite)
+	e.POST("/regressions/:id/status", s.handleRegressionStatus,
+		rateLimit(s.writes, "Too many changes from this address; wait a few seconds and try again."), s.requireWrite)
 	e.GET("/builds", s.handleBuilds)
 	e.GET("/compare", s.handleCompare)
 	e.GET("/live", s.handleLive)
@@ -37,7 +40,8 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/reports/regressions/:id", s.handleRegressionReport)
 	e.GET("/reports/builds", s.handleBuildReport)
 	e.GET("/import", s.handleImportForm)
-	e.POST("/import", s.handleImport, s.rateLimit, s.limitBody)
+	e.POST("/import", s.handleImport,
+		rateLimit(s.imports, "Too many uploads from this address; wait a few seconds and try again."), limitBody(s.cfg.MaxUpload))
 	e.GET("/theme", s.handleTheme)
 
 	// JSON API (SPEC §6.4), health and metrics.

@@ -4,15 +4,13 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
-	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
-	"sync"
-	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
-
-	"github.com/restorewatch/restorewatch/web/view"
 )
 
 // csp allows nothing but this origin: no inline script or style (every look
@@ -73,20 +71,23 @@ func csrfToken(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // checkWrite enforces the rules for a write: with Config.Token set, the
-// token must come as a Bearer header or the "token" field; a request
-// authenticated by the Bearer header needs no CSRF token (a browser never
-// adds that header cross-site), any other needs the double-submit token.
-// field reads a form field (urlencoded, or the fields before a multipart
-// upload's files).
+// token must come as an Authorization header (checked by authenticate
+// before any body is read) or the "token" field; a request authenticated
+// by a Bearer header needs no CSRF token (a browser never adds that header
+// by itself), any other (a Basic header, which a browser resends on its
+// own, or the field) needs the double-submit token. field reads a field of
+// the request's body (urlencoded, or the fields before a multipart
+// upload's files), never of its query string.
 func (s *Server) checkWrite(c echo.Context, field func(string) string) error {
-	bearer, hasBearer := strings.CutPrefix(c.Request().Header.Get("Authorization"), "Bearer ")
 	if s.cfg.Token != "" {
-		ok := hasBearer && equal(bearer, s.cfg.Token)
-		if !ok && !equal(field(tokenField), s.cfg.Token) {
-			return echo.NewHTTPError(http.StatusUnauthorized, "This server requires the write token for changes: enter it in the form's token field or send it as an Authorization: Bearer header.")
-		}
-		if ok {
+		switch authOf(c) {
+		case authBearer:
 			return nil
+		case authBasic:
+		default:
+			if err := s.checkToken(c, field(tokenField)); err != nil {
+				return err
+			}
 		}
 	}
 	want, _ := c.Get(csrfKey).(string)
@@ -104,83 +105,19 @@ func equal(a, b string) bool {
 	return a != "" && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }
 
-// requireWrite is checkWrite as middleware for urlencoded forms.
+// maxForm caps the body of a urlencoded write (a status and its note).
+const maxForm = 64 << 10
+
+// requireWrite is checkWrite as middleware for urlencoded forms. The body
+// is capped before it is parsed, and only the body's fields count: a token
+// in the query string would be written to logs and browser history.
 func (s *Server) requireWrite(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if err := s.checkWrite(c, c.FormValue); err != nil {
+	return limitBody(maxForm)(func(c echo.Context) error {
+		if err := s.checkWrite(c, c.Request().PostFormValue); err != nil {
 			return err
 		}
 		return next(c)
-	}
-}
-
-// limiter is a token bucket per client IP (the direct peer address: the
-// server trusts no proxy header, so a client cannot pick its own key).
-type limiter struct {
-	mu      sync.Mutex
-	burst   float64
-	every   time.Duration
-	buckets map[string]*bucket
-	now     func() time.Time
-}
-
-type bucket struct {
-	tokens float64
-	at     time.Time
-}
-
-func newLimiter(burst int, every time.Duration) *limiter {
-	return &limiter{burst: float64(burst), every: every, buckets: map[string]*bucket{}, now: time.Now}
-}
-
-// allow takes a token from ip's bucket, refilling it for the time passed.
-func (l *limiter) allow(ip string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.now()
-	if len(l.buckets) > 10000 { // forget full buckets so the map cannot grow without end
-		for k, b := range l.buckets {
-			if now.Sub(b.at) > time.Duration(l.burst)*l.every {
-				delete(l.buckets, k)
-			}
-		}
-	}
-	b := l.buckets[ip]
-	if b == nil {
-		b = &bucket{tokens: l.burst, at: now}
-		l.buckets[ip] = b
-	}
-	b.tokens = min(l.burst, b.tokens+now.Sub(b.at).Seconds()/l.every.Seconds())
-	b.at = now
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
-}
-
-// rateLimit refuses a client that exceeds its bucket with 429.
-func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if !s.limiter.allow(c.RealIP()) {
-			c.Response().Header().Set("Retry-After", "10")
-			return echo.NewHTTPError(http.StatusTooManyRequests, "Too many uploads from this address; wait a few seconds and try again.")
-		}
-		return next(c)
-	}
-}
-
-// limitBody caps the request body; reading past it fails with
-// *http.MaxBytesError, which the error handler reports as 413.
-func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		r := c.Request()
-		if r.ContentLength > s.cfg.MaxUpload {
-			return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The upload is larger than the %s limit.", view.Bytes(s.cfg.MaxUpload)))
-		}
-		r.Body = http.MaxBytesReader(c.Response(), r.Body, s.cfg.MaxUpload)
-		return next(c)
-	}
+	})
 }
 
 // theme returns the theme the visitor chose ("" follows the browser).
@@ -192,12 +129,37 @@ func theme(c echo.Context) string {
 }
 
 // localPath accepts only a path on this server as a redirect target, so
-// the theme link cannot be turned into an open redirect.
+// the theme link cannot be turned into an open redirect. Browsers drop tabs
+// and newlines from a Location and read a backslash as a slash, so
+// "/<TAB>/evil.example" or "/\\evil.example" would leave the site: a target
+// with a control character or a backslash, or whose path starts with a
+// second slash (as written or once decoded), goes to "/" instead.
 func localPath(p string) string {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") || strings.ContainsAny(p, "\r\n") {
+	if len(p) == 0 || len(p) > 4096 || p[0] != '/' || unsafeInPath(p) {
+		return "/"
+	}
+	u, err := url.Parse(p)
+	if err != nil || u.Scheme != "" || u.Opaque != "" || u.User != nil || u.Host != "" || !strings.HasPrefix(u.Path, "/") {
+		return "/"
+	}
+	if strings.HasPrefix(u.Path, "//") || unsafeInPath(u.Path) {
 		return "/"
 	}
 	return p
+}
+
+// unsafeInPath reports a second leading slash, a backslash or a control
+// character (ASCII or Unicode) anywhere in p.
+func unsafeInPath(p string) bool {
+	if strings.HasPrefix(p, "//") {
+		return true
+	}
+	for _, r := range p {
+		if r == '\\' || unicode.IsControl(r) || r == utf8.RuneError {
+			return true
+		}
+	}
+	return false
 }
 
 // handleTheme stores the theme choice in a cookie and goes back.

@@ -11,6 +11,7 @@ package web
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -46,8 +47,36 @@ type Config struct {
 	Addr string
 	// Token, when set, is required by every write (POST /import, POST
 	// /regressions/{id}/status) as the form field "token" or an
-	// "Authorization: Bearer" header. Set it when listening beyond loopback.
+	// Authorization header (Bearer TOKEN, or Basic with the token as
+	// password); never in a query string. Set it when listening beyond
+	// loopback.
 	Token string
+	// ProtectReads, with Token set, makes every page, API call and
+	// /metrics need the token too (a browser signs in with HTTP Basic);
+	// only /healthz and the static assets stay open. Set it when listening
+	// beyond loopback: pages show service accounts, file paths and trace
+	// flags.
+	ProtectReads bool
+	// AllowedHosts are the names, besides the address a connection arrives
+	// on and "localhost", that requests may carry in their Host header (the
+	// name users type, or a reverse proxy's); any other Host is refused
+	// with 421 (DNS rebinding). The host of Addr counts when it is a name.
+	AllowedHosts []string
+	// TLS, when set, makes Start serve HTTPS with it.
+	TLS *tls.Config
+	// MaxConns caps the connections open at once (Accept waits beyond it);
+	// zero derives it from the descriptor limit (the limit less 128, at
+	// most 4,096).
+	MaxConns int
+	// ReadHeaderTimeout (10 s) bounds reading a request's headers,
+	// ReadTimeout (30 s) its headers and body, except the files of an
+	// authenticated upload, which must instead deliver 64 KiB within each
+	// UploadIdle (30 s) of waiting. IdleTimeout (60 s) closes an idle
+	// keep-alive connection.
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	UploadIdle        time.Duration
+	IdleTimeout       time.Duration
 	// Namer names a build ("2016 SP1 CU8"); nil names with Reference.
 	Namer func(version string) string
 	// Reference is the build list Namer defaults to; nil is buildref.Default().
@@ -85,7 +114,12 @@ type Server struct {
 	e         *echo.Echo
 	metrics   *metrics
 	cache     *cache
-	limiter   *limiter
+	imports   *limiter // POST /import per client
+	writes    *limiter // status changes per client
+	fails     *limiter // wrong tokens per client
+	health    health
+	hosts     map[string]struct{}
+	origin    *http.CrossOriginProtection
 	issues    []analysis.KnownIssue
 	css       []byte // style.css + chart CSS, served as one file
 	cssURL    string
@@ -93,7 +127,7 @@ type Server struct {
 	reportURL string
 
 	mu   sync.Mutex
-	ln   net.Listener
+	ln   *limitListener
 	http *http.Server
 }
 
@@ -124,6 +158,13 @@ func New(cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = defaultMaxConns()
+	}
+	cfg.ReadHeaderTimeout = orDefault(cfg.ReadHeaderTimeout, defaultReadHeaderTimeout)
+	cfg.ReadTimeout = orDefault(cfg.ReadTimeout, defaultReadTimeout)
+	cfg.UploadIdle = orDefault(cfg.UploadIdle, defaultUploadIdle)
+	cfg.IdleTimeout = orDefault(cfg.IdleTimeout, defaultIdleTimeout)
 	if cfg.CollectorInterval <= 0 {
 		cfg.CollectorInterval = mssql.DefaultInterval
 	}
@@ -138,7 +179,9 @@ func New(cfg Config) *Server {
 			}
 		}
 	}
-	s := &Server{cfg: cfg, db: cfg.DB, log: cfg.Logger, cache: newCache(), limiter: newLimiter(cfg.ImportBurst, cfg.ImportEvery)}
+	s := &Server{cfg: cfg, db: cfg.DB, log: cfg.Logger, cache: newCache(),
+		imports: newLimiter(cfg.ImportBurst, cfg.ImportEvery), writes: newLimiter(30, 2*time.Second),
+		fails: newLimiter(10, 6*time.Second), hosts: hostNames(cfg), origin: http.NewCrossOriginProtection()}
 	s.issues = cfg.Analysis.KnownIssues
 	if s.issues == nil {
 		s.issues = analysis.DefaultKnownIssues()
@@ -148,6 +191,13 @@ func New(cfg Config) *Server {
 	s.metrics = newMetrics(s)
 	s.e = s.routes()
 	return s
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
 }
 
 // asset joins an embedded stylesheet with the chart CSS and names it by its
@@ -184,29 +234,52 @@ func (s *Server) Handler() http.Handler { return s.e }
 // once the listener is bound, or the error that prevented it.
 func (s *Server) Start(ctx context.Context) error {
 	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", s.cfg.Addr)
+	raw, err := lc.Listen(ctx, "tcp", s.cfg.Addr)
 	if err != nil {
 		return store.Errorf(store.EUNAVAILABLE, "cannot listen on %s: %v", s.cfg.Addr, err)
 	}
+	ln := newLimitListener(raw, s.cfg.MaxConns)
+	var serveLn net.Listener = ln
+	if s.cfg.TLS != nil {
+		tc := s.cfg.TLS.Clone()
+		tc.MinVersion = max(tc.MinVersion, tls.VersionTLS12)
+		if len(tc.NextProtos) == 0 {
+			tc.NextProtos = []string{"http/1.1"}
+		}
+		serveLn = tls.NewListener(ln, tc)
+	}
 	srv := &http.Server{
-		Handler:           s.e,
-		ReadHeaderTimeout: 10 * time.Second,
-		// No overall read/write timeout: an upload of hundreds of MiB or a
-		// slow CSV export must be allowed to finish.
-		IdleTimeout: 2 * time.Minute,
-		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		Handler: s.e,
+		// Every request's headers and body must arrive within these; an
+		// authenticated upload's files extend the deadline as they arrive
+		// (uploadBody). No write timeout: a slow CSV export must finish.
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		ReadTimeout:       s.cfg.ReadTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	s.mu.Lock()
 	s.ln, s.http = ln, srv
 	s.mu.Unlock()
-	s.log.Info("dashboard listening", "addr", ln.Addr().String())
+	s.log.Info("dashboard listening", "addr", ln.Addr().String(), "tls", s.cfg.TLS != nil, "max_conns", s.cfg.MaxConns)
 	go s.warm()
 	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.Serve(serveLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("dashboard stopped", "error", err)
 		}
 	}()
 	return nil
+}
+
+// OpenConns is the number of connections open now (0 before Start).
+func (s *Server) OpenConns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln == nil {
+		return 0
+	}
+	return int(s.ln.open.Load())
 }
 
 // Addr returns the address Start bound (useful with port 0), or "".

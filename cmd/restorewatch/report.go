@@ -10,6 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/web"
 )
@@ -56,7 +60,7 @@ func (c *ReportCmd) Run(ctx context.Context, m *Main) error {
 }
 
 // writePDF prints the self-contained HTML report to PDF with headless
-// Chromium, when it is installed.
+// Chromium, when it is installed, with JavaScript off (printReport).
 func writePDF(ctx context.Context, m *Main, html []byte, out string) error {
 	bin := ""
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
@@ -77,23 +81,46 @@ func writePDF(ctx context.Context, m *Main, html []byte, out string) error {
 	if err := os.WriteFile(src, html, 0o600); err != nil {
 		return err
 	}
-	abs, err := filepath.Abs(out)
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--no-pdf-header-footer", "--print-to-pdf="+abs, "file://"+src)
-	if outb, err := cmd.CombinedOutput(); err != nil {
-		return store.Errorf(store.EINTERNAL, "report: Chromium could not print the PDF: %v: %s", err, lastLine(outb))
+	pdf, err := printReport(ctx, bin, filepath.Join(dir, "profile"), "file://"+src)
+	if err != nil {
+		return store.Errorf(store.EINTERNAL, "report: Chromium could not print the PDF: %v", err)
 	}
-	if st, err := os.Stat(abs); err != nil || st.Size() == 0 {
+	if len(pdf) == 0 {
 		return store.Errorf(store.EINTERNAL, "report: Chromium wrote no PDF")
+	}
+	if err := os.WriteFile(out, pdf, 0o644); err != nil {
+		return store.Errorf(store.EINVALID, "report: %v", err)
 	}
 	fmt.Fprintf(m.Stdout, "wrote %s\n", out)
 	return nil
+}
+
+// printReport prints the page at url to PDF through the DevTools protocol,
+// with script execution disabled in the page before it loads: the report
+// needs no script (its charts are SVG) and its text comes from servers, so
+// nothing in it may run even if escaping ever failed. (Chromium's
+// --print-to-pdf writes nothing once --blink-settings=scriptEnabled=false
+// is given, so the command line cannot do this.) The report's own CSP
+// forbids script too; this holds for any HTML printed here.
+func printReport(ctx context.Context, bin, profile, url string) ([]byte, error) {
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], // --headless, --no-first-run, --disable-background-networking, --disable-sync …
+		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.UserDataDir(profile),
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-extensions", true))
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	defer cancelBrowser()
+	noScript := chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	})
+	if err := chromedp.Do(bctx, noScript, chromedp.Navigate(url)); err != nil {
+		return nil, err
+	}
+	return chromedp.Run(bctx, chromedp.PrintToPDF())
 }
 
 func lastLine(b []byte) string {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"fmt"
 	"net"
@@ -16,18 +17,29 @@ import (
 
 // ServeCmd serves the dashboard (and, with --config, runs the collector).
 type ServeCmd struct {
-	Addr          string `help:"Address to listen on." default:"127.0.0.1:8080"`
-	Demo          bool   `help:"Fill an empty warehouse with the demo fleet first (never touches one with data)."`
-	Config        string `help:"Collector configuration (TOML): collect from live instances while serving." type:"existingfile"`
+	Addr          string   `help:"Address to listen on." default:"127.0.0.1:8080"`
+	Demo          bool     `help:"Fill an empty warehouse with the demo fleet first (never touches one with data)."`
+	Config        string   `help:"Collector configuration (TOML): collect from live instances while serving." type:"existingfile"`
+	AllowedHost   []string `name:"allowed-host" placeholder:"NAME" help:"A name the dashboard answers to besides its address and localhost (repeatable): the name users type or a reverse proxy sends as Host. Other names are refused (DNS rebinding)."`
+	PublicRead    bool     `help:"Beyond loopback, let pages, the API and /metrics be read without the token (writes still need it)."`
+	TLSCert       string   `name:"tls-cert" placeholder:"FILE" help:"Serve HTTPS with this PEM certificate (chain); needs --tls-key." type:"existingfile"`
+	TLSKey        string   `name:"tls-key" placeholder:"FILE" help:"The PEM private key of --tls-cert." type:"existingfile"`
+	MaxConns      int      `help:"Connections open at once (0: the descriptor limit less 128, at most 4096)." default:"0"`
 	AnalysisFlags `embed:""`
 
-	// ready, when set by a test, receives the bound address.
+	// ready, when set by a test, receives the bound address; tune, when
+	// set, adjusts the server's configuration (tests shorten timeouts).
 	ready chan<- string
+	tune  func(*web.Config)
 }
 
 // Run implements the command.
 func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 	opt, err := c.options()
+	if err != nil {
+		return err
+	}
+	tlsCfg, err := c.tlsConfig()
 	if err != nil {
 		return err
 	}
@@ -56,8 +68,16 @@ func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
+	beyond := !loopback(c.Addr)
 	wc := web.Config{DB: db, Logger: m.Logger, Addr: c.Addr, Token: token, Reference: ref,
-		Namer: ref.Namer(), Version: Version, Analysis: opt}
+		Namer: ref.Namer(), Version: Version, Analysis: opt, AllowedHosts: c.AllowedHost, TLS: tlsCfg,
+		ProtectReads: beyond && !c.PublicRead, MaxConns: c.MaxConns}
+	if beyond && tlsCfg == nil {
+		fmt.Fprintf(m.Stderr, "restorewatch: warning: serving plain HTTP beyond loopback: the token crosses the network in clear; give --tls-cert and --tls-key (or put a TLS proxy in front)\n")
+	}
+	if c.tune != nil {
+		c.tune(&wc)
+	}
 	if c.Config != "" {
 		// The collector page judges freshness by the configured interval.
 		cfg, err := mssql.LoadConfig(c.Config)
@@ -70,7 +90,11 @@ func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 	if err := srv.Start(ctx); err != nil {
 		return err
 	}
-	fmt.Fprintf(m.Stderr, "restorewatch: dashboard on http://%s/ (warehouse %s)\n", srv.Addr(), db.Path())
+	scheme := "http"
+	if tlsCfg != nil {
+		scheme = "https"
+	}
+	fmt.Fprintf(m.Stderr, "restorewatch: dashboard on %s://%s/ (warehouse %s)\n", scheme, srv.Addr(), db.Path())
 	if c.ready != nil {
 		c.ready <- srv.Addr()
 	}
@@ -99,11 +123,10 @@ func writeToken(m *Main, addr string) (string, error) {
 	if t := os.Getenv("RW_TOKEN"); t != "" {
 		return t, nil
 	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return "", usageError{fmt.Errorf("--addr %q: %v", addr, err)}
 	}
-	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+	if loopback(addr) {
 		return "", nil
 	}
 	b := make([]byte, 16)
@@ -111,6 +134,31 @@ func writeToken(m *Main, addr string) (string, error) {
 		return "", err
 	}
 	t := hex.EncodeToString(b)
-	fmt.Fprintf(m.Stderr, "restorewatch: listening beyond loopback: imports and acknowledgements need the token %s (set RW_TOKEN to choose it)\n", t)
+	fmt.Fprintf(m.Stderr, "restorewatch: listening beyond loopback: pages, imports and acknowledgements need the token %s (set RW_TOKEN to choose it)\n", t)
 	return t, nil
+}
+
+// loopback says whether addr listens on loopback only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return host == "localhost" || (ip != nil && ip.IsLoopback())
+}
+
+// tlsConfig loads --tls-cert and --tls-key (both or neither).
+func (c *ServeCmd) tlsConfig() (*tls.Config, error) {
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return nil, usageError{fmt.Errorf("--tls-cert and --tls-key go together")}
+	}
+	if c.TLSCert == "" {
+		return nil, nil
+	}
+	cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
+	if err != nil {
+		return nil, store.Errorf(store.EINVALID, "--tls-cert %s, --tls-key %s: %v", c.TLSCert, c.TLSKey, err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
 }

@@ -1,0 +1,99 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/restorewatch/restorewatch/web/view"
+)
+
+// limiter is a token bucket per client IP (the direct peer address: the
+// server trusts no proxy header, so a client cannot pick its own key).
+type limiter struct {
+	mu      sync.Mutex
+	burst   float64
+	every   time.Duration
+	buckets map[string]*bucket
+	now     func() time.Time
+}
+
+type bucket struct {
+	tokens float64
+	at     time.Time
+}
+
+func newLimiter(burst int, every time.Duration) *limiter {
+	return &limiter{burst: float64(burst), every: every, buckets: map[string]*bucket{}, now: time.Now}
+}
+
+// refill returns ip's bucket with the tokens earned since it was last seen.
+// The caller holds l.mu.
+func (l *limiter) refill(ip string) *bucket {
+	now := l.now()
+	if len(l.buckets) > 10000 { // forget full buckets so the map cannot grow without end
+		for k, b := range l.buckets {
+			if now.Sub(b.at) > time.Duration(l.burst)*l.every {
+				delete(l.buckets, k)
+			}
+		}
+	}
+	b := l.buckets[ip]
+	if b == nil {
+		b = &bucket{tokens: l.burst, at: now}
+		l.buckets[ip] = b
+	}
+	b.tokens = min(l.burst, b.tokens+now.Sub(b.at).Seconds()/l.every.Seconds())
+	b.at = now
+	return b
+}
+
+// allow takes a token from ip's bucket, refilling it for the time passed.
+func (l *limiter) allow(ip string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.refill(ip)
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+// empty says whether ip's bucket has no token left, without taking one.
+func (l *limiter) empty(ip string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.refill(ip).tokens < 1
+}
+
+// rateLimit refuses a client that exceeds l with 429.
+func rateLimit(l *limiter, msg string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if !l.allow(c.RealIP()) {
+				c.Response().Header().Set("Retry-After", "10")
+				return echo.NewHTTPError(http.StatusTooManyRequests, msg)
+			}
+			return next(c)
+		}
+	}
+}
+
+// limitBody caps the request body; reading past it fails with
+// *http.MaxBytesError, which the error handler reports as 413.
+func limitBody(max int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			if r.ContentLength > max {
+				return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The request is larger than the %s limit.", view.Bytes(max)))
+			}
+			r.Body = http.MaxBytesReader(c.Response(), r.Body, max)
+			return next(c)
+		}
+	}
+}
