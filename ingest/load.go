@@ -94,6 +94,11 @@ func (l *Loader) Store(ctx context.Context, in Input) (Stored, error) {
 		_, perr = csv.Parse(ctx, in.R, csv.Options{File: in.Name, Instance: inst, Progress: in.Progress}, im)
 		out.InstanceSource = "file"
 	case Messages:
+		if inst == "" {
+			perr = store.Errorf(store.EINVALID, "captured client output never names its server: give --instance NAME, "+
+				"or put the file in a folder named after the server and give --instance-from-dir")
+			break
+		}
 		var st messages.Stats
 		st, perr = messages.Parse(ctx, in.R, messages.Options{File: in.Name, Instance: inst, Database: in.Database, At: in.At}, im)
 		out.Instance, out.InstanceSource = inst, instSrc

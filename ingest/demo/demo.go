@@ -175,7 +175,7 @@ func (g *gen) open() error {
 	if g.history, err = newHistoryWriter(filepath.Join(g.cfg.Dir, "history", "restore-history.csv")); err != nil {
 		return err
 	}
-	g.messages = &messagesWriter{path: filepath.Join(g.cfg.Dir, "messages", "restore-output.txt")}
+	g.messages = &messagesWriter{dir: filepath.Join(g.cfg.Dir, "messages")}
 	if g.cfg.Truth {
 		if g.truth, err = newTruthWriter(filepath.Join(g.cfg.Dir, "truth.csv")); err != nil {
 			return err

@@ -4,13 +4,18 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 )
 
-// messagesWriter writes restore-output.txt: the SSMS Messages tab of the
-// manual restores, pasted one after the other. The same restores are in the
-// error log and the history CSV, so the import must merge, not add.
+// messagesWriter writes messages/INSTANCE/restore-output.txt: the SSMS
+// Messages tab of the manual restores, pasted one after the other, in a
+// folder named after the server, as a DBA hands such files over (client
+// output never names its server: `import --instance-from-dir` reads the
+// folder's name). The same restores are in the error log and the history
+// CSV, so the import must merge, not add.
 type messagesWriter struct {
+	dir      string
 	path     string
 	instance string
 	f        *os.File
@@ -24,6 +29,7 @@ type messagesWriter struct {
 // saves text).
 func (m *messagesWriter) write(r *restore) error {
 	if m.f == nil {
+		m.path = filepath.Join(m.dir, r.s.in.name, "restore-output.txt")
 		f, b, c, err := createFile(m.path)
 		if err != nil {
 			return err
