@@ -104,12 +104,23 @@ const (
 // Series and exposure rows that did not change are left as they are: a
 // re-analysis mostly finds what it found before, and rewriting 20,000 series
 // rows was a sizeable part of an analysis of the fleet.
-func (db *DB) SaveFindings(ctx context.Context, instanceID int64, series []Series, regs []Regression, exp []Exposure) error {
+//
+// pending is the instance's analysis_pending mark as AnalysisPending read it
+// before the analysis loaded its restores: the mark is cleared in the same
+// transaction only if no derivation has raised it since, so findings judged
+// on restores that have changed stay pending (DB.CompletePending).
+func (db *DB) SaveFindings(ctx context.Context, instanceID, pending int64, series []Series, regs []Regression, exp []Exposure) error {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: save findings: %w", err)
 	}
 	defer tx.Rollback()
+	if pending > 0 {
+		if _, err := tx.ExecContext(ctx, `UPDATE instance SET analysis_pending = 0 WHERE id = ? AND analysis_pending = ?`,
+			instanceID, pending); err != nil {
+			return fmt.Errorf("store: save findings: %w", err)
+		}
+	}
 	if err := saveSeries(ctx, tx, instanceID, series); err != nil {
 		return err
 	}

@@ -293,9 +293,11 @@ func writeInstance(ctx context.Context, tx *sql.Tx, w *restoreWriter, d derivedI
 	if err := w.write(d.id, d.out); err != nil {
 		return 0, err
 	}
-	// Cleared only if no import added facts since the snapshot.
+	// Cleared only if no import added facts since the snapshot. The
+	// findings are now stale: the analysis is marked pending in the same
+	// transaction, so a crash before it runs leaves the mark.
 	if _, err := tx.ExecContext(ctx, `UPDATE instance SET restore_date_semantics = ?, semantics_samples = ?,
-		dirty = CASE WHEN dirty = ? THEN 0 ELSE dirty END WHERE id = ?`,
+		dirty = CASE WHEN dirty = ? THEN 0 ELSE dirty END, analysis_pending = analysis_pending + 1 WHERE id = ?`,
 		d.out.semantics, d.out.semanticsN, d.version, d.id); err != nil {
 		return 0, err
 	}

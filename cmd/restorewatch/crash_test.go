@@ -4,15 +4,23 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/restorewatch/restorewatch/ingest"
+	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
 )
 
@@ -74,7 +82,7 @@ func TestImportSurvivesSIGKILL(t *testing.T) {
 	const rows = 40000
 	writeHistory(t, csvPath, rows)
 	importCmd := func(db string) *exec.Cmd {
-		c := exec.Command(os.Args[0], "import", "history", "--db", db, csvPath)
+		c := exec.Command(os.Args[0], "--db", db, "import", "history", csvPath)
 		c.Env = append(os.Environ(), "RW_AS_MAIN=1")
 		return c
 	}
@@ -117,4 +125,294 @@ func TestImportSurvivesSIGKILL(t *testing.T) {
 		}
 	}
 	t.Logf("%d kills over a %v import, %d of them mid-way through the rows", kills, full, midway)
+}
+
+// TestKilledImportEqualsCleanImport kills a real `restorewatch import` of a
+// demo fleet's history at five random points, one in each fifth of a clean
+// import's run (so the kills land in the batches, the derivation and the
+// analysis), runs the import once more and compares the whole warehouse —
+// restores, series verdicts, regressions with what changed, known issues,
+// hours lost, exposure, indexes and pending marks — with a clean import's.
+// The error logs and messages are imported first, whole, so the history
+// brings the regressions their attribution (source build, devices …).
+func TestKilledImportEqualsCleanImport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills processes; skipped with -short")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	fleet, err := demo.Generate(demo.Config{Restores: 6000, Seed: 1, Dir: filepath.Join(dir, "fleet")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var history string
+	rest := fleet
+	rest.Files = nil
+	for _, f := range fleet.Files {
+		if f.Kind == ingest.History {
+			history = f.Path
+		} else {
+			rest.Files = append(rest.Files, f)
+		}
+	}
+	base := filepath.Join(dir, "base.db")
+	db, err := store.Open(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := demo.Import(ctx, db, rest, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	importCmd := func(db string) *exec.Cmd {
+		c := exec.Command(os.Args[0], "--db", db, "import", "history", history)
+		c.Env = append(os.Environ(), "RW_AS_MAIN=1")
+		return c
+	}
+	ref := copyWarehouse(t, base, filepath.Join(dir, "ref.db"))
+	start := time.Now()
+	if out, err := importCmd(ref).CombinedOutput(); err != nil {
+		t.Fatalf("clean import: %v\n%s", err, out)
+	}
+	full := time.Since(start)
+	want := dumpWarehouse(t, ref)
+	if len(want["regression"]) == 0 || len(want["known_issue"]) == 0 {
+		t.Fatalf("the clean import found %d regressions, %d with a known issue: the fleet should have some",
+			len(want["regression"]), len(want["known_issue"]))
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	const kills = 5
+	for k := range kills {
+		crashed := copyWarehouse(t, base, filepath.Join(dir, fmt.Sprintf("crash%d.db", k)))
+		c := importCmd(crashed)
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		delay := full*time.Duration(k)/kills + time.Duration(rng.Int64N(int64(full/kills)))
+		time.Sleep(delay)
+		_ = c.Process.Signal(syscall.SIGKILL)
+		_ = c.Wait()
+		left := pendingMarks(t, crashed)
+		if out, err := importCmd(crashed).CombinedOutput(); err != nil {
+			t.Fatalf("rerun after kill %d: %v\n%s", k, err, out)
+		}
+		got := dumpWarehouse(t, crashed)
+		if diff := diffDumps(want, got); diff != "" {
+			t.Errorf("kill %d after %v of a %v import (left %s), then one more import: the warehouse differs from a clean import's:\n%s",
+				k, delay.Round(time.Millisecond), full.Round(time.Millisecond), left, diff)
+		} else {
+			t.Logf("kill %d after %v of a %v import left %s; one more import made it equal to a clean import",
+				k, delay.Round(time.Millisecond), full.Round(time.Millisecond), left)
+		}
+	}
+}
+
+// copyWarehouse copies a closed warehouse file (and its WAL, if any).
+func copyWarehouse(t *testing.T, from, to string) string {
+	t.Helper()
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(from + suffix)
+		if errors.Is(err, fs.ErrNotExist) && suffix != "" {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to+suffix, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return to
+}
+
+// pendingMarks describes what a crash left, read without changing anything.
+func pendingMarks(t *testing.T, path string) string {
+	t.Helper()
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)&_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var hist, restores, dirty, scan int
+	var dropped sql.NullString
+	if err := raw.QueryRow(`SELECT (SELECT count(*) FROM history_row), (SELECT count(*) FROM restore),
+		(SELECT count(*) FROM instance WHERE dirty > 0),
+		(SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'restore_scan'),
+		(SELECT value FROM setting WHERE key = 'dropped_restore_indexes')`).Scan(&hist, &restores, &dirty, &scan, &dropped); err != nil {
+		t.Fatal(err)
+	}
+	s := fmt.Sprintf("%d history rows, %d restores, %d instances to derive, restore_scan present: %t", hist, restores, dirty, scan == 1)
+	var pending int
+	if err := raw.QueryRow(`SELECT count(*) FROM instance WHERE analysis_pending > 0`).Scan(&pending); err == nil {
+		s += fmt.Sprintf(", %d instances to analyse", pending)
+	}
+	if dropped.Valid {
+		s += ", dropped indexes " + dropped.String
+	}
+	return s
+}
+
+// dumpWarehouse reads what a user can see of a warehouse, table by table,
+// each row as text, sorted: restore ids (which a re-derivation may assign
+// differently) are replaced by the restore's natural key, and the times a
+// row was written are left out.
+func dumpWarehouse(t *testing.T, path string) map[string][]string {
+	t.Helper()
+	ctx := context.Background()
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)&_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	keys := map[int64]string{}
+	rows, err := raw.Query(`SELECT id, natural_key FROM restore`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		var key string
+		if err := rows.Scan(&id, &key); err != nil {
+			t.Fatal(err)
+		}
+		keys[id] = key
+	}
+	rows.Close()
+	restoreKey := func(v any) string {
+		if id, ok := v.(int64); ok {
+			return "restore " + keys[id]
+		}
+		return fmt.Sprint(v)
+	}
+	restoreKeys := func(v any) string {
+		var ids []int64
+		s, _ := v.(string)
+		if err := json.Unmarshal([]byte(s), &ids); err != nil {
+			return "unreadable " + s
+		}
+		out := make([]string, len(ids))
+		for i, id := range ids {
+			out[i] = keys[id]
+		}
+		return strings.Join(out, " ")
+	}
+	skip := map[string]bool{"id": true, "created_at": true, "first_seen": true, "last_seen": true, "status_at": true}
+	mapped := map[string]func(any) string{"change_restore_id": restoreKey, "outliers": restoreKeys, "change_points": restoreKeys,
+		"instance_id": func(v any) string { return fmt.Sprint(v) }}
+	dump := map[string][]string{}
+	for _, table := range []string{"instance", "restore", "series", "regression", "exposure", "setting"} {
+		rows, err := raw.Query(`SELECT * FROM ` + table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			for i, c := range cols {
+				if skip[c] {
+					continue
+				}
+				v := fmt.Sprint(vals[i])
+				if f := mapped[c]; f != nil {
+					v = f(vals[i])
+				}
+				fmt.Fprintf(&b, "%s=%s ", c, v)
+			}
+			dump[table] = append(dump[table], b.String())
+		}
+		rows.Close()
+	}
+	idx, err := raw.Query(`SELECT name, COALESCE(sql, '') FROM sqlite_master WHERE type = 'index'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for idx.Next() {
+		var name, q string
+		if err := idx.Scan(&name, &q); err != nil {
+			t.Fatal(err)
+		}
+		dump["index"] = append(dump["index"], name+": "+q)
+	}
+	idx.Close()
+	// Through store, as the pages and the CLI read them: every restore
+	// visible in the fleet-wide orders (restore_scan), each regression's
+	// known issues and hours lost.
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	orders, err := db.RestoreOrders(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dump["visible"] = []string{fmt.Sprintf("%d restores in the fleet-wide orders", orders.Count(time.UnixMilli(0), time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)))}
+	regs, err := db.ListRegressions(ctx, store.RegressionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range regs {
+		id := fmt.Sprintf("%s/%s/%s/%s", r.Instance, r.Database, r.Kind, r.Direction)
+		dump["hours_lost"] = append(dump["hours_lost"], fmt.Sprintf("%s %.6f h per restore, %.3f restores a year", id, r.HoursLostPerRestore(), r.RestoresPerYear))
+		for _, k := range r.KnownIssues {
+			dump["known_issue"] = append(dump["known_issue"], id+" "+k)
+		}
+	}
+	for _, rows := range dump {
+		slices.Sort(rows)
+	}
+	return dump
+}
+
+// diffDumps says how two dumps differ, a few rows per table; "" when equal.
+func diffDumps(want, got map[string][]string) string {
+	var b strings.Builder
+	tables := slices.Sorted(maps.Keys(want))
+	for table := range got {
+		if _, ok := want[table]; !ok {
+			tables = append(tables, table)
+		}
+	}
+	for _, table := range tables {
+		w, g := want[table], got[table]
+		inW, inG := map[string]bool{}, map[string]bool{}
+		for _, r := range w {
+			inW[r] = true
+		}
+		for _, r := range g {
+			inG[r] = true
+		}
+		var missing, extra []string
+		for _, r := range w {
+			if !inG[r] {
+				missing = append(missing, r)
+			}
+		}
+		for _, r := range g {
+			if !inW[r] {
+				extra = append(extra, r)
+			}
+		}
+		if len(missing) == 0 && len(extra) == 0 && len(w) == len(g) {
+			continue
+		}
+		fmt.Fprintf(&b, "  %s: %d rows, want %d; %d missing, %d unexpected\n", table, len(g), len(w), len(missing), len(extra))
+		for i := 0; i < min(2, len(missing)); i++ {
+			fmt.Fprintf(&b, "    missing    %.400s\n", missing[i])
+		}
+		for i := 0; i < min(2, len(extra)); i++ {
+			fmt.Fprintf(&b, "    unexpected %.400s\n", extra[i])
+		}
+	}
+	return b.String()
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=…".
@@ -119,7 +120,28 @@ func (m *Main) openDB(ctx context.Context) (*store.DB, error) {
 	}
 	m.db = db
 	m.closer = append(m.closer, db.Close)
+	if err := m.completePending(ctx, db); err != nil {
+		return nil, err
+	}
 	return db, nil
+}
+
+// completePending finishes, before any command reads the warehouse, what a
+// crashed run left marked pending: derivation, the indexes a large import
+// dropped, and the analysis of the restores derived since the last one
+// (with the default thresholds and catalogue, as an import analyses).
+func (m *Main) completePending(ctx context.Context, db *store.DB) error {
+	p, err := db.Pending(ctx)
+	if err != nil || !p.Any() {
+		return err
+	}
+	fmt.Fprintf(m.Stderr, "completing what an interrupted run left in %s: %d instances to derive, %d to analyse, %d indexes to build\n",
+		m.cli.DB, p.Derive, p.Analyse, p.Indexes)
+	_, err = db.CompletePending(ctx, func(ctx context.Context, ids []int64) error {
+		_, err := analysis.Run(ctx, db, ids, analysis.Options{})
+		return err
+	})
+	return err
 }
 
 func main() {

@@ -121,6 +121,12 @@ func Run(ctx context.Context, db *store.DB, ids []int64, opt Options) (RunStats,
 func runGroup(ctx context.Context, db *store.DB, ids, load []int64, opt Options, done, total int) (RunStats, error) {
 	var st RunStats
 	groupsRun.Add(1)
+	// The marks are read before the restores: a derivation committed after
+	// this read raises a mark past what SaveFindings clears.
+	pending, err := db.AnalysisPending(ctx)
+	if err != nil {
+		return st, err
+	}
 	all, err := db.LoadSeries(ctx, load)
 	if err != nil {
 		return st, err
@@ -165,7 +171,7 @@ func runGroup(ctx context.Context, db *store.DB, ids, load []int64, opt Options,
 		if w.err != nil {
 			return st, w.err
 		}
-		if err := db.SaveFindings(ctx, w.id, w.saved, w.regs, w.exp); err != nil {
+		if err := db.SaveFindings(ctx, w.id, pending[w.id], w.saved, w.regs, w.exp); err != nil {
 			return st, err
 		}
 		st.Series += w.st.Series
