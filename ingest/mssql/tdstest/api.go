@@ -2,6 +2,7 @@ package tdstest
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 )
 
@@ -27,6 +28,20 @@ type Config struct {
 	// Logf, if set, receives one line per connection event and per
 	// protocol problem; handy with t.Logf.
 	Logf func(format string, args ...any)
+
+	// TLS, when set, holds the server's certificate (see CA.ServerTLS)
+	// and lets clients encrypt. Without it the server answers
+	// ENCRYPT_NOT_SUP and every login crosses in clear. With it:
+	//   - TDS 7.x: PRELOGIN answers encryption as SQL Server does (on when
+	//     the client asks, login-only when the client offers ENCRYPT_OFF,
+	//     none when the client cannot encrypt) and the TLS handshake runs
+	//     inside PRELOGIN packets (TLS 1.2 at most);
+	//   - TDS 8 (encrypt=strict): when ServerVersion is 16 (SQL Server
+	//     2022) or later, a connection that starts with a TLS ClientHello
+	//     gets TLS first, with ALPN "tds/8.0", then PRELOGIN. An older
+	//     version closes such a connection, as SQL Server 2019 does.
+	// Logins records which of these each login used.
+	TLS *tls.Config
 }
 
 // Handler answers one query. The context is cancelled when the client

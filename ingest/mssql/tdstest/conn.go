@@ -2,6 +2,7 @@ package tdstest
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -22,6 +23,12 @@ type conn struct {
 	spid       uint16
 	packetSize int
 
+	// rd and wr carry TDS packets once PRELOGIN is done: nc itself, or
+	// a TLS session over it. enc says which.
+	rd  io.Reader
+	wr  io.Writer
+	enc Encryption
+
 	preloginDone bool
 	loggedIn     bool
 	user, db     string
@@ -31,6 +38,13 @@ type conn struct {
 
 func (c *conn) serve() {
 	defer c.nc.Close()
+	first, ok := c.negotiate()
+	if !ok {
+		return
+	}
+	if first != nil && !c.handle(*first, nil) {
+		return
+	}
 	done := make(chan struct{})
 	defer close(done)
 	msgs := make(chan message)
@@ -39,7 +53,7 @@ func (c *conn) serve() {
 		defer c.s.wg.Done()
 		defer close(msgs)
 		for {
-			m, err := readMessage(c.nc)
+			m, err := readMessage(c.rd)
 			if err != nil {
 				if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 					c.s.logf("tdstest: spid %d: read: %v", c.spid, err)
@@ -63,6 +77,107 @@ func (c *conn) serve() {
 	}
 }
 
+// negotiate runs PRELOGIN and any TLS handshake before the reader
+// goroutine starts, because the transport changes under it: TLS records
+// inside PRELOGIN packets, then TLS or bare TDS. It returns the first
+// message read after it for handle (the LOGIN7 of a login-only session),
+// or nil; false closes the connection. A PRELOGIN that arrives while the
+// server hangs, or a first message that is not PRELOGIN, is left to
+// handle, which does not answer or rejects it.
+func (c *conn) negotiate() (*message, bool) {
+	c.rd, c.wr, c.enc = c.nc, c.nc, Unencrypted
+	var b [1]byte
+	if _, err := io.ReadFull(c.nc, b[:]); err != nil {
+		return nil, false
+	}
+	raw := &replayConn{Conn: c.nc, head: b[:]}
+	c.rd = raw
+	if b[0] == tlsRecordHandshake {
+		if c.s.hang.Load() {
+			_, _ = io.Copy(io.Discard, raw) // never answered, until Close
+			return nil, false
+		}
+		if !c.s.strictCapable() {
+			// SQL Server before 2022 reads the ClientHello as a bad packet
+			// and closes the connection.
+			c.s.logf("tdstest: spid %d: TLS before PRELOGIN (TDS 8) is not served here: closing", c.spid)
+			return nil, false
+		}
+		tc := tls.Server(raw, c.s.tds8TLS())
+		if err := tc.Handshake(); err != nil {
+			c.s.logf("tdstest: spid %d: TDS 8 TLS handshake: %v", c.spid, err)
+			return nil, false
+		}
+		if p := tc.ConnectionState().NegotiatedProtocol; p != alpnTDS8 {
+			c.s.logf("tdstest: spid %d: TDS 8 without ALPN %q (got %q): closing", c.spid, alpnTDS8, p)
+			return nil, false
+		}
+		c.rd, c.wr, c.enc = tc, tc, Strict
+	}
+	m, err := c.read(c.rd)
+	if err != nil {
+		return nil, false
+	}
+	if m.typ != pktPrelogin || c.s.hang.Load() {
+		return &m, true
+	}
+	opts, err := decodePrelogin(m.body)
+	if err != nil {
+		c.s.logf("tdstest: spid %d: %v", c.spid, err)
+		return nil, false
+	}
+	answer := c.s.answerEncryption(opts[preEncryption][0], c.enc == Strict)
+	c.preloginDone = true
+	if !c.write(preloginReply(c.s.version, answer)) {
+		return nil, false
+	}
+	if c.enc == Strict || answer == encryptNotSup {
+		return nil, true
+	}
+	// TDS 7.x: the handshake travels in PRELOGIN packets.
+	fc := &framedConn{Conn: raw, framing: true, packetSize: c.packetSize}
+	tc := tls.Server(fc, c.s.tds7TLS())
+	if err := tc.Handshake(); err != nil {
+		c.s.logf("tdstest: spid %d: TLS handshake in PRELOGIN: %v", c.spid, err)
+		return nil, false
+	}
+	if err := fc.finish(); err != nil {
+		c.s.logf("tdstest: spid %d: TLS handshake in PRELOGIN: %v", c.spid, err)
+		return nil, false
+	}
+	if answer == encryptOff {
+		// Login-only encryption: the LOGIN7 packet over TLS, the rest bare.
+		c.enc = LoginOnly
+		m, err := readFirstPacketOver(tc, raw)
+		if err != nil {
+			c.s.logf("tdstest: spid %d: read LOGIN7 over TLS: %v", c.spid, err)
+			return nil, false
+		}
+		if c.s.capture != nil {
+			c.s.capture(m.typ, m.body)
+		}
+		return &m, true
+	}
+	c.rd, c.wr, c.enc = tc, tc, TLS
+	return nil, true
+}
+
+// read reads one message during negotiation and shows it to the capture
+// hook.
+func (c *conn) read(r io.Reader) (message, error) {
+	m, err := readMessage(r)
+	if err != nil {
+		if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+			c.s.logf("tdstest: spid %d: read: %v", c.spid, err)
+		}
+		return m, err
+	}
+	if c.s.capture != nil {
+		c.s.capture(m.typ, m.body)
+	}
+	return m, nil
+}
+
 // handle processes one message; false closes the connection.
 func (c *conn) handle(m message, msgs <-chan message) bool {
 	hung := c.s.hang.Load()
@@ -72,7 +187,7 @@ func (c *conn) handle(m message, msgs <-chan message) bool {
 			return true
 		}
 		c.preloginDone = true
-		return c.write(preloginReply(c.s.version))
+		return c.write(preloginReply(c.s.version, encryptNotSup))
 	case m.typ == pktLogin7 && c.preloginDone && !c.loggedIn:
 		return c.login(m.body, hung)
 	case !c.loggedIn:
@@ -98,6 +213,7 @@ func (c *conn) login(body []byte, hung bool) bool {
 		c.s.logf("tdstest: spid %d: %v", c.spid, err)
 		return false
 	}
+	c.s.recordLogin(Login{User: l.User, Encryption: c.enc, TDSVersion: l.TDSVersion})
 	if hung {
 		return true
 	}
@@ -257,7 +373,7 @@ func (c *conn) transaction(tm uint16) []byte {
 }
 
 func (c *conn) write(reply []byte) bool {
-	if err := writeMessage(c.nc, pktReply, reply, c.packetSize, c.spid); err != nil {
+	if err := writeMessage(c.wr, pktReply, reply, c.packetSize, c.spid); err != nil {
 		if !errors.Is(err, net.ErrClosed) {
 			c.s.logf("tdstest: spid %d: write: %v", c.spid, err)
 		}

@@ -15,6 +15,8 @@ var (
 	DecodeRPC      = decodeRPC
 	DecodeBatch    = decodeBatch
 	DecodeTransMgr = decodeTransMgr
+	// DecodePrelogin returns a client PRELOGIN's options by token.
+	DecodePrelogin = decodePrelogin
 )
 
 // Message is a reassembled client message.
@@ -41,4 +43,5 @@ const (
 	PktRPC      = pktRPC
 	PktTransMgr = pktTransMgr
 	PktLogin7   = pktLogin7
+	PktPrelogin = pktPrelogin
 )

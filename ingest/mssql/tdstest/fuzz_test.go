@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"math/big"
+	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -150,6 +152,8 @@ func FuzzMessage(f *testing.F) {
 			tdstest.DecodeTransMgr(m.Body)
 		case tdstest.PktLogin7:
 			tdstest.DecodeLogin7(m.Body)
+		case tdstest.PktPrelogin:
+			tdstest.DecodePrelogin(m.Body)
 		}
 	})
 }
@@ -243,4 +247,73 @@ func TestDecodeRPCCrafted(t *testing.T) {
 			t.Errorf("bad case %d decoded without error", i)
 		}
 	}
+}
+
+// FuzzDecodePrelogin is seeded with the PRELOGIN messages go-mssqldb sends
+// for each encrypt setting, captured by a server with a certificate (the
+// strict one is read inside TLS).
+func FuzzDecodePrelogin(f *testing.F) {
+	ca, err := tdstest.NewCA("fuzz CA")
+	if err != nil {
+		f.Fatal(err)
+	}
+	tc, err := ca.ServerTLS("127.0.0.1")
+	if err != nil {
+		f.Fatal(err)
+	}
+	caFile := f.TempDir() + "/ca.pem"
+	if err := os.WriteFile(caFile, ca.PEM, 0o600); err != nil {
+		f.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seeds [][]byte
+	srv := tdstest.New(tdstest.Config{User: testUser, Password: testPass, TLS: tc})
+	srv.SetCapture(func(typ byte, body []byte) {
+		if typ == tdstest.PktPrelogin {
+			mu.Lock()
+			seeds = append(seeds, bytes.Clone(body))
+			mu.Unlock()
+		}
+	})
+	addr, err := srv.Start()
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer srv.Close()
+	for _, enc := range []string{"strict", "true", "false", "disable"} {
+		db, err := sql.Open("sqlserver", tlsDSN(addr, url.Values{"encrypt": {enc}, "certificate": {caFile}}))
+		if err != nil {
+			f.Fatal(err)
+		}
+		if err := db.Ping(); err != nil {
+			f.Fatalf("encrypt=%s: %v", enc, err)
+		}
+		db.Close()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seeds) != 4 {
+		f.Fatalf("captured %d PRELOGIN messages, want 4", len(seeds))
+	}
+	for _, b := range seeds {
+		opts, err := tdstest.DecodePrelogin(b)
+		if err != nil || len(opts[1]) != 1 {
+			f.Fatalf("a captured PRELOGIN decodes to %v, %v", opts, err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		opts, err := tdstest.DecodePrelogin(b)
+		if err != nil {
+			return
+		}
+		if len(opts[1]) != 1 {
+			t.Fatalf("accepted without a one-byte ENCRYPTION option: %v", opts)
+		}
+		for tok, v := range opts {
+			if len(v) > len(b) {
+				t.Fatalf("option %#x of %d bytes from %d input bytes", tok, len(v), len(b))
+			}
+		}
+	})
 }

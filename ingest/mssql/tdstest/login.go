@@ -15,12 +15,6 @@ const (
 	preThreadID   = 0x03
 	preMARS       = 0x04
 	preTerminator = 0xFF
-
-	// encryptNotSup tells the client the server cannot encrypt. With
-	// encrypt=disable go-mssqldb then skips TLS entirely, even for the
-	// LOGIN7 packet; with encrypt=true it refuses to continue, which is the
-	// honest answer for a server without TLS.
-	encryptNotSup = 0x02
 )
 
 const defaultVersion = "16.0.1000.6"
@@ -53,13 +47,16 @@ func parseVersion(s string) (version, error) {
 
 // preloginReply builds the server's PRELOGIN response: an option table of
 // (token, BE offset, BE length) entries, a terminator, then the data.
-func preloginReply(v version) []byte {
+// encrypt is the ENCRYPTION answer: ENCRYPT_NOT_SUP tells the client the
+// server cannot encrypt (with encrypt=disable or false go-mssqldb then
+// sends LOGIN7 in clear; with encrypt=true it refuses to go on).
+func preloginReply(v version, encrypt byte) []byte {
 	opts := []struct {
 		token byte
 		data  []byte
 	}{
 		{preVersion, []byte{v.major, v.minor, byte(v.build >> 8), byte(v.build), byte(v.sub >> 8), byte(v.sub)}},
-		{preEncryption, []byte{encryptNotSup}},
+		{preEncryption, []byte{encrypt}},
 		{preInstOpt, []byte{0}},
 		{preThreadID, nil},
 		{preMARS, []byte{0}},

@@ -29,6 +29,7 @@ type Server struct {
 	closed  bool
 	conns   map[*conn]struct{}
 	queries []Query
+	logins  []Login
 	spid    uint16
 
 	// capture, if set before Start, sees every client message (tests
@@ -170,6 +171,20 @@ func (s *Server) Queries() []Query {
 func (s *Server) ResetQueries() {
 	s.mu.Lock()
 	s.queries = nil
+	s.mu.Unlock()
+}
+
+// Logins returns every LOGIN7 received so far, in arrival order, with how
+// it was encrypted.
+func (s *Server) Logins() []Login {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Login(nil), s.logins...)
+}
+
+func (s *Server) recordLogin(l Login) {
+	s.mu.Lock()
+	s.logins = append(s.logins, l)
 	s.mu.Unlock()
 }
 
