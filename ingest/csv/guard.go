@@ -45,6 +45,7 @@ type guard struct {
 	skipLF    int
 
 	events []oversize
+	stop   [256]bool // the bytes that end a run of an unquoted field
 }
 
 const guardChunk = 64 << 10
@@ -60,7 +61,9 @@ const (
 )
 
 func newGuard(r io.Reader, comma byte, max int) *guard {
-	return &guard{r: r, comma: comma, max: max, line: 1, recLine: 1, buf: make([]byte, 0, guardChunk)}
+	g := &guard{r: r, comma: comma, max: max, line: 1, recLine: 1, buf: make([]byte, 0, guardChunk)}
+	g.stop[comma], g.stop['"'], g.stop['\n'] = true, true, true
+	return g
 }
 
 // Read implements io.Reader.
@@ -160,24 +163,39 @@ func (g *guard) classify() {
 	b, comma := g.buf, g.comma
 	st := g.state
 	i := g.scan
+scan:
 	for i < len(b) {
-		if st == gQuoted {
-			// The common long run: jump to the next quote, counting the
-			// newlines on the way.
+		switch st {
+		case gQuoted:
+			// Jump to the next quote, counting the newlines on the way.
 			j := bytes.IndexByte(b[i:], '"')
 			if j < 0 {
 				g.recLF += bytes.Count(b[i:], nl)
 				i = len(b)
-				break
+				break scan
 			}
 			g.recLF += bytes.Count(b[i:i+j], nl)
 			i += j + 1
 			st = gQuote
 			continue
+		case gUnquoted:
+			for i < len(b) && !g.stop[b[i]] {
+				i++
+			}
+			if i == len(b) {
+				break scan
+			}
+		case gBad:
+			j := bytes.IndexByte(b[i:], '\n')
+			if j < 0 {
+				i = len(b)
+				break scan
+			}
+			i += j
 		}
 		c := b[i]
 		i++
-		if c == '\n' {
+		if c == '\n' && st != gQuoted {
 			// Outside a quoted field a newline ends the record: after a
 			// closing quote, in an unquoted field, or after a quoting
 			// error, which drops the rest of the line.
@@ -188,18 +206,19 @@ func (g *guard) classify() {
 			continue
 		}
 		switch st {
-		case gFieldStart, gUnquoted:
+		case gFieldStart:
 			switch c {
 			case comma:
-				st = gFieldStart
 			case '"':
-				if st == gFieldStart {
-					st = gQuoted
-				} else {
-					st = gBad
-				}
+				st = gQuoted
 			default:
 				st = gUnquoted
+			}
+		case gUnquoted:
+			if c == comma {
+				st = gFieldStart
+			} else {
+				st = gBad // a quote inside an unquoted field
 			}
 		case gQuote:
 			switch c {
