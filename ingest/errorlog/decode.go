@@ -57,7 +57,7 @@ func (t *text) damaged(line []byte) bool {
 	switch {
 	case t.fffd:
 		return bytes.Contains(line, []byte("\uFFFD"))
-	case t.dec != nil && t.dec.bad == 0:
+	case t.dec != nil && t.dec.bad == 0 && !t.dec.sawUTF8:
 		return false
 	}
 	return !utf8.Valid(line)
@@ -69,11 +69,12 @@ func openText(raw *bufio.Reader) text {
 	switch {
 	case len(head) >= 2 && head[0] == 0xFF && head[1] == 0xFE:
 		_, _ = raw.Discard(2)
-		d := newUTF16LEReader(raw)
+		d := newMixedReader(raw, false)
 		return text{r: d, enc: EncUTF16LEBOM, dec: d}
 	case len(head) >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF:
 		_, _ = raw.Discard(3)
-		return text{r: raw, enc: EncUTF8BOM}
+		d := newMixedReader(raw, true)
+		return text{r: d, enc: EncUTF8BOM, dec: d}
 	case len(head) >= 2 && head[0] == 0xFE && head[1] == 0xFF:
 		// SQL Server never writes big-endian; a converted copy might. It is
 		// rare enough that x/text's general decoder is fast enough for it.
@@ -81,18 +82,25 @@ func openText(raw *bufio.Reader) text {
 		dec := unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM).NewDecoder()
 		return text{r: transform.NewReader(raw, dec), enc: EncUTF16BEBOM, fffd: true}
 	}
+	if _, ok := utf8Ahead(head); ok {
+		// A UTF-8 timestamp first: a UTF-16 log pasted after it may be
+		// the larger part of the head, but the file starts in UTF-8.
+		d := newMixedReader(raw, true)
+		return text{r: d, enc: EncUTF8, dec: d}
+	}
 	switch sniffUTF16(head) {
 	case 1:
-		d := newUTF16LEReader(raw)
+		d := newMixedReader(raw, false)
 		return text{r: d, enc: EncUTF16LE, dec: d}
 	case 2:
 		// NULs at even offsets: UTF-16LE text that lost its first byte (a
 		// tail or a split copy). Realigned, only the first line is damaged.
 		_, _ = raw.Discard(1)
-		d := newUTF16LEReader(raw)
+		d := newMixedReader(raw, false)
 		return text{r: d, enc: EncUTF16LEOdd, dec: d}
 	}
-	return text{r: raw, enc: EncUTF8}
+	d := newMixedReader(raw, true)
+	return text{r: d, enc: EncUTF8, dec: d}
 }
 
 // sniffUTF16 looks at byte pairs: ASCII text in UTF-16LE is (char, 0) pairs.
@@ -128,6 +136,16 @@ func sniffUTF16(head []byte) int {
 // byte) becomes badByte where x/text writes U+FFFD (FuzzUTF16 checks the two
 // agree otherwise): a byte that is never valid UTF-8 lets the line reader find
 // damaged lines with utf8.Valid, and tell them from a U+FFFD the file holds.
+//
+// In mixed mode (newMixedReader) it also follows a file whose encoding
+// changes at a line start: "cat ERRORLOG.1 ERRORLOG > all.log" of two UTF-16
+// logs puts a byte-order mark in mid-file, and a UTF-16 log appended to a
+// UTF-8 file (or the reverse) changes the encoding there. At each line start
+// it looks at the next bytes: a byte-order mark is dropped (and names the
+// encoding that follows), and a timestamp written in the other encoding
+// switches to it. Only a line start is examined, and only for a shape that
+// text in the current encoding cannot take, so a file in one encoding reads
+// exactly as before.
 type utf16LEReader struct {
 	r       io.Reader
 	raw     []byte
@@ -138,10 +156,68 @@ type utf16LEReader struct {
 	pend    [utf8.UTFMax]byte
 	pendN   int // pend[pendOff:pendN] is decoded text not yet handed out
 	pendOff int
+
+	mixed     bool  // follow encoding changes at line starts
+	utf8      bool  // the current segment is UTF-8, copied as is
+	sawUTF8   bool  // some segment was UTF-8: its lines need validating
+	lineStart bool  // the next byte starts a line
+	switches  int64 // encoding changes inside the file
+	boms      int64 // byte-order marks dropped at line starts
 }
 
 func newUTF16LEReader(r io.Reader) *utf16LEReader {
 	return &utf16LEReader{r: r, raw: make([]byte, rawBufSize)}
+}
+
+// newMixedReader decodes a file that starts in UTF-8 (utf8) or UTF-16LE
+// and may change encoding at a line start.
+func newMixedReader(r io.Reader, utf8 bool) *utf16LEReader {
+	d := newUTF16LEReader(r)
+	d.mixed, d.utf8, d.sawUTF8, d.lineStart = true, utf8, utf8, true
+	return d
+}
+
+// switchLook is how many bytes a line start needs to be judged: a UTF-16
+// timestamp "yyyy-" is 10 bytes.
+const switchLook = 10
+
+// utf16Ahead reports whether b (at a line start of UTF-8 text) begins
+// UTF-16LE text, and how many bytes of byte-order mark to drop.
+func utf16Ahead(b []byte) (skip int, ok bool) {
+	if len(b) >= 2 && b[0] == 0xFF && b[1] == 0xFE {
+		return 2, true
+	}
+	if len(b) < 10 {
+		return 0, false
+	}
+	for i := 0; i < 10; i += 2 {
+		if b[i+1] != 0 || (i < 8 && !isDigit(b[i])) || (i == 8 && b[i] != '-') {
+			return 0, false
+		}
+	}
+	return 0, true
+}
+
+// utf8Ahead reports whether b (at a line start of UTF-16LE text) begins
+// UTF-8 text: a UTF-8 byte-order mark, or a timestamp "yyyy-MM-dd" whose
+// bytes, read as UTF-16, would be five CJK symbols in a row.
+func utf8Ahead(b []byte) (skip int, ok bool) {
+	if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
+		return 3, true
+	}
+	if len(b) < 10 {
+		return 0, false
+	}
+	for i := 0; i < 10; i++ {
+		want := isDigit(b[i])
+		if i == 4 || i == 7 {
+			want = b[i] == '-'
+		}
+		if !want {
+			return 0, false
+		}
+	}
+	return 0, true
 }
 
 // fill reads more raw bytes, keeping the unread tail (at most 3 bytes of a
@@ -187,7 +263,7 @@ func (d *utf16LEReader) Read(p []byte) (int, error) {
 		return d.Read(p)
 	}
 	for {
-		if d.hi-d.lo < 4 && !d.eof {
+		if (d.hi-d.lo < 4 || d.lineStart && d.hi-d.lo < switchLook) && !d.eof {
 			d.fill()
 		}
 		n := d.decode(p)
@@ -205,12 +281,33 @@ func (d *utf16LEReader) Read(p []byte) (int, error) {
 
 // decode converts as much of raw[lo:hi] into p as fits and returns the bytes written.
 func (d *utf16LEReader) decode(p []byte) int {
+	if d.utf8 {
+		return d.copyUTF8(p)
+	}
 	raw, i, hi, n := d.raw, d.lo, d.hi, 0
 	for n+utf8.UTFMax <= len(p) {
-		// Fast path: four ASCII code units in one 8-byte load.
+		if d.lineStart {
+			if hi-i < switchLook && !d.eof {
+				break // Read fills and comes back
+			}
+			d.lineStart = false
+			if skip, ok := utf8Ahead(raw[i:hi]); ok {
+				d.lo = i + skip
+				d.boms += int64(min(skip, 1))
+				d.utf8, d.sawUTF8 = true, true
+				d.switches++
+				return n + d.copyUTF8(p[n:])
+			}
+			if hi-i >= 2 && raw[i] == 0xFF && raw[i+1] == 0xFE {
+				i += 2 // the next UTF-16 file of a concatenation
+				d.boms++
+			}
+		}
+		// Fast path: four ASCII code units in one 8-byte load, none of
+		// them a line feed in mixed mode (a line start is looked at).
 		if i+8 <= hi && n+4 <= len(p) {
 			v := binary.LittleEndian.Uint64(raw[i:])
-			if v&0xFF80FF80FF80FF80 == 0 {
+			if v&0xFF80FF80FF80FF80 == 0 && (!d.mixed || !hasLF(v)) {
 				p[n], p[n+1], p[n+2], p[n+3] = byte(v), byte(v>>16), byte(v>>32), byte(v>>48)
 				n += 4
 				i += 8
@@ -254,11 +351,58 @@ func (d *utf16LEReader) decode(p []byte) int {
 		if r < utf8.RuneSelf {
 			p[n] = byte(r)
 			n++
+			if r == '\n' && d.mixed {
+				d.lineStart = true
+			}
 		} else {
 			n += utf8.EncodeRune(p[n:], r)
 		}
 		i += size
 	}
 	d.lo = i
+	return n
+}
+
+// hasLF reports whether one of the four ASCII code units in v is '\n'.
+func hasLF(v uint64) bool {
+	x := v ^ 0x000A000A000A000A
+	return (x-0x0001000100010001)&^x&0x8000800080008000 != 0
+}
+
+// copyUTF8 hands out a UTF-8 segment as is, a line at a time so that each
+// line start can be looked at.
+func (d *utf16LEReader) copyUTF8(p []byte) int {
+	n := 0
+	for n < len(p) {
+		if d.lineStart {
+			if d.hi-d.lo < switchLook && !d.eof || len(p)-n < utf8.UTFMax {
+				break // Read fills, or the caller comes back with room
+			}
+			d.lineStart = false
+			if skip, ok := utf16Ahead(d.raw[d.lo:d.hi]); ok {
+				d.lo += skip
+				d.boms += int64(min(skip, 1))
+				d.utf8 = false
+				d.switches++
+				return n + d.decode(p[n:])
+			}
+			if b := d.raw[d.lo:d.hi]; len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
+				d.lo += 3 // the next UTF-8 file of a concatenation
+				d.boms++
+			}
+		}
+		chunk := d.raw[d.lo:d.hi]
+		if len(chunk) == 0 {
+			break
+		}
+		m := min(len(chunk), len(p)-n)
+		if k := bytes.IndexByte(chunk[:m], '\n'); k >= 0 {
+			m = k + 1
+			d.lineStart = true
+		}
+		copy(p[n:], chunk[:m])
+		n += m
+		d.lo += m
+	}
 	return n
 }

@@ -87,6 +87,29 @@ func looksStamped(line []byte) bool {
 		isDigit(line[3]) && line[4] == '-'
 }
 
+// junkBeforeStamp returns the length of the byte-order marks (U+FEFF),
+// replacement characters (U+FFFD) and undecodable UTF-16 units (badByte)
+// at the start of line when a timestamp follows them, else 0. A line that
+// does not go on with a timestamp keeps its junk: it is a continuation, or
+// damage that the caller rejects.
+func junkBeforeStamp(line []byte) int {
+	i := 0
+	for i < len(line) {
+		switch {
+		case line[i] == badByte:
+			i++
+		case hasPrefix(line[i:], "\uFEFF"), hasPrefix(line[i:], "\uFFFD"):
+			i += 3
+		default:
+			if i > 0 && looksStamped(line[i:]) {
+				return i
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 func isSpace(c byte) bool { return c == ' ' || c == '\t' }
 

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"time"
+	"unicode/utf8"
 
 	"github.com/restorewatch/restorewatch/store"
 )
@@ -54,7 +55,22 @@ type Stats struct {
 	Rejects        int64 // lines reported to the sink as rejects (they are not held)
 	Backups        int64 // backup completion lines (18264/18265/18266/18270/18276), not imported
 	NULs           int64 // NUL bytes dropped (crash padding)
+	// Switches counts encoding changes inside the file: logs concatenated
+	// across encodings, a UTF-16 log pasted into a UTF-8 file.
+	Switches int64
+	// Ignored counts lines and statements set aside on purpose, by rule
+	// (RuleRecoveryStep, RuleBOM, RuleMidFileBOM ...). Lines that are no
+	// restore, backup or host message at all are the log's other traffic
+	// and counted nowhere.
+	Ignored map[string]int64
 }
+
+// The rules of Stats.Ignored.
+const (
+	RuleRecoveryStep = "recovery step (RESTORE ... WITH RECOVERY, 0 pages, no completion line): not a restore"
+	RuleBOM          = "byte-order mark or replacement characters before a timestamp (removed, entry read)"
+	RuleMidFileBOM   = "byte-order mark where another file starts (logs concatenated; removed)"
+)
 
 const progressEvery = 4 << 20
 
@@ -93,6 +109,13 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stat
 			p.endEntry()
 			continue
 		}
+		if k := junkBeforeStamp(line); k > 0 {
+			// U+FEFF or U+FFFD (or undecodable units) before a timestamp:
+			// what concatenated files and copies from log viewers leave.
+			// The entry is read; the junk is counted, not silently dropped.
+			line = line[k:]
+			p.stats.Ignored[RuleBOM]++
+		}
 		if txt.damaged(line) {
 			what := "invalid UTF-8"
 			if txt.enc != EncUTF8 && txt.enc != EncUTF8BOM {
@@ -110,6 +133,12 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stat
 	p.stats.Lines = int64(p.lineNo)
 	p.stats.Bytes = cr.n
 	p.stats.NULs = lr.nuls
+	if d := txt.dec; d != nil {
+		p.stats.Switches = d.switches
+		if d.boms > 0 {
+			p.stats.Ignored[RuleMidFileBOM] += d.boms
+		}
+	}
 	if opt.Progress != nil {
 		opt.Progress(cr.n)
 	}
@@ -141,6 +170,7 @@ type parser struct {
 
 func newParser(opt Options, sink store.Sink) *parser {
 	p := &parser{opt: opt, sink: sink, spids: map[string]*spidCtx{}}
+	p.stats.Ignored = map[string]int64{}
 	if opt.Instance != "" {
 		p.stats.Instance, p.stats.InstanceSource = opt.Instance, "option"
 	}
@@ -196,6 +226,12 @@ func (p *parser) entry(h *header) {
 	t := h.text
 	if len(t) == 0 {
 		return
+	}
+	if len(h.source) == len("Backup") && string(h.source) == "Backup" && !englishBackup(t) {
+		if !p.localized(h) {
+			return
+		}
+		t = h.text
 	}
 	if len(p.spids) > 0 {
 		if c := p.spids[string(h.source)]; c != nil && p.spidLine(c, h) {
@@ -259,6 +295,51 @@ func (p *parser) entry(h *header) {
 	default:
 		p.hostLine(h)
 	}
+}
+
+// englishBackup reports whether a line of the Backup source is one of the
+// English texts the classifier reads. The completion and 3014 lines come
+// from that source only, so only its other lines need the localized
+// catalogue: a localized log costs a lookup per backup or restore, an
+// English one nothing.
+func englishBackup(t []byte) bool {
+	switch {
+	case hasPrefix(t, "RESTORE "), hasPrefix(t, "BACKUP "):
+		return contains(t, " successfully processed ")
+	case hasPrefix(t, "Database "), hasPrefix(t, "Log was "), hasPrefix(t, "Restore"), hasPrefix(t, "Backup"),
+		hasPrefix(t, "Recovery "), hasPrefix(t, "Error: "):
+		return true
+	}
+	return false
+}
+
+// localized rewrites a localized Backup-source line into English in place
+// (h.text) and reports whether to go on with it. A line that has the shape of
+// a restore statistic in a language the catalogue does not know is rejected:
+// a restore must never vanish because the server was not installed in
+// English.
+func (p *parser) localized(h *header) bool {
+	text := string(h.text)
+	if en, _, ok := canonical(text); ok {
+		h.text = []byte(en)
+		return true
+	}
+	if looksLikeRestoreStat(text) {
+		p.reject(fmt.Sprintf("looks like a restore message in an unrecognised language: %q; line skipped", clipString(text, 160)))
+		return false
+	}
+	return true
+}
+
+// clipString shortens s for a message, on a rune boundary.
+func clipString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // hasPrefix and contains work on the line buffer without converting it.

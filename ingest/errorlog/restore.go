@@ -177,6 +177,10 @@ func set3014(rec *store.LogRestore, f line3014Fields) {
 // its kind from the statement. Without a name the line is rejected: a restore
 // of an unknown database cannot be matched to anything.
 func (p *parser) orphan3014(h *header, f line3014Fields) {
+	if f.pages == 0 {
+		p.recoveryStep(h, f)
+		return
+	}
 	db := p.hintDB(h.at, true)
 	if db == "" {
 		// A 3014 line later than window3014 still belongs to a restore held
@@ -202,6 +206,25 @@ func (p *parser) orphan3014(h *header, f line3014Fields) {
 	}
 	set3014(rec, f)
 	p.hold(rec, h.at)
+}
+
+// recoveryStep sets aside a RESTORE 3014 line of 0 pages with no completion
+// line before it: "RESTORE DATABASE d WITH RECOVERY" after a NORECOVERY
+// chain reads no backup, writes no restorehistory row and no completion
+// line, yet prints "successfully processed 0 pages in N seconds". It is
+// no restore. When the restore it completes is still held (same database
+// by the 4356 line just before, else the newest), the line becomes one of
+// its phases; its recovery timing stays the 3421 line's.
+func (p *parser) recoveryStep(h *header, f line3014Fields) {
+	p.stats.Ignored[RuleRecoveryStep]++
+	db := p.hintDB(h.at, true)
+	for i := len(p.rs.pending) - 1; i >= 0; i-- {
+		pr := p.rs.pending[i]
+		if db == "" || strings.EqualFold(pr.rec.Database, db) {
+			addPhase(&pr.rec.Phases, store.Phase{At: h.at, Text: string(h.text)})
+			return
+		}
+	}
 }
 
 // hintDB names the database of the newest 4356 line (is4356) or "marked
