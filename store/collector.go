@@ -39,6 +39,7 @@ const keepRuns = 500
 
 // StartRun records that a pass over instance began and returns its id.
 func (db *DB) StartRun(ctx context.Context, instance string, started time.Time) (int64, error) {
+	instance = InstanceName(instance)
 	var id int64
 	err := db.write.QueryRowContext(ctx, `INSERT INTO collector_run (instance, started, status) VALUES (?, ?, ?) RETURNING id`,
 		instance, started.UnixMilli(), RunRunning).Scan(&id)
@@ -89,7 +90,7 @@ func (db *DB) LatestRuns(ctx context.Context) ([]CollectorRun, error) {
 
 // Runs returns an instance's runs, newest first, at most limit.
 func (db *DB) Runs(ctx context.Context, instance string, limit int) ([]CollectorRun, error) {
-	return db.runs(ctx, `SELECT `+runColumns+` FROM collector_run WHERE instance = ? ORDER BY id DESC LIMIT ?`, instance, limit)
+	return db.runs(ctx, `SELECT `+runColumns+` FROM collector_run WHERE instance = ? ORDER BY id DESC LIMIT ?`, InstanceName(instance), limit)
 }
 
 func (db *DB) runs(ctx context.Context, q string, args ...any) ([]CollectorRun, error) {
@@ -123,6 +124,7 @@ func (db *DB) runs(ctx context.Context, q string, args ...any) ([]CollectorRun, 
 // Watermark returns the stored watermark of an instance's source; false when
 // none is stored (the source starts from the beginning).
 func (db *DB) Watermark(ctx context.Context, instance, source string) (string, bool, error) {
+	instance = InstanceName(instance)
 	var v string
 	// The read pool: a pass must not queue behind other passes' imports to
 	// learn where to start; SetWatermark has committed before the next pass.
@@ -139,6 +141,7 @@ func (db *DB) Watermark(ctx context.Context, instance, source string) (string, b
 // SetWatermark stores the watermark of an instance's source. The collector
 // calls it only after the records read up to it are committed.
 func (db *DB) SetWatermark(ctx context.Context, instance, source, value string) error {
+	instance = InstanceName(instance)
 	_, err := db.write.ExecContext(ctx, `INSERT INTO watermark (instance, source, value, updated_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (instance, source) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
 		instance, source, value, db.now().UnixMilli())
@@ -152,7 +155,7 @@ func (db *DB) SetWatermark(ctx context.Context, instance, source, value string) 
 // instance, creating its row if needed.
 func (db *DB) SetInstanceTags(ctx context.Context, instance string, tags map[string]string) error {
 	_, err := db.write.ExecContext(ctx, `INSERT INTO instance (name, tags, created_at) VALUES (?, ?, ?)
-		ON CONFLICT (name) DO UPDATE SET tags = excluded.tags`, strings.TrimSpace(instance), jsonText(nonNilMap(tags)), db.now().UnixMilli())
+		ON CONFLICT (name) DO UPDATE SET tags = excluded.tags`, InstanceName(instance), jsonText(nonNilMap(tags)), db.now().UnixMilli())
 	if err != nil {
 		return fmt.Errorf("store: set tags of %s: %w", instance, err)
 	}
@@ -214,6 +217,7 @@ func utcMillis(local time.Time, offsetMin int) int64 {
 // running restore's curve, and the end of every curve of the instance that
 // this sampling no longer shows (so an empty sampling ends them all).
 func (db *DB) AddInflightSamples(ctx context.Context, instance string, samples []InflightSample) error {
+	instance = InstanceName(instance)
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: inflight samples of %s: %w", instance, err)
@@ -227,7 +231,7 @@ func (db *DB) AddInflightSamples(ctx context.Context, instance string, samples [
 			utc_offset, command, statement, last_seen_utc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (instance, database_name, start_local, session_id) DO UPDATE SET
 			last_seen_utc = excluded.last_seen_utc, utc_offset = excluded.utc_offset, ended = 0
-			RETURNING id`, instance, s.Database, s.SessionID, s.Start.UnixMilli(), utcMillis(s.Start, s.UTCOffset),
+			RETURNING id`, instance, DatabaseName(s.Database), s.SessionID, s.Start.UnixMilli(), utcMillis(s.Start, s.UTCOffset),
 			s.UTCOffset, s.Command, s.Statement, utcMillis(s.SampledAt, s.UTCOffset)).Scan(&id)
 		if err != nil {
 			return fmt.Errorf("store: inflight samples of %s: %w", instance, err)
@@ -267,7 +271,7 @@ func (db *DB) InflightCurves(ctx context.Context, since time.Time) ([]InflightCu
 // it knows from other sources only to a few seconds. ENOTFOUND when none.
 func (db *DB) InflightCurveFor(ctx context.Context, instance, database string, started time.Time, tolerance time.Duration) (*InflightCurve, error) {
 	cs, err := db.curves(ctx, `WHERE r.instance = ? AND r.database_name = ? AND r.start_local BETWEEN ? AND ?
-		ORDER BY ABS(r.start_local - ?), r.id LIMIT 1`, instance, database,
+		ORDER BY ABS(r.start_local - ?), r.id LIMIT 1`, InstanceName(instance), DatabaseName(database),
 		started.Add(-tolerance).UnixMilli(), started.Add(tolerance).UnixMilli(), started.UnixMilli())
 	if err != nil {
 		return nil, err

@@ -92,6 +92,7 @@ func (h *HostSnapshot) origin() Origin { return h.Origin }
 
 func (im *Import) add(rec record) error {
 	im.summary.Read++
+	normaliseNames(rec) // one server is one instance whichever reader named it
 	if err := rec.Validate(); err != nil {
 		o := rec.origin()
 		im.Reject(Reject{File: o.File, Line: o.Line, Reason: err.Error()})
@@ -491,6 +492,7 @@ func hostHash(h *HostSnapshot) string {
 // SetDefaultOffset records the UTC offset (minutes) to assume for an instance
 // whose sources state none, and marks it for reconciliation.
 func (db *DB) SetDefaultOffset(ctx context.Context, instance string, minutes int) error {
+	instance = InstanceName(instance)
 	_, err := db.write.ExecContext(ctx, `INSERT INTO instance (name, default_utc_offset, dirty, created_at) VALUES (?, ?, 1, ?)
 		ON CONFLICT (name) DO UPDATE SET default_utc_offset = excluded.default_utc_offset, dirty = instance.dirty + 1`,
 		instance, minutes, db.now().UnixMilli())

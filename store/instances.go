@@ -41,7 +41,7 @@ func (db *DB) ListInstances(ctx context.Context, name string) ([]InstanceSummary
 		FROM instance i`
 	var args []any
 	if name != "" {
-		q, args = q+` WHERE i.name = ?`, append(args, name)
+		q, args = q+` WHERE i.name = ?`, append(args, InstanceName(name))
 	}
 	rows, err := db.read.QueryContext(ctx, q+` ORDER BY i.name`, args...)
 	if err != nil {
@@ -96,7 +96,7 @@ func (db *DB) HostHistory(ctx context.Context, instance string) ([]HostRecord, e
 		COALESCE(h.level,''), COALESCE(h.update_level,''), COALESCE(h.update_ref,''), COALESCE(h.edition,''),
 		COALESCE(h.os,''), COALESCE(h.manufacturer,''), COALESCE(h.model,''), h.hypervisor, h.ifi, h.sockets, h.cores,
 		h.memory_mb, h.trace_flags, h.modules, h.extra
-		FROM host_snapshot h JOIN instance i ON i.id = h.instance_id WHERE i.name = ? ORDER BY h.observed_local, h.id`, instance)
+		FROM host_snapshot h JOIN instance i ON i.id = h.instance_id WHERE i.name = ? ORDER BY h.observed_local, h.id`, InstanceName(instance))
 	if err != nil {
 		return nil, fmt.Errorf("store: host history: %w", err)
 	}

@@ -37,11 +37,11 @@ func (f RestoreFilter) where() (string, []any) {
 	var args []any
 	if f.Instance != "" {
 		conds = append(conds, "i.name = ?")
-		args = append(args, f.Instance)
+		args = append(args, InstanceName(f.Instance))
 	}
 	if f.Database != "" {
 		conds = append(conds, "r.database_name = ?")
-		args = append(args, f.Database)
+		args = append(args, DatabaseName(f.Database))
 	}
 	if f.Kind != "" {
 		conds = append(conds, "r.kind = ?")
@@ -61,7 +61,7 @@ func (f RestoreFilter) where() (string, []any) {
 	}
 	if f.Source != "" {
 		conds = append(conds, "r.source_server = ?")
-		args = append(args, f.Source)
+		args = append(args, InstanceName(f.Source))
 	}
 	if len(f.IDs) > 0 {
 		conds = append(conds, "r.id IN ("+strings.TrimSuffix(strings.Repeat("?,", len(f.IDs)), ",")+")")
