@@ -25,8 +25,8 @@ WITH groups AS (
     FROM msdb.dbo.sysmanagement_shared_server_groups AS c
     JOIN groups AS p ON c.parent_id = p.server_group_id
 )
-SELECT s.name, s.server_name, g.group_path
+SELECT s.name, s.server_name, gp.group_path
 FROM msdb.dbo.sysmanagement_shared_registered_servers AS s
-JOIN groups AS g ON g.server_group_id = s.server_group_id
+JOIN groups AS gp ON gp.server_group_id = s.server_group_id
 WHERE s.server_type = 0
-ORDER BY g.group_path, s.name;
+ORDER BY gp.group_path, s.name;

@@ -8,8 +8,10 @@
 // Like tdstest it proves the driver, parameters, scanning and the
 // collector's logic; it cannot prove that the T-SQL runs on SQL Server. It
 // does model what the collector depends on: watermark and time-window
-// filters, TOP (@batch), archive numbering, and errors for columns an older
-// version lacks (so the version gates are exercised).
+// filters, TOP (@batch), archive numbering, and the objects and columns
+// each SQL Server version has (columns/): a query naming one the version
+// lacks fails as SQL Server fails it, and COL_LENGTH and OBJECT_ID probes
+// take the branch that version would (see Schema.Check).
 package mssqltest
 
 import (
@@ -81,6 +83,7 @@ type Instance struct {
 	calls      map[string]int
 	nextHist   int64
 	nextLSN    int64
+	schema     *Schema // nil: the one of the version's release
 }
 
 // New returns an instance named name running version (four-part) at UTC

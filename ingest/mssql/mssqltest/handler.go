@@ -3,7 +3,6 @@ package mssqltest
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -31,15 +30,20 @@ func (in *Instance) Handle(ctx context.Context, q tdstest.Query) ([]tdstest.Resu
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if err := in.gate(name, q.SQL); err != nil {
-		return nil, err
+	b := in.check(q.SQL)
+	if b.err != nil {
+		return nil, b.err
+	}
+	if name == "" && strings.Contains(q.SQL, exportMark) {
+		return in.export(q.SQL)
 	}
 	p := params(q)
 	switch name {
 	case "restore_history/check":
 		return in.historyCheck(p.int("@watermark")), nil
 	case "restore_history/rows":
-		return in.historyRows(p.int("@watermark"), p.int("@upto"), p.int("@batch"), in.major() >= 12), nil
+		return in.historyRows(p.int("@watermark"), p.int("@upto"), p.int("@batch"),
+			b.selects("msdb.dbo.backupset", "key_algorithm")), nil
 	case "errorlog/archives":
 		return in.archives(), nil
 	case "errorlog/read":
@@ -59,41 +63,9 @@ func (in *Instance) Handle(ctx context.Context, q tdstest.Query) ([]tdstest.Resu
 		return []tdstest.ResultSet{rs}, nil
 	}
 	if strings.HasPrefix(name, "host/") {
-		return in.hostPart(name)
+		return in.hostPart(name, b)
 	}
 	return nil, tdstest.Error{Number: 2812, Message: fmt.Sprintf("Could not find stored procedure '%.40s'.", q.SQL)}
-}
-
-// gate answers as an older engine does when a query names a column or
-// object it lacks, so that a missing version gate fails a test.
-func (in *Instance) gate(name, sql string) error {
-	sql = stripComments(sql)
-	major := in.major()
-	missing := func(what string) error {
-		return tdstest.Error{Number: 207, Message: fmt.Sprintf("Invalid column name '%s'.", what)}
-	}
-	switch {
-	case name == "restore_history/rows" && major < 12 && strings.Contains(sql, "bs.key_algorithm"):
-		return missing("key_algorithm")
-	case name == "host/sysinfo" && major < 11 && strings.Contains(sql, "physical_memory_kb"):
-		return missing("physical_memory_kb")
-	case name == "host/sysinfo" && major < 14 && strings.Contains(sql, "i.socket_count"):
-		return missing("socket_count")
-	case name == "host/os" && major < 14 && strings.Contains(sql, "dm_os_host_info"):
-		return tdstest.Error{Number: 208, Message: "Invalid object name 'sys.dm_os_host_info'."}
-	}
-	return nil
-}
-
-// stripComments drops "--" comments, which name columns in prose.
-func stripComments(sql string) string {
-	lines := strings.Split(sql, "\n")
-	for i, l := range lines {
-		if j := strings.Index(l, "--"); j >= 0 {
-			lines[i] = l[:j]
-		}
-	}
-	return strings.Join(lines, "\n")
 }
 
 type paramSet map[string]any
@@ -176,13 +148,8 @@ var historyColumns = []tdstest.Column{
 	col("destination_files", tdstest.NVarChar, tdstest.Max),
 }
 
-func (in *Instance) major() int {
-	m, _ := strconv.Atoi(strings.SplitN(in.host.Version, ".", 2)[0])
-	return m
-}
-
-// historyRows answers the rows query; without keyAlg (before 2014) the
-// gated query selects NULL for key_algorithm.
+// historyRows answers the rows query; without keyAlg (the query the
+// server's version gets selects NULL for it) key_algorithm is NULL.
 func (in *Instance) historyRows(wm, upto, batch int64, keyAlg bool) []tdstest.ResultSet {
 	rs := tdstest.ResultSet{Columns: historyColumns}
 	for _, r := range in.history {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -28,7 +27,9 @@ func (in *Instance) versionText() string {
 		year, level, kb, h.Version, h.Edition)
 }
 
-func (in *Instance) hostPart(name string) ([]tdstest.ResultSet, error) {
+// hostPart answers a host query; c says which branch of it the version
+// runs (none: no result set, as SQL Server sends none).
+func (in *Instance) hostPart(name string, c checked) ([]tdstest.ResultSet, error) {
 	h := in.host
 	nv128 := func(n string) tdstest.Column { return col(n, tdstest.NVarChar, 128) }
 	var rs tdstest.ResultSet
@@ -48,21 +49,34 @@ func (in *Instance) hostPart(name string) ([]tdstest.ResultSet, error) {
 		rs.Columns = []tdstest.Column{col("cpu_count", tdstest.Int, 0), col("hyperthread_ratio", tdstest.Int, 0),
 			col("socket_count", tdstest.Int, 0), col("memory_mb", tdstest.BigInt, 0),
 			col("virtual_machine_type_desc", tdstest.NVarChar, 60), col("sqlserver_start_time", tdstest.DateTime, 0)}
-		major, _ := strconv.Atoi(strings.SplitN(h.Version, ".", 2)[0])
 		sockets := any(h.Sockets)
-		if major < 14 {
-			sockets = nil // the gated query sends NULL
+		if !c.selects("sys.dm_os_sys_info", "socket_count") {
+			sockets = nil // the branch without the column selects NULL
 		}
 		rs.Rows = [][]any{{h.CPUs, h.CPUs / max(1, h.Sockets), sockets, h.MemoryMB, h.VM,
 			time.Date(2024, 1, 1, 6, 0, 0, 0, time.UTC)}}
 	case "host/os":
 		rs.Columns = []tdstest.Column{col("host_platform", tdstest.NVarChar, 256), col("host_distribution", tdstest.NVarChar, 256),
 			col("host_release", tdstest.NVarChar, 256), col("host_service_pack_level", tdstest.NVarChar, 256)}
-		rs.Rows = [][]any{{"Windows", "Windows Server 2019 Datacenter", "10.0", ""}}
+		switch {
+		case c.selects("sys.dm_os_host_info", "host_distribution"):
+			rs.Rows = [][]any{{"Windows", "Windows Server 2019 Datacenter", "10.0", ""}}
+		case c.selects("sys.dm_os_windows_info", "windows_release"):
+			rs.Rows = [][]any{{"Windows", nil, "10.0", ""}}
+		default:
+			return nil, nil
+		}
 	case "host/services":
+		if !c.selects("sys.dm_server_services", "servicename") {
+			return nil, nil
+		}
+		ifi := nv(h.IFI)
+		if !c.selects("sys.dm_server_services", "instant_file_initialization_enabled") {
+			ifi = nil
+		}
 		rs.Columns = []tdstest.Column{col("servicename", tdstest.NVarChar, 256), col("service_account", tdstest.NVarChar, 256),
 			col("instant_file_initialization_enabled", tdstest.NVarChar, 1)}
-		rs.Rows = [][]any{{"SQL Server (MSSQLSERVER)", h.ServiceAccount, nv(h.IFI)}}
+		rs.Rows = [][]any{{"SQL Server (MSSQLSERVER)", h.ServiceAccount, ifi}}
 	case "host/config":
 		rs.Columns = []tdstest.Column{col("name", tdstest.NVarChar, 35), col("value_in_use", tdstest.BigInt, 0)}
 		keys := make([]string, 0, len(h.Config))
@@ -86,6 +100,9 @@ func (in *Instance) hostPart(name string) ([]tdstest.ResultSet, error) {
 			rs.Rows = append(rs.Rows, []any{m, "Vendor Inc.", "filter", "1.0.0.0"})
 		}
 	case "host/volumes":
+		if !c.selects("sys.dm_os_volume_stats", "volume_mount_point") {
+			return nil, nil
+		}
 		rs.Columns = []tdstest.Column{col("volume_mount_point", tdstest.NVarChar, 512), col("file_system_type", tdstest.NVarChar, 512),
 			col("total_bytes", tdstest.BigInt, 0)}
 		rs.Rows = [][]any{{`F:\`, "NTFS", int64(2) << 40}}
