@@ -66,12 +66,25 @@ type Instance struct {
 	// PasswordEnv and PasswordFile name where the password (an access
 	// token for entra) is read at connect time. The value itself never
 	// enters the configuration.
-	PasswordEnv            string            `toml:"password_env"`
-	PasswordFile           string            `toml:"password_file"`
-	Encrypt                string            `toml:"encrypt"` // go-mssqldb's encrypt: true, false, disable, strict, mandatory, optional
-	TrustServerCertificate bool              `toml:"trust_server_certificate"`
-	Certificate            string            `toml:"certificate"` // CA certificate file for the server's TLS certificate
-	Tags                   map[string]string `toml:"tags"`        // env, team, rto
+	PasswordEnv  string `toml:"password_env"`
+	PasswordFile string `toml:"password_file"`
+	// Encrypt is go-mssqldb's encrypt setting. Unset, the login is
+	// encrypted to a validated certificate: TDS 8 ("strict") where the
+	// server speaks it (SQL Server 2022+), else TDS 7.x TLS ("true").
+	// "false" (alias "optional") and "disable" must be written and leave a
+	// warning on every pass; "mandatory" is an alias of "true".
+	Encrypt string `toml:"encrypt"`
+	// TrustServerCertificate accepts any certificate (a warning on every
+	// pass); it cannot be combined with encrypt = "strict".
+	TrustServerCertificate bool `toml:"trust_server_certificate"`
+	// Certificate is a CA certificate file (.pem or .der) that the
+	// server's certificate must chain to, for CAs not in the system pool.
+	Certificate string `toml:"certificate"`
+	// HostNameInCertificate is the name the server's certificate must
+	// carry when it differs from Host (an alias, an IP address, a
+	// listener name).
+	HostNameInCertificate string            `toml:"host_name_in_certificate"`
+	Tags                  map[string]string `toml:"tags"` // env, team, rto
 }
 
 // CMS names a Central Management Server and the group whose registered
@@ -241,10 +254,8 @@ func (in *Instance) validate() error {
 	default:
 		return fail("unknown auth %q: want sql, windows or entra", in.Auth)
 	}
-	switch strings.ToLower(in.Encrypt) {
-	case "", "true", "false", "disable", "strict", "mandatory", "optional":
-	default:
-		return fail("encrypt %q: want true, false, disable, strict, mandatory or optional", in.Encrypt)
+	if err := in.validateTLS(); err != nil {
+		return fail("%w", err)
 	}
 	for k := range in.Tags {
 		switch k {

@@ -75,6 +75,9 @@ func TestParseConfigErrors(t *testing.T) {
 		{"typo in a key", inst("host = \"h\"\nuser = \"u\"\npasword_env = \"E\""), `unknown key(s): instance.pasword_env`},
 		{"integer duration", "[collector]\ntimeout = 30\n" + inst("host = \"h\"\nuser = \"u\"\npassword_env = \"E\""), `timeout = 30ns is under a second`},
 		{"bad encrypt", inst("host = \"h\"\nuser = \"u\"\npassword_env = \"E\"\nencrypt = \"yes please\""), `encrypt "yes please"`},
+		{"strict trusting any certificate", inst("host = \"h\"\nuser = \"u\"\npassword_env = \"E\"\nencrypt = \"strict\"\ntrust_server_certificate = true"), `encrypt = "strict" always validates the certificate`},
+		{"certificate not pem or der", inst("host = \"h\"\nuser = \"u\"\npassword_env = \"E\"\ncertificate = \"/etc/ssl/ca.crt\""), `certificate "/etc/ssl/ca.crt": want a .pem or .der file`},
+		{"disable with a certificate", inst("host = \"h\"\nuser = \"u\"\npassword_env = \"E\"\nencrypt = \"disable\"\ncertificate = \"/etc/ssl/ca.pem\""), `encrypt = "disable" uses no TLS`},
 		{"bad rto", inst("host = \"h\"\nuser = \"u\"\npassword_env = \"E\"\ntags = { rto = \"soon\" }"), `tags.rto "soon"`},
 		{"duplicate name", inst("host = \"h\"\nuser = \"u\"\npassword_env = \"E\"") + "\n" + inst("host = \"h2\"\nuser = \"u\"\npassword_env = \"E\""), `instance "X1": name appears twice`},
 		{"nothing to collect", "[collector]\ninterval = \"5m\"\n", "nothing to collect"},
@@ -101,5 +104,42 @@ func TestLoadConfigLeavesUnsetSecretToConnectTime(t *testing.T) {
 	}
 	if _, err := mssql.LoadConfig(path + ".missing"); err == nil || !strings.Contains(err.Error(), "rw.toml.missing") {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestParseConfigEncryption(t *testing.T) {
+	inst := func(body string) string {
+		return "[[instance]]\nname = \"X1\"\nhost = \"h\"\nuser = \"u\"\npassword_env = \"E\"\n" + body
+	}
+	cases := []struct {
+		body, encrypt, insecure string // insecure: a word of the warning; "" = none
+	}{
+		{"", "", ""},
+		{`encrypt = "strict"`, "strict", ""},
+		{`encrypt = "TRUE"`, "true", ""},
+		{`encrypt = "mandatory"`, "true", ""},
+		{`encrypt = "true"` + "\ncertificate = \"/etc/ssl/corp-ca.pem\"\nhost_name_in_certificate = \"sql01.corp.example\"", "true", ""},
+		{`encrypt = "false"`, "false", "only the login is encrypted"},
+		{`encrypt = "optional"`, "false", "only the login is encrypted"},
+		{`encrypt = "disable"`, "disable", "cross the network unencrypted"},
+		{"trust_server_certificate = true", "", "not checked"},
+	}
+	for _, tc := range cases {
+		cfg, err := mssql.ParseConfig([]byte(inst(tc.body)))
+		if err != nil {
+			t.Errorf("%q: %v", tc.body, err)
+			continue
+		}
+		in := cfg.Instances[0]
+		if in.Encrypt != tc.encrypt {
+			t.Errorf("%q: encrypt %q, want %q", tc.body, in.Encrypt, tc.encrypt)
+		}
+		w := in.Insecure()
+		if (tc.insecure == "") != (w == "") || !strings.Contains(w, tc.insecure) || (w != "" && !strings.HasPrefix(w, mssql.InsecureNote)) {
+			t.Errorf("%q: warning %q, want one with %q", tc.body, w, tc.insecure)
+		}
+		if strings.Contains(tc.body, "host_name_in_certificate") && (in.HostNameInCertificate != "sql01.corp.example" || in.Certificate != "/etc/ssl/corp-ca.pem") {
+			t.Errorf("%q: %+v", tc.body, in)
+		}
 	}
 }

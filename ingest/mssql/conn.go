@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"math"
 	"net"
 	"net/url"
@@ -22,20 +23,52 @@ type Session struct {
 	// Major is the engine's major version (10 = 2008/2008 R2 … 17 = 2025),
 	// known after Host; 0 before.
 	Major int
+	// Encrypt is the encryption setting the login used (EncryptStrict,
+	// EncryptTrue, …): with encrypt unset, strict or its fallback.
+	Encrypt string
 }
 
 // Connect reads the instance's secret, opens a pool of one connection and
 // logs in. ctx bounds dialing; timeout bounds the login handshake too,
 // which go-mssqldb does not tie to ctx (a server that accepts TCP but never
-// answers would otherwise hold the caller forever). Every error it returns
-// is an *Error whose text holds no part of the secret.
+// answers would otherwise hold the caller forever). With encrypt unset it
+// logs in over TDS 8 and, if the server does not speak it, over TDS 7.x
+// TLS; both validate the server's certificate, and neither falls back to
+// an unencrypted login. Every error it returns is an *Error whose text
+// holds no part of the secret.
 func Connect(ctx context.Context, in Instance, timeout time.Duration) (*Session, error) {
 	pw, err := readSecret(&in)
 	if err != nil {
 		return nil, &Error{Source: SourceConnect, Kind: KindConfig, Msg: err.Error()}
 	}
-	dsn := buildDSN(&in, pw, timeout)
+	modes := encryptModes(&in)
+	for i, mode := range modes {
+		try := in
+		try.Encrypt = mode
+		db, err := open(ctx, &try, pw, timeout)
+		if err == nil {
+			return &Session{inst: in, db: db, Encrypt: mode}, nil
+		}
+		if i+1 < len(modes) && mode == EncryptStrict && noTDS8(err) && ctx.Err() == nil {
+			continue
+		}
+		var e *Error
+		if !errors.As(err, &e) {
+			if e = tlsFailure(&in, err); e == nil {
+				e = classify(SourceConnect, err)
+			}
+		}
+		e.Msg = scrub(e.Msg, pw)
+		return nil, e
+	}
+	panic("unreachable: encryptModes returns at least one setting")
+}
+
+// open logs in with in.Encrypt and returns the pool, or the driver's error.
+func open(ctx context.Context, in *Instance, pw secret, timeout time.Duration) (*sql.DB, error) {
+	dsn := buildDSN(in, pw, timeout)
 	var conn driver.Connector
+	var err error
 	if in.Auth == "entra" {
 		tok := string(pw)
 		conn, err = mssql.NewConnectorWithAccessTokenProvider(dsn, func(context.Context) (string, error) { return tok, nil })
@@ -43,6 +76,9 @@ func Connect(ctx context.Context, in Instance, timeout time.Duration) (*Session,
 		conn, err = mssql.NewConnector(dsn)
 	}
 	if err != nil {
+		if e := tlsFailure(in, err); e != nil {
+			return nil, e
+		}
 		return nil, &Error{Source: SourceConnect, Kind: KindConfig, Msg: "connection settings: " + scrub(err.Error(), pw)}
 	}
 	db := sql.OpenDB(conn)
@@ -50,11 +86,9 @@ func Connect(ctx context.Context, in Instance, timeout time.Duration) (*Session,
 	db.SetMaxIdleConns(1)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		e := classify(SourceConnect, err)
-		e.Msg = scrub(e.Msg, pw)
-		return nil, e
+		return nil, err
 	}
-	return &Session{inst: in, db: db}, nil
+	return db, nil
 }
 
 // Close closes the connection.
@@ -89,14 +123,22 @@ func buildDSN(in *Instance, pw secret, timeout time.Duration) string {
 	q.Set("app name", "restorewatch")
 	q.Set("dial timeout", secs)
 	q.Set("connection timeout", secs)
-	if in.Encrypt != "" {
-		q.Set("encrypt", strings.ToLower(in.Encrypt))
+	// Every TLS key is written, never left to go-mssqldb's defaults:
+	// without encrypt it logs in unencrypted to a server that offers no
+	// TLS and trusts any certificate.
+	enc := in.Encrypt
+	if enc == "" {
+		enc = EncryptStrict
 	}
-	if in.TrustServerCertificate {
-		q.Set("TrustServerCertificate", "true")
-	}
-	if in.Certificate != "" {
-		q.Set("certificate", in.Certificate)
+	q.Set("encrypt", enc)
+	if enc != EncryptDisable {
+		q.Set("TrustServerCertificate", strconv.FormatBool(in.TrustServerCertificate && enc != EncryptStrict))
+		if in.Certificate != "" {
+			q.Set("certificate", in.Certificate)
+		}
+		if in.HostNameInCertificate != "" {
+			q.Set("hostNameInCertificate", in.HostNameInCertificate)
+		}
 	}
 	u.RawQuery = q.Encode()
 	return u.String()

@@ -50,6 +50,40 @@ func TestDSNEscapesEverything(t *testing.T) {
 	}
 }
 
+// The DSN writes every TLS key: go-mssqldb's defaults (no encrypt) log in
+// unencrypted to a server without TLS and trust any certificate.
+func TestDSNEncryption(t *testing.T) {
+	cases := []struct {
+		in         mssql.Instance
+		encryption msdsn.Encryption
+		skipVerify bool
+		serverName string
+	}{
+		{mssql.Instance{Host: "sql01"}, msdsn.EncryptionStrict, false, "sql01"},
+		{mssql.Instance{Host: "sql01", Encrypt: "true"}, msdsn.EncryptionRequired, false, "sql01"},
+		{mssql.Instance{Host: "10.0.0.5", Encrypt: "strict", HostNameInCertificate: "sql01.corp.example"}, msdsn.EncryptionStrict, false, "sql01.corp.example"},
+		{mssql.Instance{Host: "sql01", Encrypt: "false"}, msdsn.EncryptionOff, false, "sql01"},
+		{mssql.Instance{Host: "sql01", Encrypt: "true", TrustServerCertificate: true}, msdsn.EncryptionRequired, true, "sql01"},
+		{mssql.Instance{Host: "sql01", Encrypt: "disable"}, msdsn.EncryptionDisabled, false, ""},
+	}
+	for _, tc := range cases {
+		tc.in.Auth, tc.in.User = "sql", "u"
+		p, err := msdsn.Parse(mssql.BuildDSN(&tc.in, "pw"))
+		if err != nil {
+			t.Fatalf("%+v: %v", tc.in, err)
+		}
+		if p.Encryption != tc.encryption {
+			t.Errorf("%+v: encryption %v, want %v", tc.in, p.Encryption, tc.encryption)
+		}
+		if tc.encryption == msdsn.EncryptionDisabled {
+			continue
+		}
+		if p.TLSConfig == nil || p.TLSConfig.InsecureSkipVerify != tc.skipVerify || p.TLSConfig.ServerName != tc.serverName {
+			t.Errorf("%+v: TLS config %+v", tc.in, p.TLSConfig)
+		}
+	}
+}
+
 func TestDSNCertificate(t *testing.T) {
 	// msdsn.Parse reads the file, so only the URL is checked here.
 	in := mssql.Instance{Host: "h", Auth: "sql", User: "u", Certificate: "/etc/ssl/ca b&c.pem"}
