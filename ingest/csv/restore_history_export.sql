@@ -4,8 +4,11 @@ restore_history_export.sql - restorewatch history export (SPEC 3.3)
 Reads msdb's restore history (restorehistory, the backup set each restore
 read, its media set and media families, the files it wrote from restorefile)
 and returns one row per restore, with
-the columns `restorewatch import history` expects. Read-only; needs only
-db_datareader in msdb. Runs on SQL Server 2008 R2 and later (no STRING_AGG).
+the columns `restorewatch import history` expects. Read-only (it writes only
+a table variable of its own); needs only db_datareader in msdb. Runs on SQL
+Server 2008 R2 and later and on Azure SQL Managed Instance: no STRING_AGG,
+and key_algorithm, which msdb has only from SQL Server 2014, is read only
+where the column exists (NULL on 2008 R2 and 2012).
 
 Parameters (edit below):
   @since        export only restores on or after this local time, for
@@ -55,6 +58,21 @@ SET NOCOUNT ON;
 DECLARE @since datetime = '19000101';
 DECLARE @quote_text bit = 1;
 
+-- backupset.key_algorithm came with backup encryption in SQL Server 2014. A
+-- column the server lacks fails the whole batch as it compiles ("Invalid
+-- column name"), even under an IF that is false, so it is read by dynamic SQL,
+-- compiled only where COL_LENGTH finds the column, into a table variable: one
+-- row per backup set restored since @since. Elsewhere key_algorithm is NULL.
+DECLARE @key_algorithm TABLE (backup_set_id int PRIMARY KEY, key_algorithm nvarchar(32));
+IF COL_LENGTH(N'msdb.dbo.backupset', N'key_algorithm') IS NOT NULL
+    INSERT INTO @key_algorithm (backup_set_id, key_algorithm)
+    EXEC sys.sp_executesql
+        N'SELECT bs.backup_set_id, bs.key_algorithm
+          FROM msdb.dbo.backupset AS bs
+          WHERE bs.backup_set_id IN (SELECT rh.backup_set_id FROM msdb.dbo.restorehistory AS rh
+                                     WHERE rh.restore_date >= @since)',
+        N'@since datetime', @since;
+
 SELECT
     CASE WHEN @quote_text = 1 THEN N'"' + REPLACE(x.instance, N'"', N'""') + N'"' ELSE x.instance END AS instance,
     rh.restore_history_id AS restore_history_id,
@@ -83,7 +101,7 @@ SELECT
     bs.software_build_version AS software_build_version,
     CONVERT(tinyint, bs.is_copy_only) AS is_copy_only,
     CONVERT(tinyint, bs.has_backup_checksums) AS has_backup_checksums,
-    CASE WHEN @quote_text = 1 THEN N'"' + REPLACE(bs.key_algorithm, N'"', N'""') + N'"' ELSE bs.key_algorithm END AS key_algorithm,
+    CASE WHEN @quote_text = 1 THEN N'"' + REPLACE(ka.key_algorithm, N'"', N'""') + N'"' ELSE ka.key_algorithm END AS key_algorithm,
     bms.media_family_count AS media_family_count,
     f1.device_type AS device_type,
     CASE WHEN @quote_text = 1 THEN N'"' + REPLACE(dev.names, N'"', N'""') + N'"' ELSE dev.names END AS physical_device_names,
@@ -93,6 +111,8 @@ LEFT JOIN msdb.dbo.backupset AS bs
     ON bs.backup_set_id = rh.backup_set_id
 LEFT JOIN msdb.dbo.backupmediaset AS bms
     ON bms.media_set_id = bs.media_set_id
+LEFT JOIN @key_algorithm AS ka
+    ON ka.backup_set_id = bs.backup_set_id
 -- @@SERVERNAME is NULL when sp_addserver was never run; fall back to what the
 -- server calls itself.
 CROSS APPLY (
