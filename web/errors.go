@@ -67,9 +67,17 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
+	if c.Request().ContentLength != 0 {
+		// A refused request's body may be unread: close the connection
+		// rather than let net/http read what remains (up to 256 KiB,
+		// under the read timeout) before it sends the refusal.
+		c.Response().Header().Set("Connection", "close")
+	}
 	var werr error
 	switch {
-	case c.Request().Method == http.MethodHead:
+	case c.Request().Method == http.MethodHead || c.Request().Context().Err() != nil:
+		// A cancelled request (its body's deadline passed, or the client
+		// left) gets the status alone: a page would not render.
 		werr = c.NoContent(code)
 	case strings.HasPrefix(c.Request().URL.Path, "/api/") || c.Request().URL.Path == "/healthz":
 		werr = c.JSON(code, map[string]string{"error": msg})

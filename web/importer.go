@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -149,9 +150,14 @@ func (s *Server) importPart(c echo.Context, part *multipart.Part, kind ingest.Ki
 	api := APIImport{File: name, Kind: string(kind), Read: sum.Read, Added: sum.Added, Duplicates: sum.Duplicates,
 		Rejects: []string{}, Instances: sum.Instances}
 	var mbe *http.MaxBytesError
+	var ne net.Error
 	switch {
 	case errors.As(err, &mbe):
 		return res, api, err
+	case err != nil && (errors.As(err, &ne) && ne.Timeout() || c.Request().Context().Err() != nil):
+		// The body's deadline passed (a read error also cancels the
+		// request's context) or the client went away.
+		return res, api, echo.NewHTTPError(http.StatusRequestTimeout, "The upload stalled or was interrupted. Records committed before that are kept.")
 	case err != nil && store.ErrorCode(err) == store.EINTERNAL:
 		s.log.Error("import failed", "file", name, "kind", kind, "error", err)
 		res.Error = "The import failed on our side; the details are in the server log. Records committed before the failure are kept."

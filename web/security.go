@@ -131,31 +131,28 @@ func theme(c echo.Context) string {
 // localPath accepts only a path on this server as a redirect target, so
 // the theme link cannot be turned into an open redirect. Browsers drop tabs
 // and newlines from a Location and read a backslash as a slash, so
-// "/<TAB>/evil.example" or "/\\evil.example" would leave the site: a target
-// with a control character or a backslash, or whose path starts with a
-// second slash (as written or once decoded), goes to "/" instead.
+// "/<TAB>/evil.example" or "/\evil.example" would leave the site: a target
+// with a control or format character or a backslash, or whose path starts
+// with a second slash or a backslash once decoded, goes to "/" instead.
 func localPath(p string) string {
-	if len(p) == 0 || len(p) > 4096 || p[0] != '/' || unsafeInPath(p) {
+	if len(p) == 0 || len(p) > 4096 || p[0] != '/' || strings.HasPrefix(p, "//") || strings.ContainsRune(p, '\\') || hasControl(p) {
 		return "/"
 	}
 	u, err := url.Parse(p)
 	if err != nil || u.Scheme != "" || u.Opaque != "" || u.User != nil || u.Host != "" || !strings.HasPrefix(u.Path, "/") {
 		return "/"
 	}
-	if strings.HasPrefix(u.Path, "//") || unsafeInPath(u.Path) {
+	if strings.HasPrefix(u.Path, "//") || strings.HasPrefix(u.Path, "/\\") || hasControl(u.Path) {
 		return "/"
 	}
 	return p
 }
 
-// unsafeInPath reports a second leading slash, a backslash or a control
-// character (ASCII or Unicode) anywhere in p.
-func unsafeInPath(p string) bool {
-	if strings.HasPrefix(p, "//") {
-		return true
-	}
+// hasControl reports a control or format character (ASCII or Unicode,
+// such as a tab or a right-to-left override) or invalid UTF-8 in p.
+func hasControl(p string) bool {
 	for _, r := range p {
-		if r == '\\' || unicode.IsControl(r) || r == utf8.RuneError {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError {
 			return true
 		}
 	}

@@ -220,15 +220,40 @@ func TestUploadLimits(t *testing.T) {
 func TestThemeLinkStaysOnThisServer(t *testing.T) {
 	_, ts := serve(t, web.Config{DB: emptyDB(t)})
 	c := client(t)
-	for back, want := range map[string]string{"/restores?kind=full": "/restores?kind=full", "//evil.example/": "/",
-		"https://evil.example/": "/", `/\evil.example`: "/"} {
-		resp, err := c.Get(ts.URL + "/theme?set=dark&back=" + url.QueryEscape(back))
+	// The raw query is sent as written, so each bypass reaches the server
+	// exactly as a crafted link would.
+	for _, tc := range []struct{ rawBack, want string }{
+		{url.QueryEscape("/restores?kind=full"), "/restores?kind=full"},
+		{url.QueryEscape("/instances/SQL%5CPROD"), "/instances/SQL%5CPROD"},
+		{"//evil.example/", "/"},
+		{url.QueryEscape("//evil.example/"), "/"},
+		{url.QueryEscape("https://evil.example/"), "/"},
+		{url.QueryEscape("https:evil.example"), "/"},
+		{url.QueryEscape("javascript:alert(1)"), "/"},
+		{url.QueryEscape(`/\evil.example`), "/"},
+		{"/%5Cevil.example", "/"},
+		{"/%5C%5Cevil.example", "/"},
+		{"/%09/evil.example", "/"},              // browsers drop the tab: //evil.example
+		{"/%0A/evil.example", "/"},              // and newlines
+		{"/%0D%0ALocation:%20http://evil", "/"}, // header splitting
+		{"%09//evil.example", "/"},
+		{"/%2F/evil.example", "/"},   // decoded once: //evil.example
+		{"/%252F/evil.example", "/"}, // the path decodes to //evil.example
+		{"/%255C/evil.example", "/"}, // and to /\evil.example
+		{"/%00/evil.example", "/"},
+		{"/%E2%80%AE/evil.example", "/"}, // a Unicode control
+		{"/%C2%85/evil.example", "/"},    // NEL
+		{"%20/evil.example", "/"},
+		{"evil.example", "/"},
+		{"", "/"},
+	} {
+		resp, err := c.Get(ts.URL + "/theme?set=dark&back=" + tc.rawBack)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if got := resp.Header.Get("Location"); got != want {
-			t.Errorf("theme back=%q redirects to %q, want %q", back, got, want)
+		if got := resp.Header.Get("Location"); got != tc.want {
+			t.Errorf("theme back=%s redirects to %q, want %q", tc.rawBack, got, tc.want)
 		}
 	}
 	_, body, _ := get(t, c, ts.URL+"/")
