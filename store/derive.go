@@ -199,15 +199,27 @@ func build(h *histFact, l, m *logFact, semantics string, tl *timeline) *derivedR
 		r.Pages = ptr(pages)
 	}
 	if r.DurationS != nil && *r.DurationS > 0 {
+		// The time throughput divides by: the engine's, as its MB/sec
+		// implies, when that is the more precise (ThroughputEngine).
+		elapsed, src := *r.DurationS, ThroughputDuration
+		if r.DurationSource == DurationEngine && pages > 0 && r.EngineMBps != nil && *r.EngineMBps > seconds {
+			elapsed, src = float64(pages)*8192/mib / *r.EngineMBps, ThroughputEngine
+		}
 		switch {
 		case r.BackupBytes != nil && *r.BackupBytes > 0:
-			r.LogicalMiBps = ptr(float64(*r.BackupBytes) / mib / *r.DurationS)
+			r.LogicalMiBps = ptr(float64(*r.BackupBytes) / mib / elapsed)
 		case pages > 0:
-			r.LogicalMiBps = ptr(float64(pages) * 8192 / mib / *r.DurationS)
+			r.LogicalMiBps = ptr(float64(pages) * 8192 / mib / elapsed)
+			if src == ThroughputEngine {
+				r.LogicalMiBps = ptr(*r.EngineMBps) // the same, without the round trip
+			}
 			r.SizeSource = "pages_3014"
 		}
 		if r.CompressedB != nil && *r.CompressedB > 0 {
-			r.ReadMiBps = ptr(float64(*r.CompressedB) / mib / *r.DurationS)
+			r.ReadMiBps = ptr(float64(*r.CompressedB) / mib / elapsed)
+		}
+		if r.LogicalMiBps != nil || r.ReadMiBps != nil {
+			r.ThroughputSource = src
 		}
 	}
 	if h != nil {

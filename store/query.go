@@ -30,7 +30,7 @@ const restoreColumns = `r.id, i.name, r.database_name, r.kind, r.at_utc, r.start
  COALESCE(r.source_database,''), COALESCE(r.source_build,''), COALESCE(r.family,''), r.compressed, r.encrypted,
  r.checksum, r.copy_only, r.devices, COALESCE(r.device_kind,''), r.stripes, r.buffer_count, r.max_transfer_kib,
  r.io_alignment, r.ifi, r.cpu_count, r.memory_mb, COALESCE(r.trace_flags,''), COALESCE(r.modules,''),
- COALESCE(r.user_name,''), r.sources, COALESCE(r.destination_files,'')`
+ COALESCE(r.user_name,''), r.sources, COALESCE(r.destination_files,''), r.throughput_source`
 
 func (f RestoreFilter) where() (string, []any) {
 	var conds []string
@@ -169,7 +169,8 @@ func scanRestore(s scanner) (Restore, error) {
 	err := s.Scan(&r.ID, &r.Instance, &r.Database, &kind, &at, &started, &finished, &r.OffsetKnown, &dur,
 		&r.DurationSource, &bbytes, &cbytes, &pages, &r.SizeSource, &lmb, &rmb, &emb, &r.InstanceBuild, &r.SourceServer,
 		&r.SourceDatabase, &r.SourceBuild, &r.Family, &comp, &enc, &chk, &copyOnly, &devices, &r.DeviceKind, &stripes,
-		&bufc, &mtk, &align, &ifi, &cpu, &mem, &r.TraceFlags, &r.Modules, &r.UserName, &r.Sources, &destinations)
+		&bufc, &mtk, &align, &ifi, &cpu, &mem, &r.TraceFlags, &r.Modules, &r.UserName, &r.Sources, &destinations,
+		&r.ThroughputSource)
 	if err != nil {
 		return r, err
 	}

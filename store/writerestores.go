@@ -18,7 +18,7 @@ var restoreCols = []string{"instance_id", "natural_key", "content_hash", "histor
 	"size_source", "logical_mibps", "read_mibps", "engine_mbps", "instance_build", "source_server", "source_database",
 	"source_build", "family", "compressed", "encrypted", "checksum", "copy_only", "devices", "device_kind", "stripes",
 	"buffer_count", "max_transfer_kib", "io_alignment", "ifi", "cpu_count", "memory_mb", "trace_flags", "modules",
-	"user_name", "sources", "destination_files"}
+	"user_name", "sources", "destination_files", "throughput_source"}
 
 // values returns the row of d for restoreCols, with content_hash computed
 // over everything else.
@@ -41,7 +41,8 @@ func (d *derivedRestore) values(instanceID int64) []any {
 		nullString(r.SourceServer), nullString(r.SourceDatabase), nullString(r.SourceBuild), nullString(r.Family),
 		r.Compressed, r.Encrypted, r.Checksum, r.CopyOnly, stringsJSON(r.Devices), nullString(r.DeviceKind),
 		r.Stripes, r.BufferCount, r.MaxTransferKiB, r.IOAlignment, r.IFI, r.CPUCount, r.MemoryMB,
-		nullString(r.TraceFlags), nullString(r.Modules), nullString(r.UserName), r.Sources, destinationsJSON(r.DestinationFiles)}
+		nullString(r.TraceFlags), nullString(r.Modules), nullString(r.UserName), r.Sources, destinationsJSON(r.DestinationFiles),
+		r.ThroughputSource}
 	v[2] = contentHash(v)
 	return v
 }

@@ -49,7 +49,20 @@ type RestoreRow struct {
 	IOAlignment      *int64   `json:"io_alignment"`
 	OffsetKnown      bool     `json:"utc_offset_known"`
 	Sources          string   `json:"sources"`
+	// ThroughputSource says what the two rates were computed from:
+	// "duration" (the size over duration_s) or "engine_mbps" (the 3014
+	// line's MB/sec, the more precise for a short restore).
+	ThroughputSource string `json:"throughput_source"`
 }
+
+// TimeFormat is how exports write an instant: RFC 3339 in UTC with the
+// warehouse's milliseconds, always three digits, so restores completed
+// within one second keep distinct times and their order (and the text sorts
+// as the time does).
+const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// Time formats t as TimeFormat, in UTC.
+func Time(t time.Time) string { return t.UTC().Format(TimeFormat) }
 
 // Namer names builds ("2016 SP1 CU8"); nil leaves release names empty.
 type Namer func(version string) string
@@ -60,15 +73,15 @@ func Row(r *store.Restore, name Namer) RestoreRow {
 		if t == nil {
 			return nil
 		}
-		s := t.UTC().Format(time.RFC3339)
+		s := Time(*t)
 		return &s
 	}
 	row := RestoreRow{
 		ID: r.ID, Instance: r.Instance, Database: r.Database, Kind: string(r.Kind), StartedAt: ts(r.StartedAt),
-		FinishedAt: ts(r.FinishedAt), At: r.At.UTC().Format(time.RFC3339), DurationS: r.DurationS,
+		FinishedAt: ts(r.FinishedAt), At: Time(r.At), DurationS: r.DurationS,
 		DurationSource: r.DurationSource, BackupBytes: r.BackupBytes, CompressedBytes: r.CompressedB, Pages: r.Pages,
 		LogicalMiBps: round3(r.LogicalMiBps), ReadMiBps: round3(r.ReadMiBps), SizeSource: r.SizeSource,
-		InstanceBuild: r.InstanceBuild, SourceServer: r.SourceServer, SourceDatabase: r.SourceDatabase,
+		ThroughputSource: r.ThroughputSource, InstanceBuild: r.InstanceBuild, SourceServer: r.SourceServer, SourceDatabase: r.SourceDatabase,
 		SourceBuild: r.SourceBuild, Compressed: r.Compressed, Encrypted: r.Encrypted, Checksum: r.Checksum,
 		Devices: r.Devices, DeviceKind: r.DeviceKind, Stripes: r.Stripes, BufferCount: r.BufferCount,
 		MaxTransferKiB: r.MaxTransferKiB, IOAlignment: r.IOAlignment, OffsetKnown: r.OffsetKnown, Sources: r.Sources,
@@ -103,7 +116,8 @@ func round3(v *float64) *float64 {
 var CSVHeader = []string{"id", "instance", "database", "kind", "started_at", "finished_at", "duration_s",
 	"duration_source", "backup_bytes", "compressed_bytes", "logical_mibps", "read_mibps", "instance_build",
 	"instance_release", "source_server", "source_build", "source_release", "compressed", "encrypted", "checksum",
-	"device_kind", "stripes", "buffer_count", "max_transfer_kib", "io_alignment", "devices", "destination_files", "sources"}
+	"device_kind", "stripes", "buffer_count", "max_transfer_kib", "io_alignment", "devices", "destination_files", "sources",
+	"at", "throughput_source"}
 
 // CSVWriter writes restores as CSV, one Write per restore.
 type CSVWriter struct{ w *csv.Writer }
@@ -124,7 +138,7 @@ func (c *CSVWriter) Write(r RestoreRow) error {
 		fp(r.ReadMiBps), Cell(r.InstanceBuild), Cell(r.InstanceRelease), Cell(r.SourceServer), Cell(r.SourceBuild),
 		Cell(r.SourceRelease), bp(r.Compressed), bp(r.Encrypted), bp(r.Checksum), r.DeviceKind, ip(r.Stripes),
 		ip(r.BufferCount), ip(r.MaxTransferKiB), ip(r.IOAlignment), Cell(strings.Join(r.Devices, "|")),
-		Cell(strings.Join(r.DestinationFiles, "|")), r.Sources})
+		Cell(strings.Join(r.DestinationFiles, "|")), r.Sources, r.At, r.ThroughputSource})
 }
 
 // Flush flushes and reports any write error.

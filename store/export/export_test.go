@@ -2,7 +2,12 @@ package export_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -61,5 +66,100 @@ func TestCSVRowKeepsHostileNamesInert(t *testing.T) {
 	}
 	if row["devices"] != `\\nas\a.bak|\\nas\b.bak` || row["duration_s"] != "12.5" {
 		t.Errorf("devices %q duration %q", row["devices"], row["duration_s"])
+	}
+}
+
+// TestTimesKeepTheirMilliseconds: three restores completed within one second
+// keep distinct times, in the warehouse's order, in JSON and in CSV.
+func TestTimesKeepTheirMilliseconds(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	im, err := db.NewImport(ctx, "errorlog", "ERRORLOG")
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := 0
+	base := time.Date(2024, 11, 1, 16, 27, 5, 0, time.UTC)
+	for i, ms := range []int{140, 470, 910} {
+		if err := im.LogRestore(store.LogRestore{Instance: "SQL01", Database: "DB" + strconv.Itoa(i), Kind: store.KindFull,
+			MessageID: 18267, CompletedAt: base.Add(time.Duration(ms) * time.Millisecond), UTCOffset: &off, Has3014: true,
+			Statement: "RESTORE DATABASE", Pages: 25378, Seconds: 0.499, MBps: 397.318,
+			Origin: store.Origin{Source: "errorlog", File: "ERRORLOG", Line: i + 1}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := im.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rs, _, err := db.ListRestores(ctx, store.RestoreFilter{Sort: "at", Asc: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make([]export.RestoreRow, len(rs))
+	for i := range rs {
+		rows[i] = export.Row(&rs[i], nil)
+	}
+	want := []string{"2024-11-01T16:27:05.140Z", "2024-11-01T16:27:05.470Z", "2024-11-01T16:27:05.910Z"}
+
+	var js bytes.Buffer
+	if err := export.WriteJSON(&js, rows); err != nil {
+		t.Fatal(err)
+	}
+	var back []struct {
+		Database   string `json:"database"`
+		At         string `json:"at"`
+		FinishedAt string `json:"finished_at"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	var gotJSON []string
+	for i, r := range back {
+		gotJSON = append(gotJSON, r.At)
+		if r.Database != "DB"+strconv.Itoa(i) || r.FinishedAt != r.At {
+			t.Errorf("JSON row %d: %s finished %s at %s; want DB%d, finished at its time", i, r.Database, r.FinishedAt, r.At, i)
+		}
+	}
+	if !slices.Equal(gotJSON, want) {
+		t.Errorf("JSON times %v; want %v", gotJSON, want)
+	}
+
+	var buf bytes.Buffer
+	w, err := export.NewCSVWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := func(name string) int { return slices.Index(recs[0], name) }
+	var gotCSV, finished []string
+	for _, rec := range recs[1:] {
+		gotCSV = append(gotCSV, rec[col("at")])
+		finished = append(finished, rec[col("finished_at")])
+		if rec[col("throughput_source")] != store.ThroughputEngine {
+			t.Errorf("CSV throughput_source %q; want %q", rec[col("throughput_source")], store.ThroughputEngine)
+		}
+	}
+	if !slices.Equal(gotCSV, want) || !slices.Equal(finished, want) {
+		t.Errorf("CSV at %v, finished_at %v; want %v", gotCSV, finished, want)
+	}
+	for _, s := range want {
+		if _, err := time.Parse(time.RFC3339, s); err != nil {
+			t.Errorf("%s is not RFC 3339: %v", s, err)
+		}
 	}
 }

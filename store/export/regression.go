@@ -2,7 +2,6 @@ package export
 
 import (
 	"math"
-	"time"
 
 	"github.com/restorewatch/restorewatch/store"
 )
@@ -44,7 +43,7 @@ type FactorChange struct {
 func Regression(r *store.Regression) RegressionRow {
 	lost := r.HoursLostPerRestore()
 	out := RegressionRow{ID: r.ID, Instance: r.Instance, Database: r.Database, Kind: string(r.Kind),
-		Direction: r.Direction, ChangedAt: r.ChangedAt.UTC().Format(time.RFC3339),
+		Direction: r.Direction, ChangedAt: Time(r.ChangedAt),
 		BaselineMiBps: Round(r.BaselineMiBps, 3), CurrentMiBps: Round(r.CurrentMiBps, 3), Ratio: Round(r.Ratio, 4),
 		RatioLow: Round(r.RatioLow, 4), RatioHigh: Round(r.RatioHigh, 4), BaselineN: r.BaselineN,
 		CurrentN: r.CurrentN, PValue: r.PValue, ChangedFactors: []FactorChange{}, KnownIssues: r.KnownIssues,
