@@ -62,15 +62,9 @@ func (c *ReportCmd) Run(ctx context.Context, m *Main) error {
 // writePDF prints the self-contained HTML report to PDF with headless
 // Chromium, when it is installed, with JavaScript off (printReport).
 func writePDF(ctx context.Context, m *Main, html []byte, out string) error {
-	bin := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			bin = p
-			break
-		}
-	}
-	if bin == "" {
-		return store.Errorf(store.EUNAVAILABLE, "report: writing PDF needs Chromium, which is not installed (on Debian: apt-get install chromium); write FILE.html instead and print it from a browser")
+	bin, err := chromium()
+	if err != nil {
+		return err
 	}
 	dir, err := os.MkdirTemp("", "restorewatch-report-")
 	if err != nil {
@@ -95,6 +89,16 @@ func writePDF(ctx context.Context, m *Main, html []byte, out string) error {
 	}
 	fmt.Fprintf(m.Stdout, "wrote %s\n", out)
 	return nil
+}
+
+// chromium finds the browser that prints PDFs.
+func chromium() (string, error) {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", store.Errorf(store.EUNAVAILABLE, "report: writing PDF needs Chromium, which is not installed (on Debian: apt-get install chromium); write FILE.html instead and print it from a browser")
 }
 
 // printReport prints the page at url to PDF through the DevTools protocol,
