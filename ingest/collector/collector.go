@@ -59,6 +59,10 @@ type collector struct {
 	serr error // first warehouse failure
 	// importMu serialises the passes' imports (see write).
 	importMu sync.Mutex
+	// tds7 holds the instances, by name, whose default (strict) login
+	// fell back to TDS 7.x TLS: later passes of this Run go straight to
+	// it. Guarded by mu.
+	tds7 map[string]bool
 }
 
 // Run collects from every instance of cfg (and of its CMS) into db. With
@@ -78,7 +82,7 @@ func Run(ctx context.Context, db *store.DB, cfg *mssql.Config, opt Options) erro
 	}
 	c := &collector{db: db, cfg: cfg.Collector, opt: opt, log: log,
 		slot: make(chan struct{}, max(1, cfg.Collector.Concurrency)),
-		dial: make(chan struct{}, 4*max(1, cfg.Collector.Concurrency))}
+		dial: make(chan struct{}, 4*max(1, cfg.Collector.Concurrency)), tds7: map[string]bool{}}
 	c.fillDefaults()
 	instances := c.instances(ctx, cfg)
 	if len(instances) == 0 {
@@ -137,7 +141,7 @@ func (c *collector) instances(ctx context.Context, cfg *mssql.Config) []mssql.In
 	started := time.Now()
 	listed, err := mssql.ListCMS(ctx, *cfg.CMS, c.cfg.Timeout)
 	run := store.CollectorRun{Instance: cfg.CMS.Name, Started: started, Status: store.RunOK,
-		Rows: map[string]int64{"instances": int64(len(listed))}}
+		Rows: map[string]int64{"instances": int64(len(listed))}, Notes: c.insecure(cfg.CMS.Instance)}
 	if err != nil {
 		run.Status, run.Errors = store.RunFailed, map[string]string{mssql.SourceCMS: err.Error()}
 		c.log.Warn("cms: cannot list instances", "instance", cfg.CMS.Name, "error", err.Error())

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"log/slog"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"testing"
@@ -41,6 +42,10 @@ type fleet struct {
 	inst map[string]*mssqltest.Instance
 	srv  map[string]*tdstest.Server
 	logs *syncBuffer
+	// ca signs the servers' certificates; caFile is its PEM, the
+	// instances' certificate setting.
+	ca     *tdstest.CA
+	caFile string
 }
 
 func newFleet(t *testing.T) *fleet {
@@ -54,18 +59,57 @@ func newFleet(t *testing.T) *fleet {
 	}
 	t.Cleanup(func() { db.Close() })
 	jitter := time.Duration(0)
+	ca, err := tdstest.NewCA("restorewatch test CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	caFile := t.TempDir() + "/ca.pem"
+	if err := os.WriteFile(caFile, ca.PEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	return &fleet{t: t, db: db, path: path, inst: map[string]*mssqltest.Instance{}, srv: map[string]*tdstest.Server{},
-		logs: &syncBuffer{},
+		logs: &syncBuffer{}, ca: ca, caFile: caFile,
 		cfg: &mssql.Config{Collector: mssql.Collector{Interval: time.Hour, Timeout: 5 * time.Second, Concurrency: 4,
 			InflightInterval: time.Second, Jitter: &jitter}}}
 }
 
-// add scripts an instance and configures the collector for it.
+// serving says how add serves an instance and configures its encryption.
+type serving struct {
+	noTLS   bool     // the server has no certificate and answers ENCRYPT_NOT_SUP
+	hosts   []string // the names in its certificate; default 127.0.0.1
+	encrypt string   // the instance's encrypt setting; "" is the collector's default
+	// wrap, if set, wraps the scripted instance's handler.
+	wrap func(tdstest.Handler) tdstest.Handler
+}
+
+// add scripts an instance, serves it with TLS, and configures the collector
+// for it with the default encryption (strict, else TDS 7.x TLS) and the
+// fleet's CA as its certificate.
 func (f *fleet) add(name, version string) *mssqltest.Instance {
+	f.t.Helper()
+	return f.addServed(name, version, serving{})
+}
+
+func (f *fleet) addServed(name, version string, how serving) *mssqltest.Instance {
 	f.t.Helper()
 	in := mssqltest.New(name, version, testOffset)
 	in.SetClock(base)
-	srv, addr, err := mssqltest.Serve(in, testUser, testPass)
+	cfg := tdstest.Config{User: testUser, Password: testPass, Handler: in, ServerVersion: version}
+	if how.wrap != nil {
+		cfg.Handler = how.wrap(in)
+	}
+	if !how.noTLS {
+		hosts := how.hosts
+		if len(hosts) == 0 {
+			hosts = []string{"127.0.0.1"}
+		}
+		var err error
+		if cfg.TLS, err = f.ca.ServerTLS(hosts...); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	srv := tdstest.New(cfg)
+	addr, err := srv.Start()
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -73,8 +117,12 @@ func (f *fleet) add(name, version string) *mssqltest.Instance {
 	_, port, _ := net.SplitHostPort(addr)
 	p, _ := strconv.Atoi(port)
 	f.inst[name], f.srv[name] = in, srv
-	f.cfg.Instances = append(f.cfg.Instances, mssql.Instance{Name: name, Host: "127.0.0.1", Port: p, Auth: "sql",
-		User: testUser, PasswordEnv: passEnv, Encrypt: "disable", Tags: map[string]string{"env": "test", "rto": "4h"}})
+	inst := mssql.Instance{Name: name, Host: "127.0.0.1", Port: p, Auth: "sql",
+		User: testUser, PasswordEnv: passEnv, Encrypt: how.encrypt, Tags: map[string]string{"env": "test", "rto": "4h"}}
+	if how.encrypt != mssql.EncryptDisable {
+		inst.Certificate = f.caFile
+	}
+	f.cfg.Instances = append(f.cfg.Instances, inst)
 	return in
 }
 
@@ -154,4 +202,25 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// waitFor polls cond until it holds: the test waits on an event, not on a
+// clock of its own. Only the test binary's -timeout bounds the wait; shortly
+// before it the test fails naming what it waited for.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline, bounded := t.Deadline()
+	for !cond() {
+		if bounded && time.Until(deadline) < 10*time.Second {
+			t.Fatalf("still waiting for %s when the test binary's -timeout was near", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func writeFile(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -18,7 +18,10 @@ func (c *collector) sample(ctx context.Context, in mssql.Instance, sess *mssql.S
 		if !sleep(ctx, every) {
 			return
 		}
-		sctx, cancel := context.WithTimeout(ctx, min(c.cfg.Timeout, every))
+		// The instance's timeout, like every query: a sample that takes
+		// longer than the interval only delays the next one, while a
+		// deadline of one interval ended the sampling of a busy server.
+		sctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 		if !acquire(sctx, c.slot) {
 			cancel()
 			continue

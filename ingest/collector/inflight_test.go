@@ -6,19 +6,35 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/restorewatch/restorewatch/ingest/collector"
 	"github.com/restorewatch/restorewatch/ingest/mssql"
 	"github.com/restorewatch/restorewatch/ingest/mssql/mssqltest"
+	"github.com/restorewatch/restorewatch/ingest/mssql/tdstest"
 	"github.com/restorewatch/restorewatch/store"
 )
 
 func TestInflightSamplingKeepsTheCurve(t *testing.T) {
 	f := newFleet(t)
-	in := f.add("SQL01", "16.0.4135.4")
+	// The restore advances one step each time the collector has sampled
+	// it, so the test follows the collector's pace, not a clock: a busy
+	// machine makes it slower, never wrong.
+	answered, scripted := make(chan struct{}), make(chan struct{})
+	in := f.addServed("SQL01", "16.0.4135.4", serving{wrap: func(h tdstest.Handler) tdstest.Handler {
+		return tdstest.HandlerFunc(func(ctx context.Context, q tdstest.Query) ([]tdstest.ResultSet, error) {
+			sets, err := h.Handle(ctx, q)
+			if mssql.QueryName(q.SQL) == "inflight" {
+				select {
+				case answered <- struct{}{}:
+				case <-scripted:
+				case <-ctx.Done():
+				}
+			}
+			return sets, err
+		})
+	}})
 	in.SetClock(time.Time{}) // the server's clock runs: samples need distinct times
 	f.cfg.Collector.InflightInterval = 40 * time.Millisecond
 	start := in.Now().Add(-10 * time.Minute).Truncate(time.Second)
@@ -33,31 +49,22 @@ func TestInflightSamplingKeepsTheCurve(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- collector.Run(ctx, f.db, f.cfg, collector.Options{Logger: f.logger()}) }()
-	// The restore progresses while the collector samples it, then ends.
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for pct := 10.0; pct <= 100; pct += 10 {
-			time.Sleep(60 * time.Millisecond)
-			in.SetRunning(running(pct))
-		}
-		time.Sleep(60 * time.Millisecond)
-		in.SetRunning()
-	}()
-	wg.Wait()
+	for pct := 10.0; pct <= 100; pct += 10 {
+		<-answered // the pass or a sample saw the previous step
+		in.SetRunning(running(pct))
+	}
+	<-answered // 100 % seen
+	in.SetRunning()
+	<-answered // seen gone: the collector ends the curve
+	close(scripted)
 	var curves []store.InflightCurve
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	waitFor(t, "the ended curve in the warehouse", func() bool {
 		var err error
 		if curves, err = f.db.InflightCurves(context.Background(), time.Unix(0, 0)); err != nil {
 			t.Fatal(err)
 		}
-		if len(curves) == 1 && curves[0].Ended {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(curves) == 1 && curves[0].Ended
+	})
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -171,4 +178,39 @@ func slowMidway() []store.CurvePoint {
 		}
 	}
 	return out
+}
+
+// A sample slower than the sampling interval delays the next one; it used
+// to hit a deadline of one interval and end the sampling of the restore.
+func TestSlowSampleKeepsSampling(t *testing.T) {
+	f := newFleet(t)
+	in := f.add("SQL01", "16.0.4135.4")
+	in.SetClock(time.Time{})
+	f.cfg.Collector.InflightInterval = 40 * time.Millisecond
+	in.Delay("inflight", 200*time.Millisecond) // five intervals per sample
+	start := in.Now().Add(-time.Minute).Truncate(time.Second)
+	in.SetRunning(mssqltest.Running{SessionID: 61, Start: start, Command: "RESTORE LOG", Percent: 40, WaitType: "BACKUPIO",
+		Statement: "RESTORE LOG [Slow] FROM DISK = N'x.trn'"})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- collector.Run(ctx, f.db, f.cfg, collector.Options{Logger: f.logger()}) }()
+	failed := func() bool { return strings.Contains(f.logs.String(), "in-flight sample failed") }
+	waitFor(t, "a third sample started, or a failed one", func() bool { return in.Calls("inflight") >= 4 || failed() })
+	in.SetRunning()
+	var curves []store.InflightCurve
+	waitFor(t, "the curve's end, or a failed sample", func() bool {
+		curves, _ = f.db.InflightCurves(context.Background(), time.Unix(0, 0))
+		return failed() || len(curves) == 1 && curves[0].Ended
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if failed() {
+		t.Fatalf("a slow sample ended the sampling: %s", f.logs.String())
+	}
+	if len(curves[0].Points) < 3 {
+		t.Errorf("%d points, want the pass's and two samples", len(curves[0].Points))
+	}
 }

@@ -244,12 +244,25 @@ func (c *collector) query(ctx context.Context, sess *mssql.Session, m marks, f *
 
 // connect logs in, retrying a refused or reset connection a few times with
 // back-off within the pass's deadline. A failed login is never retried: it
-// would only lock the account.
+// would only lock the account. An instance whose default login fell back
+// from TDS 8 to TDS 7.x TLS is logged in with TDS 7.x TLS directly for the
+// rest of the Run, rather than refused once per pass.
 func (c *collector) connect(ctx context.Context, in mssql.Instance) (*mssql.Session, error) {
+	c.mu.Lock()
+	fallback := in.Encrypt == "" && c.tds7[in.Name]
+	c.mu.Unlock()
+	if fallback {
+		in.Encrypt = mssql.EncryptTrue
+	}
 	wait := dialRetryFirst
 	for attempt := 0; ; attempt++ {
 		s, err := mssql.Connect(ctx, in, c.cfg.Timeout)
 		if err == nil {
+			if in.Encrypt == "" && s.Encrypt == mssql.EncryptTrue {
+				c.mu.Lock()
+				c.tds7[in.Name] = true
+				c.mu.Unlock()
+			}
 			return s, nil
 		}
 		var e *mssql.Error
@@ -264,4 +277,16 @@ func (c *collector) connect(ctx context.Context, in mssql.Instance) (*mssql.Sess
 		}
 		wait *= 2
 	}
+}
+
+// insecure returns the run-record note of an instance whose login can be
+// read on the network, and logs it as a warning: on every pass, so that an
+// explicit encrypt = "false" is never forgotten.
+func (c *collector) insecure(in mssql.Instance) []string {
+	w := in.Insecure()
+	if w == "" {
+		return nil
+	}
+	c.log.Warn("login not protected", "instance", in.Name, "reason", w)
+	return []string{w}
 }

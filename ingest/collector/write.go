@@ -42,7 +42,7 @@ func (c *collector) pass(ctx context.Context, in mssql.Instance) passOut {
 		return passOut{}
 	}
 	run := store.CollectorRun{ID: runID, Instance: in.Name, Started: started,
-		Rows: map[string]int64{}, Errors: map[string]string{}}
+		Rows: map[string]int64{}, Errors: map[string]string{}, Notes: c.insecure(in)}
 	f := &fetched{errs: map[string]string{}}
 	m := c.loadMarks(wctx, in.Name, &run)
 

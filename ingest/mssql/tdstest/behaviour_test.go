@@ -167,11 +167,7 @@ func TestCancel(t *testing.T) {
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("cancel took %v", d)
 	}
-	select {
-	case <-cancelled:
-	case <-time.After(5 * time.Second):
-		t.Fatal("handler context was not cancelled")
-	}
+	<-cancelled // the handler's context ends (or the test binary's -timeout reports it)
 	var n int
 	if err := db.QueryRowContext(ctxT(t), "fast").Scan(&n); err != nil || n != 5 {
 		t.Fatalf("after cancel: n=%d err=%v", n, err)
@@ -314,8 +310,9 @@ func TestCloseWithBlockedHandler(t *testing.T) {
 	}
 }
 
-// TestEncryptRequired documents that the server has no TLS: a client that
-// insists on encryption gets a clear driver error instead of a hang.
+// TestEncryptRequired: a server without a certificate (Config.TLS unset)
+// has no TLS, and a client that insists on encryption gets a clear driver
+// error instead of a hang.
 func TestEncryptRequired(t *testing.T) {
 	srv, _ := startServer(t, nil)
 	d := strings.Replace(dsn(testUser, testPass, srv.Addr(), ""), "encrypt=disable", "encrypt=true", 1)

@@ -31,6 +31,7 @@ type Server struct {
 	queries []Query
 	logins  []Login
 	spid    uint16
+	accepted  int // connections accepted
 
 	// capture, if set before Start, sees every client message (tests
 	// use it to collect fuzz seeds). Called from connection goroutines.
@@ -98,6 +99,7 @@ func (s *Server) acceptLoop(ln net.Listener) {
 			return
 		}
 		s.spid++
+		s.accepted++
 		c := &conn{s: s, nc: nc, spid: s.spid, packetSize: 4096}
 		s.conns[c] = struct{}{}
 		// Add while holding mu and before Close can see closed=true, so
@@ -172,6 +174,15 @@ func (s *Server) ResetQueries() {
 	s.mu.Lock()
 	s.queries = nil
 	s.mu.Unlock()
+}
+
+// Accepted returns how many connections the server has accepted, including
+// those closed before any login (a TDS 8 ClientHello to a server that does
+// not speak TDS 8, a refused certificate).
+func (s *Server) Accepted() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.accepted
 }
 
 // Logins returns every LOGIN7 received so far, in arrival order, with how
