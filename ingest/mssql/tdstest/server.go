@@ -24,14 +24,14 @@ type Server struct {
 	hang     atomic.Bool
 	dropNext atomic.Bool
 
-	mu      sync.Mutex
-	ln      net.Listener
-	closed  bool
-	conns   map[*conn]struct{}
-	queries []Query
-	logins  []Login
-	spid    uint16
-	accepted  int // connections accepted
+	mu       sync.Mutex
+	ln       net.Listener
+	closed   bool
+	conns    map[*conn]struct{}
+	queries  []Query
+	logins   []Login
+	spid     uint16
+	accepted int // connections accepted
 
 	// capture, if set before Start, sees every client message (tests
 	// use it to collect fuzz seeds). Called from connection goroutines.
