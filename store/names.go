@@ -50,7 +50,7 @@ func InstanceName(s string) string {
 		}
 		return r
 	}, s)
-	return norm.NFC.String(strings.TrimFunc(s, unicode.IsSpace))
+	return strings.TrimFunc(norm.NFC.String(s), unicode.IsSpace)
 }
 
 // DatabaseName returns the warehouse's form of a database name.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/restorewatch/restorewatch/ingest/csv"
 	"github.com/restorewatch/restorewatch/ingest/errorlog"
@@ -176,4 +177,35 @@ func TestOneServerOneInstance(t *testing.T) {
 	if !dbs[`O'Brien, "Ltd"`] || strings.Contains(strings.Join(slices.Collect(maps.Keys(dbs)), ""), "\x00") {
 		t.Errorf("databases %v: want O'Brien, \"Ltd\" as the messages named it", dbs)
 	}
+}
+
+// FuzzNames: a normalised name is normalised already (reading it back and
+// storing it again changes nothing), and holds no control character; an
+// instance name no invisible one and no surrounding space.
+func FuzzNames(f *testing.F) {
+	for _, s := range []string{"SQL01", "SQL01\x00", " SQLPRE\u0301D01\\PROD\u00a0", "\ufeffA\u200bB", "\xff\xfe", "e\u0301\u0327", "\u2000x\u3000"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		in, db := store.InstanceName(s), store.DatabaseName(s)
+		if again := store.InstanceName(in); again != in {
+			t.Errorf("InstanceName(%+q) = %+q, then %+q", s, in, again)
+		}
+		if again := store.DatabaseName(db); again != db {
+			t.Errorf("DatabaseName(%+q) = %+q, then %+q", s, db, again)
+		}
+		for _, r := range db {
+			if r < 0x20 || r >= 0x7f && r <= 0x9f {
+				t.Errorf("DatabaseName(%+q) = %+q keeps %U", s, db, r)
+			}
+		}
+		for _, r := range in {
+			if r < 0x20 || r >= 0x7f && r <= 0x9f || unicode.Is(unicode.Cf, r) {
+				t.Errorf("InstanceName(%+q) = %+q keeps %U", s, in, r)
+			}
+		}
+		if strings.TrimFunc(in, unicode.IsSpace) != in {
+			t.Errorf("InstanceName(%+q) = %+q keeps surrounding space", s, in)
+		}
+	})
 }
