@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/restorewatch/restorewatch/ingest/mssql"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -51,13 +52,24 @@ func collectorModel(runs []store.CollectorRun, instance string, now time.Time, i
 	}
 	count := map[string]int64{}
 	var stale int64
+	var insecure []string
 	for _, r := range runs {
 		row := runRow(r, now, interval)
 		if row.Stale {
 			stale++
 		}
+		if len(row.Warnings) > 0 && !slices.Contains(insecure, r.Instance) {
+			insecure = append(insecure, r.Instance)
+		}
 		count[r.Status]++
 		m.Rows = append(m.Rows, row)
+	}
+	if len(insecure) > 0 {
+		m.Insecure = view.Plural(int64(len(insecure)), "instance logs", "instances log") + " in without protection (" +
+			strings.Join(insecure, ", ") + "): the password can be read on the network. See each run's warning."
+		if instance != "" {
+			m.Insecure = "Runs of this instance logged in without protection: the password can be read on the network. See each run's warning."
+		}
 	}
 	noun := [2]string{"instance", "instances"}
 	if instance != "" {
@@ -81,7 +93,14 @@ func collectorModel(runs []store.CollectorRun, instance string, now time.Time, i
 func runRow(r store.CollectorRun, now time.Time, interval time.Duration) view.RunRow {
 	row := view.RunRow{Instance: r.Instance, InstanceURL: view.InstanceURL(r.Instance),
 		HistoryURL: "/collector?" + url.Values{"instance": {r.Instance}}.Encode(),
-		Status:     r.Status, Started: view.Time(r.Started), Notes: r.Notes}
+		Status:     r.Status, Started: view.Time(r.Started)}
+	for _, n := range r.Notes {
+		if strings.HasPrefix(n, mssql.InsecureNote) {
+			row.Warnings = append(row.Warnings, strings.TrimPrefix(n, mssql.InsecureNote))
+		} else {
+			row.Notes = append(row.Notes, n)
+		}
+	}
 	last := r.Started
 	if r.Finished != nil {
 		last = *r.Finished

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/restorewatch/restorewatch/ingest/mssql"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/web"
 	"github.com/restorewatch/restorewatch/web/view"
@@ -207,5 +208,43 @@ func TestCollectorPageUsesConfiguredInterval(t *testing.T) {
 		if stale := strings.Contains(body, "1 stale"); stale != c.wantStale {
 			t.Errorf("interval %v: stale shown %v, want %v", c.interval, stale, c.wantStale)
 		}
+	}
+}
+
+// A run whose login was unprotected (encrypt = "false", …) carries the
+// collector's warning note: the page shows it as a warning, on the run and
+// above the table, never as an ordinary note.
+func TestCollectorPageWarnsOfUnprotectedLogins(t *testing.T) {
+	db := emptyDB(t)
+	warning := `encrypt = "false": only the login is encrypted, and only when the server offers TLS`
+	addRun(t, db, rptInstance, store.RunOK, liveNow.Add(-4*time.Minute), liveNow.Add(-3*time.Minute),
+		map[string]int64{"history": 3}, nil, []string{mssql.InsecureNote + warning, "history: row cap reached, the next pass continues"})
+	addRun(t, db, etlInstance, store.RunOK, liveNow.Add(-4*time.Minute), liveNow.Add(-3*time.Minute), nil, nil, nil)
+	_, ts := serve(t, web.Config{DB: db, Now: func() time.Time { return liveNow }})
+	c := client(t)
+	for _, path := range []string{"/collector", "/collector?instance=" + rptInstance} {
+		code, body, _ := get(t, c, ts.URL+path)
+		if code != http.StatusOK {
+			t.Fatalf("GET %s = %d", path, code)
+		}
+		for _, want := range []string{
+			`<p class="note warn" role="alert">`, "without protection",
+			`<span class="badge warn">⚠ unprotected login</span> encrypt = &#34;false&#34;: only the login is encrypted`,
+			"history: row cap reached, the next pass continues",
+		} {
+			if !strings.Contains(body, want) {
+				t.Errorf("GET %s: no %q", path, want)
+			}
+		}
+		if strings.Contains(body, mssql.InsecureNote) {
+			t.Errorf("GET %s: the warning is shown as a plain note", path)
+		}
+	}
+	_, body, _ := get(t, c, ts.URL+"/collector")
+	if !strings.Contains(body, "1 instance logs in without protection (RPT-SQL01)") {
+		t.Errorf("GET /collector: the summary does not name the instance: %.3000s", body)
+	}
+	if strings.Count(body, "⚠ unprotected login") != 2 {
+		t.Errorf("GET /collector: want the banner and RPT-SQL01's run warned, not %s", etlInstance)
 	}
 }

@@ -17,6 +17,9 @@ type Collector struct {
 	Interval    string // the pass interval freshness is judged against
 	Rows        []RunRow
 	Empty       bool // no collector has ever recorded a run
+	// Insecure says which instances' latest runs logged in unprotected
+	// (encrypt = "false"/"disable", trust_server_certificate); "" if none.
+	Insecure string
 }
 
 // RunRow is one collector run.
@@ -30,7 +33,8 @@ type RunRow struct {
 	Rows        []SourceCount
 	Errors      []SourceError
 	Notes       []string
-	Freshness   string // "3 min ago"
+	Warnings    []string // why the login was unprotected, shown before the notes
+	Freshness   string   // "3 min ago"
 	Stale       bool   // older than twice the pass interval
 }
 
