@@ -35,7 +35,7 @@ type RunRow struct {
 	Notes       []string
 	Warnings    []string // why the login was unprotected, shown before the notes
 	Freshness   string   // "3 min ago"
-	Stale       bool   // older than twice the pass interval
+	Stale       bool     // older than twice the pass interval
 }
 
 // SourceCount is the rows one source read in a run.
