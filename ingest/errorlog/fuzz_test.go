@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf8"
 
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
@@ -23,6 +25,8 @@ func xtextUTF16LE(r io.Reader) io.Reader {
 // file, every record is valid, and the same bytes give the same records.
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.log"))
+	mixed, _ := filepath.Glob(filepath.Join(realworld, "*.log"))
+	files = append(files, mixed...)
 	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -86,4 +90,47 @@ func FuzzUTF16(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzMixed: a UTF-16LE log and a UTF-8 log joined at a line end, either
+// way round, decode to the two texts joined, however the reads are cut.
+func FuzzMixed(f *testing.F) {
+	f.Add("2024-11-01 16:27:05.08 Backup      Restore is complete on database 'A'.\n", "2023-11-24 13:04:00.43 spid77      x\n")
+	f.Add("x\n\ty\n", "2023-11-24 13:04:00.43 Backup      Café 'Склад'\n")
+	f.Add("", "2023-11-24")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if !utf8.ValidString(a) || !utf8.ValidString(b) || strings.ContainsAny(a+b, "\x00\uFEFF\uFFFD\r") ||
+			!strings.HasSuffix(a, "\n") || len(b) < 10 || !isStamp(b) || strings.Contains(a, "\n2") {
+			return
+		}
+		u16 := func(s string) []byte { return toUTF16LE([]byte(s), true, false) }
+		for _, tc := range []struct {
+			in   []byte
+			want string
+		}{
+			{append(u16(a), b...), a + b},         // UTF-8 appended to UTF-16
+			{append([]byte(a), u16(b)...), a + b}, // UTF-16 pasted into UTF-8
+		} {
+			for _, wrap := range []func(io.Reader) io.Reader{func(r io.Reader) io.Reader { return r }, iotest.OneByteReader, iotest.HalfReader} {
+				got, err := io.ReadAll(errorlog.NewMixedReader(wrap(bytes.NewReader(tc.in)), tc.in[0] != 0xFF))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(got) != tc.want {
+					t.Fatalf("decoded %q, want %q", got, tc.want)
+				}
+			}
+		}
+	})
+}
+
+// isStamp reports whether s starts with "yyyy-MM-dd".
+func isStamp(s string) bool {
+	for i := 0; i < 10; i++ {
+		c := s[i]
+		if (i == 4 || i == 7) != (c == '-') || (i != 4 && i != 7 && (c < '0' || c > '9')) {
+			return false
+		}
+	}
+	return true
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
 )
 
 // The engine's message texts (reference §2.4) as clients print them. They
@@ -70,7 +71,8 @@ type message struct {
 // NUL bytes (UTF-16 text pasted into a UTF-8 file) are dropped.
 func undecorate(s string) (text string, junk, bom bool) {
 	if strings.IndexByte(s, 0) >= 0 {
-		s = strings.ReplaceAll(s, "\x00", "")
+		s, bom = fromUTF16Line(s)
+		junk = bom
 	}
 	s = strings.TrimSpace(s)
 	for {
@@ -90,6 +92,25 @@ func undecorate(s string) (text string, junk, bom bool) {
 		}
 		junk = true
 	}
+}
+
+// fromUTF16Line decodes a line of UTF-16LE text met in a file read as UTF-8
+// (a Unicode SSMS output appended to a UTF-8 one): split at the LF byte, it
+// starts with the NUL that completed the previous LF, and the first line of
+// the pasted part with the byte-order mark, which bom reports.
+func fromUTF16Line(s string) (text string, bom bool) {
+	b := []byte(s)
+	if len(b) > 0 && b[0] == 0 {
+		b = b[1:]
+	}
+	if len(b) >= 2 && b[0] == 0xFF && b[1] == 0xFE {
+		b, bom = b[2:], true
+	}
+	u := make([]uint16, len(b)/2)
+	for i := range u {
+		u[i] = uint16(b[2*i]) | uint16(b[2*i+1])<<8
+	}
+	return string(utf16.Decode(u)), bom
 }
 
 // splitAgent cuts an Agent job text at its SQLSTATE markers; the text after

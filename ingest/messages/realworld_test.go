@@ -2,10 +2,13 @@ package messages_test
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/restorewatch/restorewatch/ingest/messages"
 	"github.com/restorewatch/restorewatch/store"
@@ -164,6 +167,38 @@ func TestMixedEncodings(t *testing.T) {
 	if len(c.Rejects) != 2 {
 		t.Errorf("rejects %v, want the two undated restores of the UTF-8 part", c.Rejects)
 	}
+
+	// Non-ASCII text in the pasted UTF-16 part (the Agent text of a
+	// Russian server) keeps its letters.
+	head, err := os.ReadFile(filepath.Join(realworld, "tail_log_then_recovery_dbmaint2012.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail, err := os.ReadFile(filepath.Join("testdata", "agent_localized.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := append(head, utf16LE(string(tail))...)
+	var col store.Collect
+	if _, err := messages.Parse(context.Background(), bytes.NewReader(in), messages.Options{File: "x", Instance: "S", At: sampleAt}, &col); err != nil {
+		t.Fatal(err)
+	}
+	var dbs []string
+	for _, l := range col.LogRestores {
+		dbs = append(dbs, l.Database)
+	}
+	if want := []string{"DBMaint2012", "DBMaint2012", "Lager", "Склад"}; strings.Join(dbs, ",") != strings.Join(want, ",") || len(col.Rejects) != 0 {
+		t.Errorf("databases %q, want %q; rejects %v", dbs, want, col.Rejects)
+	}
+}
+
+// utf16LE writes s as SSMS saves "Unicode": a byte-order mark, UTF-16LE, CRLF.
+func utf16LE(s string) []byte {
+	out := []byte{0xFF, 0xFE}
+	for _, u := range utf16.Encode([]rune(strings.ReplaceAll(s, "\n", "\r\n"))) {
+		out = append(out, byte(u), byte(u>>8))
+	}
+	return out
 }
 
 // TestLocalizedRealworld runs the parser over H4b's localized fixtures: every
