@@ -371,7 +371,9 @@ func bindAliases(toks []token) (map[string]string, error) {
 		obj := ""
 		switch t := toks[j]; {
 		case t.punct("("):
-			j = skipParens(toks, j)
+			if j = skipParens(toks, j); j < 0 {
+				return nil, fmt.Errorf("offset %d: unclosed parenthesis", t.pos)
+			}
 		case t.kind == tVar:
 			j++
 		case t.kind == tIdent:
@@ -383,7 +385,9 @@ func bindAliases(toks []token) (map[string]string, error) {
 				return nil, fmt.Errorf("offset %d: unqualified object %s: name its schema (sys.x, msdb.dbo.x)", t.pos, name)
 			}
 			if j < len(toks) && toks[j].punct("(") {
-				j = skipParens(toks, j)
+				if j = skipParens(toks, j); j < 0 {
+					return nil, fmt.Errorf("offset %d: unclosed parenthesis", t.pos)
+				}
 			}
 		default:
 			continue
@@ -405,7 +409,8 @@ func bindAliases(toks []token) (map[string]string, error) {
 	return out, nil
 }
 
-// skipParens returns the index after the parenthesis that closes toks[i].
+// skipParens returns the index after the parenthesis that closes toks[i],
+// or -1 if none does.
 func skipParens(toks []token, i int) int {
 	depth := 0
 	for ; i < len(toks); i++ {
@@ -418,7 +423,7 @@ func skipParens(toks []token, i int) int {
 			}
 		}
 	}
-	return i
+	return -1
 }
 
 // names records the objects and columns one plain statement names, and
@@ -442,6 +447,9 @@ func (a *analyzer) names(toks []token, aliases map[string]string, guards []Cond,
 			if j < len(toks) && toks[j].punct("(") {
 				// EXEC (N'...' [+ N'...']): the strings are one batch.
 				end := skipParens(toks, j)
+				if end < 0 {
+					return fmt.Errorf("offset %d: unclosed parenthesis", toks[j].pos)
+				}
 				var b strings.Builder
 				for _, s := range toks[j+1 : end-1] {
 					switch {
