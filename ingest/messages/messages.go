@@ -295,7 +295,7 @@ func (p *parser) end(d done3014, n int) error {
 	db := firstOf(cur.database, cur.hint, cur.echo.database, p.opt.Database)
 	switch {
 	case db == "":
-		p.reject(n, fmt.Sprintf("%s successfully processed %d pages: no database named (no \"Processed ... pages for database\" line before it); give the database name", d.statement, d.pages))
+		p.reject(n, fmt.Sprintf("%s successfully processed %d pages: no database named (no \"Processed ... pages for database\" line before it); re-import with --database NAME", d.statement, d.pages))
 		return nil
 	case d.pages < 0:
 		p.reject(n, fmt.Sprintf("%s: page count out of range", d.statement))
