@@ -274,6 +274,9 @@ func (p *parser) date(f string) (time.Time, string) {
 	if t, ok := d.resolve(p.order); ok {
 		return t, ""
 	}
+	if _, valid := d.evidence(); !valid {
+		return time.Time{}, wantCultureDate
+	}
 	switch {
 	case p.order == orderUnknown:
 		return time.Time{}, "reads as day/month or month/day (pass --date-format)"

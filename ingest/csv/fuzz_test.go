@@ -51,3 +51,39 @@ func FuzzParseCSV(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseDbatools runs dbatools exports (the fixtures, mutated) with a
+// --date-format, and checks what FuzzParseCSV checks, for the log restores
+// of Restore-DbaDatabase too.
+func FuzzParseDbatools(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "realworld", "dbatools", "*.csv"))
+	for i, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, []string{"", "DMY", "M/d/yyyy h:mm:ss tt", "2006-01-02"}[i%4])
+	}
+	f.Fuzz(func(t *testing.T, data []byte, format string) {
+		var c store.Collect
+		_, err := csv.Parse(context.Background(), strings.NewReader(string(data)), csv.Options{File: "fuzz.csv", DateFormat: format}, &c)
+		if err != nil && store.ErrorCode(err) != store.EINVALID {
+			t.Fatalf("unexpected error kind: %v", err)
+		}
+		for _, r := range c.Rejects {
+			if r.Line < 1 || r.File != "fuzz.csv" || r.Reason == "" {
+				t.Errorf("bad reject %+v", r)
+			}
+		}
+		for _, h := range c.Histories {
+			if err := h.Validate(); err != nil || h.Origin.Line < 1 {
+				t.Errorf("emitted invalid row %+v: %v", h, err)
+			}
+		}
+		for _, l := range c.LogRestores {
+			if err := l.Validate(); err != nil || l.Origin.Line < 1 || l.UpperBoundS < 0 {
+				t.Errorf("emitted invalid restore %+v: %v", l, err)
+			}
+		}
+	})
+}

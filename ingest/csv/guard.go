@@ -111,7 +111,9 @@ func (g *guard) fill() {
 		copy(nb, g.buf)
 		g.buf = nb
 	}
-	n, err := g.r.Read(g.buf[len(g.buf):cap(g.buf)])
+	// One chunk at a time, so a record is caught within a chunk of the
+	// limit and the skip starts near where it passed it.
+	n, err := g.r.Read(g.buf[len(g.buf):min(cap(g.buf), len(g.buf)+guardChunk)])
 	g.buf = g.buf[:len(g.buf)+n]
 	if err != nil {
 		g.err = err
