@@ -50,8 +50,6 @@ check permissions):
 USE master;
 SET NOCOUNT ON;
 
-DECLARE @major int = CONVERT(int, PARSENAME(CONVERT(varchar(32), SERVERPROPERTY('ProductVersion')), 4));
-
 IF SUSER_ID(N'restorewatch') IS NULL
     -- Replace the password, or use CREATE LOGIN [DOMAIN\svc-restorewatch] FROM WINDOWS
     -- and change the name in every statement below.
@@ -60,7 +58,12 @@ IF SUSER_ID(N'restorewatch') IS NULL
 
 GRANT VIEW SERVER STATE TO restorewatch;
 
-IF @major >= 16
+-- VIEW ANY ERROR LOG exists from SQL Server 2022 on. Whether the server
+-- knows it decides, not the version number, which cannot tell Azure SQL
+-- Managed Instance (it reports 12). EXEC: older engines reject the name as
+-- the batch compiles.
+IF EXISTS (SELECT 1 FROM sys.fn_builtin_permissions(N'SERVER') AS p
+           WHERE p.permission_name = N'VIEW ANY ERROR LOG')
     EXEC (N'GRANT VIEW ANY ERROR LOG TO restorewatch;');
 
 IF DATABASE_PRINCIPAL_ID(N'restorewatch') IS NULL
