@@ -10,7 +10,9 @@ msdb). SQL Server 2008 R2 and later: no STRING_AGG, FOR XML PATH instead.
 The file holds two queries, each starting at a "-- restorewatch:" marker
 line; the collector runs them one at a time through sp_executesql with the
 parameters below. A line ending in "-- restorewatch:since N else X" is sent
-as X to servers older than major version N (12 = SQL Server 2014).
+as X to servers older than major version N (12 = SQL Server 2014; Azure SQL
+Managed Instance reports 12 and has key_algorithm too). mssqltest/columns
+lists which version has which column, with Microsoft's pages.
 
 To run it in SSMS, uncomment and edit this line:
 -- DECLARE @watermark int = 0, @upto int = 2147483647, @batch int = 5000;
