@@ -199,8 +199,19 @@ func (s *Schema) Has(obj, col string, build Build) bool {
 	return ok && !build.less(b)
 }
 
-// Known reports whether the file lists the object (at some build).
-func (s *Schema) Known(obj string) bool { return s.objs[obj] != nil }
+// Names lists every object ("sys.x") and column ("sys.x.col") the file
+// names, at any build, sorted.
+func (s *Schema) Names() []string {
+	var out []string
+	for o, obj := range s.objs {
+		out = append(out, o)
+		for c := range obj.cols {
+			out = append(out, o+"."+c)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
 
 // Builds returns the builds at which the version's objects and columns
 // change: its first build and each service pack the file names.
