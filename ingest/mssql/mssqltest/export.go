@@ -23,8 +23,8 @@ var (
 // parameters read from the batch's DECLAREs, text CSV-quoted when
 // @quote_text is 1, dates as CONVERT(varchar(23), ..., 121), numbers as
 // decimal text, and key_algorithm NULL unless the batch's branch that reads
-// it runs on this version.
-func (in *Instance) export(sql string) ([]tdstest.ResultSet, error) {
+// it runs on this version (c).
+func (in *Instance) export(sql string, c checked) ([]tdstest.ResultSet, error) {
 	m, q := exportSince.FindStringSubmatch(sql), exportQuote.FindStringSubmatch(sql)
 	if m == nil || q == nil {
 		return nil, tdstest.Error{Number: 137, State: 2, Class: 15, Message: `Must declare the scalar variable "@since".`}
@@ -56,7 +56,7 @@ func (in *Instance) export(sql string) ([]tdstest.ResultSet, error) {
 		}
 		return text(s)
 	}
-	keyAlg := in.check(sql).selects("msdb.dbo.backupset", "key_algorithm")
+	keyAlg := c.selects("msdb.dbo.backupset", "key_algorithm")
 	nvText := func(n int) tdstest.Column { return col("", tdstest.NVarChar, n) }
 	named := func(c tdstest.Column, name string) tdstest.Column { c.Name = name; return c }
 	rs := tdstest.ResultSet{Columns: []tdstest.Column{

@@ -35,7 +35,7 @@ func (in *Instance) Handle(ctx context.Context, q tdstest.Query) ([]tdstest.Resu
 		return nil, b.err
 	}
 	if name == "" && strings.Contains(q.SQL, exportMark) {
-		return in.export(q.SQL)
+		return in.export(q.SQL, b)
 	}
 	p := params(q)
 	switch name {
