@@ -86,14 +86,14 @@ func ExpandPaths(paths []string) ([]File, error) {
 		st, err := os.Stat(p)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) || !strings.ContainsAny(p, "*?[") {
-				return nil, store.Errorf(store.EINVALID, "%s: %v", p, unwrapPath(err))
+				return nil, store.Errorf(store.EINVALID, "%s could not be imported: %v", p, unwrapPath(err))
 			}
 			m, gerr := filepath.Glob(p)
 			if gerr != nil {
 				return nil, store.Errorf(store.EINVALID, "%s: %v", p, gerr)
 			}
 			if len(m) == 0 {
-				return nil, store.Errorf(store.EINVALID, "%s: no file matches", p)
+				return nil, store.Errorf(store.EINVALID, "%s could not be imported: no file matches", p)
 			}
 			sub, err := ExpandPaths(m)
 			if err != nil {

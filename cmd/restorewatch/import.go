@@ -21,7 +21,8 @@ import (
 // and globs in one run, each file's kind given or detected, derived and
 // analysed once at the end.
 type ImportCmd struct {
-	Args            []string  `arg:"" name:"[KIND] PATH" help:"An optional kind (errorlog, history or messages; detected per file when left out), then files, folders (read recursively) and globs."`
+	First           string    `arg:"" name:"kind-or-path" help:"An optional kind (errorlog, history or messages; detected per file when left out), or the first path."`
+	Paths           []string  `arg:"" optional:"" name:"path" help:"Files, folders (read recursively) and globs."`
 	Instance        string    `help:"Instance name for files that do not say it (an error log's own name wins; fills a history CSV's empty instance cells; names captured messages)."`
 	InstanceFromDir bool      `name:"instance-from-dir" help:"Name the instance of a file that does not say it after its folder (one folder per server)."`
 	Database        string    `help:"Database (messages), when the text does not say it."`
@@ -36,12 +37,14 @@ type ImportCmd struct {
 
 // Run implements the command.
 func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
-	kind, paths := ingest.FileKind(""), c.Args
+	kind, paths := ingest.FileKind(""), append([]string{c.First}, c.Paths...)
 	if len(paths) > 1 {
-		if k, err := ingest.ParseKind(paths[0]); err == nil {
-			if _, serr := os.Stat(paths[0]); serr != nil {
-				kind, paths = k, paths[1:]
+		if _, serr := os.Stat(paths[0]); serr != nil && !strings.ContainsAny(paths[0], `*?[/\.`) {
+			k, err := ingest.ParseKind(paths[0])
+			if err != nil {
+				return usageError{fmt.Errorf("%w (or give only paths: kinds are detected)", err)}
 			}
+			kind, paths = k, paths[1:]
 		}
 	}
 	if len(paths) == 1 && isKindWord(paths[0]) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,7 +40,7 @@ func runMain(t *testing.T, args ...string) (string, string, int) {
 	if err != nil {
 		errb.WriteString(err.Error())
 		code = 1
-		if _, ok := err.(usageError); ok {
+		if errors.As(err, new(usageError)) {
 			code = 2
 		}
 	}

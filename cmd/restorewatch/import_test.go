@@ -1,0 +1,122 @@
+package main
+
+import (
+	"crypto/sha256"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// handover lays out a folder as a DBA hands it over: one folder per server
+// (an error log that does not name its server, captured output) and a CSV.
+func handover(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	for dst, src := range map[string]string{
+		"LNX01/errorlog":           "../../ingest/errorlog/testdata/full_diff_log_norecovery_2023.log",
+		"LNX01/restore-output.txt": "../../ingest/messages/testdata/ssms_completion.txt",
+		"history.csv":              "../../ingest/csv/testdata/sqlcmd_w.csv",
+	} {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(root, dst)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+var summaryRE = regexp.MustCompile(`(\d+) files \(([^)]*)\), (\d+) skipped, (\d+) failed: read (\d+), added (\d+), duplicates (\d+), rejected (\d+)`)
+
+func TestImportFolderInOneCommand(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "w.db")
+	dir := handover(t)
+	out, stderr, code := runMain(t, "import", "--db", db, "--instance-from-dir", "--verbose", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, out)
+	}
+	m := summaryRE.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no totals line:\n%s", out)
+	}
+	if m[1] != "3" || m[2] != "1 errorlog, 1 history, 1 messages" || m[4] != "0" || m[6] == "0" {
+		t.Errorf("totals %q", m[0])
+	}
+	for _, want := range []string{"errorlog: error log (timestamped entries), instance LNX01 (from the folder)",
+		"restore-output.txt: captured RESTORE output", "history.csv: history CSV", "instance names:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// The same folder again adds nothing.
+	out, _, code = runMain(t, "import", "--db", db, "--instance-from-dir", dir)
+	if m := summaryRE.FindStringSubmatch(out); code != 0 || m == nil || m[6] != "0" {
+		t.Errorf("re-import: exit %d, %s", code, out)
+	}
+}
+
+func sum(t *testing.T, path string) [32]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256.Sum256(b)
+}
+
+func TestImportDryRunWritesNothing(t *testing.T) {
+	dir := handover(t)
+	db := filepath.Join(t.TempDir(), "w.db")
+	// No warehouse yet: a dry run does not create one.
+	dry, stderr, code := runMain(t, "import", "--db", db, "--instance-from-dir", "--dry-run", dir)
+	if code != 0 {
+		t.Fatalf("dry run exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Fatalf("a dry run created %s (%v)", db, err)
+	}
+	if !strings.Contains(dry, "dry run: nothing was written") {
+		t.Errorf("dry run does not say so:\n%s", dry)
+	}
+	// What it reported is exactly what the real import then does.
+	real, stderr, code := runMain(t, "import", "--db", db, "--instance-from-dir", dir)
+	if code != 0 {
+		t.Fatalf("import exit %d: %s", code, stderr)
+	}
+	d, r := summaryRE.FindString(dry), summaryRE.FindString(real)
+	if d == "" || d != r {
+		t.Errorf("dry run said %q, the import did %q", d, r)
+	}
+	// An existing warehouse is left byte for byte as it was.
+	runMain(t, "analyze", "--db", db) // settle the WAL into the file
+	before := sum(t, db)
+	dry, _, code = runMain(t, "import", "--db", db, "--instance-from-dir", "--dry-run", dir)
+	if code != 0 || !strings.Contains(dry, "added 0") {
+		t.Errorf("dry run over the imported folder: exit %d\n%s", code, dry)
+	}
+	if sum(t, db) != before {
+		t.Error("a dry run changed the warehouse file")
+	}
+}
+
+func TestImportUsage(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "w.db")
+	if _, stderr, code := runMain(t, "import", "--db", db, "history"); code != 2 || !strings.Contains(stderr, "give the files") {
+		t.Errorf("a kind without files: exit %d, %q", code, stderr)
+	}
+	if _, stderr, code := runMain(t, "import", "--db", db, "backupz", "x.csv"); code != 2 || !strings.Contains(stderr, "want errorlog, history or messages") {
+		t.Errorf("an unknown kind: exit %d, %q", code, stderr)
+	}
+	out, _, code := runMain(t, "import", "--db", db, "../../ingest/messages/testdata/ssms_completion.txt")
+	if code != 1 || !strings.Contains(out, "--instance-from-dir") {
+		t.Errorf("captured output without an instance: exit %d, want 1 and how to name it:\n%s", code, out)
+	}
+}
