@@ -1,9 +1,14 @@
-// Package csv imports msdb restore history from the CSV that the published
-// export query (restore_history_export.sql, SPEC §3.3) produces, whichever
-// client saved it: SSMS "Save Results As", sqlcmd -s"," or PowerShell's
-// Export-Csv. It streams store.HistoryRow records into a store.Sink and
+// Package csv imports msdb restore history from CSV: the output of the
+// published export query (restore_history_export.sql, SPEC §3.3) whichever
+// client saved it (SSMS "Save Results As", sqlcmd -s"," or PowerShell's
+// Export-Csv), and dbatools' Get-DbaDbRestoreHistory | Export-Csv and
+// Restore-DbaDatabase | Export-Csv as Windows PowerShell 5.1 and PowerShell
+// 7 write them (any encoding, #TYPE line or not, comma or semicolon, dates
+// in the exporting culture). It streams store.HistoryRow records (and, for
+// Restore-DbaDatabase, store.LogRestore records) into a store.Sink and
 // reports every row it cannot use as a store.Reject with its line number,
-// so one bad row never costs the good ones around it.
+// so one bad row never costs the good ones around it. No record is held
+// longer than MaxRecord, whatever the input.
 package csv
 
 import (

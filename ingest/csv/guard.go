@@ -45,15 +45,13 @@ type guard struct {
 	skipLF    int
 
 	events []oversize
-	stop   [256]bool // the bytes that end a run of an unquoted field
 }
 
 const guardChunk = 64 << 10
 
 // States of encoding/csv's field parser (see its readRecord).
 const (
-	gFieldStart uint8 = iota
-	gUnquoted
+	gOut uint8 = iota // outside quotes: at a field's start or in an unquoted field
 	gQuoted
 	gQuote   // a quote inside a quoted field: the end of it, or an escape
 	gQuoteCR // `"\r`: the end of the line if \n follows
@@ -61,9 +59,7 @@ const (
 )
 
 func newGuard(r io.Reader, comma byte, max int) *guard {
-	g := &guard{r: r, comma: comma, max: max, line: 1, recLine: 1, buf: make([]byte, 0, guardChunk)}
-	g.stop[comma], g.stop['"'], g.stop['\n'] = true, true, true
-	return g
+	return &guard{r: r, comma: comma, max: max, line: 1, recLine: 1, buf: make([]byte, 0, guardChunk)}
 }
 
 // Read implements io.Reader.
@@ -152,7 +148,7 @@ func (g *guard) skip() {
 	g.events = append(g.events, oversize{line: g.skipStart, endLine: g.skipStart + g.skipLF})
 	g.line += lf
 	g.recLine, g.recLF = g.line, 0
-	g.state = gFieldStart
+	g.state = gOut
 	g.ready, g.scan = lf, lf
 	g.classify()
 }
@@ -165,9 +161,38 @@ func (g *guard) classify() {
 	b, comma := g.buf, g.comma
 	st := g.state
 	i := g.scan
+	lf := -1 // the next newline at or after i, len(b) if none; -1 unknown
 scan:
 	for i < len(b) {
 		switch st {
+		case gOut:
+			// Jump to the next quote before the end of the line: with
+			// none, the line ends the record.
+			if lf < i {
+				lf = bytes.IndexByte(b[i:], '\n')
+				if lf < 0 {
+					lf = len(b)
+				} else {
+					lf += i
+				}
+			}
+			q := bytes.IndexByte(b[i:lf], '"')
+			if q < 0 {
+				if lf == len(b) {
+					i = len(b)
+					break scan
+				}
+				i = lf + 1
+				g.endRecord(i)
+				continue
+			}
+			q += i
+			i = q + 1
+			if q == g.ready || b[q-1] == comma {
+				st = gQuoted // a quote that opens a field
+			} else {
+				st = gBad // a quote inside an unquoted field
+			}
 		case gQuoted:
 			// Jump to the next quote, counting the newlines on the way.
 			j := bytes.IndexByte(b[i:], '"')
@@ -179,62 +204,40 @@ scan:
 			g.recLF += bytes.Count(b[i:i+j], nl)
 			i += j + 1
 			st = gQuote
-			continue
-		case gUnquoted:
-			for i < len(b) && !g.stop[b[i]] {
-				i++
-			}
-			if i == len(b) {
-				break scan
-			}
-		case gBad:
-			j := bytes.IndexByte(b[i:], '\n')
-			if j < 0 {
-				i = len(b)
-				break scan
-			}
-			i += j
-		}
-		c := b[i]
-		i++
-		if c == '\n' && st != gQuoted {
-			// Outside a quoted field a newline ends the record: after a
-			// closing quote, in an unquoted field, or after a quoting
-			// error, which drops the rest of the line.
-			st = gFieldStart
-			g.line += g.recLF + 1
-			g.ready = i
-			g.recLine, g.recLF = g.line, 0
-			continue
-		}
-		switch st {
-		case gFieldStart:
-			switch c {
-			case comma:
-			case '"':
-				st = gQuoted
-			default:
-				st = gUnquoted
-			}
-		case gUnquoted:
-			if c == comma {
-				st = gFieldStart
-			} else {
-				st = gBad // a quote inside an unquoted field
-			}
 		case gQuote:
+			c := b[i]
+			i++
 			switch c {
 			case '"':
-				st = gQuoted
+				st = gQuoted // an escaped quote
 			case comma:
-				st = gFieldStart
+				st = gOut
+			case '\n':
+				st = gOut
+				g.endRecord(i)
 			case '\r':
 				st = gQuoteCR
 			default:
 				st = gBad
 			}
 		case gQuoteCR:
-			st = gBad
+			if b[i] == '\n' {
+				i++
+				st = gOut
+				g.endRecord(i)
+			} else {
+				st = gBad
+			}
+		case gBad:
+			// encoding/csv drops the rest of the line after a quoting error.
+			j := bytes.IndexByte(b[i:], '\n')
+			if j < 0 {
+				i = len(b)
+				break scan
+			}
+			i += j + 1
+			st = gOut
+			g.endRecord(i)
 		}
 	}
 	g.state, g.scan = st, i
@@ -247,8 +250,15 @@ scan:
 		g.skipStart, g.skipLF = g.recLine, g.recLF
 		g.buf = g.buf[:g.ready]
 		g.scan = g.ready
-		g.state = gFieldStart
+		g.state = gOut
 	}
+}
+
+// endRecord marks buf[:end] as whole records.
+func (g *guard) endRecord(end int) {
+	g.line += g.recLF + 1
+	g.ready = end
+	g.recLine, g.recLF = g.line, 0
 }
 
 var nl = []byte{'\n'}
