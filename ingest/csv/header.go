@@ -174,7 +174,6 @@ var dbaHistoryNames = []dbaName{
 var dbaRestoreNames = []dbaName{
 	{"SqlInstance", colInstance, false},
 	{"Database", colDatabase, false},
-	{"DatabaseName", colDatabase, true},
 	{"BackupFile", colDevices, false},
 	{"BackupFilesCount", colBackupFilesCount, false},
 	{"FileRestoreTime", colFileRestoreTime, false},
