@@ -106,16 +106,6 @@ type parser struct {
 	pending    []pendingRow
 }
 
-type pendingRow struct {
-	rec  []string
-	line int
-}
-
-// maxPending bounds the rows held while no date has told the day/month
-// order yet (a few MB): restore dates of 20,000 restores that all fall on
-// the 12th of a month or earlier are a file to ask about, not to guess.
-const maxPending = 20_000
-
 // sniffComma returns the delimiter of the header line: a comma, or the
 // semicolon of Export-Csv -Delimiter ';' / -UseCulture in European
 // locales, or a tab. It looks at the first line that is not a "#TYPE"
@@ -245,91 +235,6 @@ func (p *parser) oversize(st *Stats, line int) {
 		p.reject(e.line, fmt.Sprintf("record longer than %d MiB (%s), skipped: no history row is this long (a file without line ends, or binary data?)", MaxRecord>>20, where))
 	}
 	p.guard.events = ev[:copy(ev, ev[n:])]
-}
-
-// wait looks at the culture dates of a dbatools row while the day/month
-// order is unknown. It settles the order from the first date that reads
-// only one way, and reports whether the row must wait: it has a date that
-// reads both ways, or rows before it are waiting.
-func (p *parser) wait(rec []string, line int) bool {
-	if len(rec) != p.hdr.names {
-		return len(p.pending) > 0 && p.hold(rec, line)
-	}
-	both := false
-	for i, c := range p.hdr.cols {
-		switch c {
-		case colRestoreDate, colStopAt, colBackupStart, colBackupFinish:
-		default:
-			continue
-		}
-		f := rec[i]
-		if isNull(f) {
-			continue
-		}
-		if _, ok := parseDate(f); ok {
-			continue
-		}
-		d, ok := scanCultureDate(f)
-		if !ok {
-			continue
-		}
-		switch o, valid := d.evidence(); {
-		case !valid || o == orderYMD:
-		case o == orderUnknown:
-			both = true
-		default:
-			p.order, p.orderLine, p.orderValue = o, line, trimSpace(f)
-			return false
-		}
-	}
-	if both || len(p.pending) > 0 {
-		return p.hold(rec, line)
-	}
-	return false
-}
-
-func (p *parser) hold(rec []string, line int) bool {
-	p.pending = append(p.pending, pendingRow{rec: append([]string(nil), rec...), line: line})
-	return true
-}
-
-// flush parses the waiting rows once the order is known; at the end of the
-// file (last) rows still waiting mean no date told the order.
-func (p *parser) flush(last bool) error {
-	if len(p.pending) == 0 {
-		return nil
-	}
-	if last && p.order == orderUnknown {
-		return p.undecided()
-	}
-	for _, r := range p.pending {
-		if err := p.row(r.rec, r.line); err != nil {
-			return err
-		}
-	}
-	p.pending = nil
-	return nil
-}
-
-// undecided is the error for a file whose dates never tell day from month.
-func (p *parser) undecided() error {
-	ex := p.pending[0]
-	val := ""
-	for i, c := range p.hdr.cols {
-		if c == colRestoreDate || c == colStopAt || c == colBackupStart || c == colBackupFinish {
-			if d, ok := scanCultureDate(ex.rec[i]); ok && d.ambiguous() {
-				val = trimSpace(ex.rec[i])
-				break
-			}
-		}
-	}
-	scope := "no date in the file"
-	if len(p.pending) > maxPending {
-		scope = fmt.Sprintf("none of the first %d rows' dates", maxPending)
-	}
-	return store.Errorf(store.EINVALID, "csv: %s:%d: the date %q reads as day/month or month/day, and %s tells which; "+
-		"pass --date-format with the exporting machine's order: DMY, MDY or its pattern, e.g. dd/MM/yyyy "+
-		"((Get-Culture).DateTimeFormat.ShortDatePattern shows it)", p.opt.File, ex.line, val, scope)
 }
 
 // row turns one record into a HistoryRow or a Reject. Only a sink failure

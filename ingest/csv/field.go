@@ -258,35 +258,6 @@ func (p *parser) list(s string) []string {
 
 var xmlText = strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">", "&#x0D;", "\r", "&#x0A;", "\n", "&#x09;", "\t")
 
-// date parses a date field: the export query's own form, and for a dbatools
-// export also PowerShell's culture form in the file's day/month order.
-func (p *parser) date(f string) (time.Time, string) {
-	if t, ok := parseDate(f); ok {
-		return t, ""
-	}
-	if p.hdr.export == exportHistory {
-		return time.Time{}, wantDate
-	}
-	d, ok := scanCultureDate(f)
-	if !ok {
-		return time.Time{}, wantCultureDate
-	}
-	if t, ok := d.resolve(p.order); ok {
-		return t, ""
-	}
-	if _, valid := d.evidence(); !valid {
-		return time.Time{}, wantCultureDate
-	}
-	switch {
-	case p.order == orderUnknown:
-		return time.Time{}, "reads as day/month or month/day (pass --date-format)"
-	case p.orderFixed:
-		return time.Time{}, fmt.Sprintf("not a date in the %s order of --date-format", p.order)
-	}
-	return time.Time{}, fmt.Sprintf("not a date in the %s order that line %d (%q) showed; pass --date-format if the file mixes cultures",
-		p.order, p.orderLine, p.orderValue)
-}
-
 // devices splits a joined physical_device_name list.
 func devices(s, sep string) []string {
 	if !strings.Contains(s, sep) {
