@@ -91,7 +91,9 @@ func TestInstancesFromCMS(t *testing.T) {
 		port := f.cfg.Instances[len(f.cfg.Instances)-1].Port
 		servers = append(servers, mssqltest.Registered{Name: x.name, Server: fmt.Sprintf("127.0.0.1,%d", port), Group: x.group})
 	}
-	cms := f.add("CMS01", "16.0.4135.4")
+	// The CMS's certificate names it otherwise than its address: its
+	// host_name_in_certificate is its own, not its servers'.
+	cms := f.addServed("CMS01", "16.0.4135.4", serving{hosts: []string{"cms01.corp.example"}})
 	cms.SetRegistered(servers...)
 	cmsPort := f.cfg.Instances[len(f.cfg.Instances)-1].Port
 	// BILL1 stays configured by hand, with its own tags: it overrides its
@@ -99,7 +101,8 @@ func TestInstancesFromCMS(t *testing.T) {
 	f.cfg.Instances = f.cfg.Instances[:1]
 	f.cfg.Instances[0].Tags = map[string]string{"team": "billing"}
 	f.cfg.CMS = &mssql.CMS{Instance: mssql.Instance{Name: "cms:CMS01", Host: "127.0.0.1", Port: cmsPort, Auth: "sql",
-		User: testUser, PasswordEnv: passEnv, Encrypt: "disable", Tags: map[string]string{"env": "prod"}}, Group: "production"}
+		User: testUser, PasswordEnv: passEnv, Certificate: f.caFile, HostNameInCertificate: "cms01.corp.example",
+		Tags: map[string]string{"env": "prod"}}, Group: "production"}
 	f.once()
 	runs := f.runs()
 	for _, name := range []string{"BILL1", "HR1"} {

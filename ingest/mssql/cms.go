@@ -32,6 +32,7 @@ func ListCMS(ctx context.Context, c CMS, timeout time.Duration) ([]Instance, err
 		in := c.Instance
 		in.Name = strings.TrimSpace(name.String)
 		in.Host, in.InstanceName, in.Port = parseServerName(server.String)
+		in.HostNameInCertificate = "" // the CMS's own name, not its servers'
 		in.Tags = maps.Clone(c.Tags)
 		if in.Name == "" {
 			in.Name = strings.TrimSpace(server.String)
