@@ -79,6 +79,14 @@ func (im *Import) Reject(r Reject) {
 	}
 }
 
+// Handed returns how many records were handed in so far and the rejects
+// kept so far (the summary's slice: read it, do not keep it across calls).
+// Call it from the goroutine that feeds the import: a loader feeding many
+// files into one import counts each file's share with it.
+func (im *Import) Handed() (read int64, rejects []Reject) {
+	return im.summary.Read, im.summary.Rejects
+}
+
 // record is what an import batches: each record validates itself and says
 // where it came from.
 type record interface {
