@@ -129,7 +129,8 @@ func BenchmarkParseUTF8(b *testing.B) { benchParse(b, false) }
 // BenchmarkDecodeUTF16 compares the package's decoder with x/text's.
 func BenchmarkDecodeUTF16(b *testing.B) {
 	d := benchInput(b, true)[2:]
-	for name, open := range map[string]func(io.Reader) io.Reader{"own": errorlog.NewUTF16LEReader, "xtext": xtextUTF16LE} {
+	mixed := func(r io.Reader) io.Reader { return errorlog.NewMixedReader(r, false) }
+	for name, open := range map[string]func(io.Reader) io.Reader{"own": errorlog.NewUTF16LEReader, "xtext": xtextUTF16LE, "mixed": mixed} {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(d)))
 			buf := make([]byte, 64<<10)
@@ -142,6 +143,22 @@ func BenchmarkDecodeUTF16(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkDecodeUTF8 is what the mixed-encoding reader costs a UTF-8 log,
+// which it hands on as is unless a line starts another encoding.
+func BenchmarkDecodeUTF8(b *testing.B) {
+	d := benchInput(b, false)
+	b.SetBytes(int64(len(d)))
+	buf := make([]byte, 64<<10)
+	for b.Loop() {
+		r := errorlog.NewMixedReader(bytes.NewReader(d), true)
+		for {
+			if _, err := r.Read(buf); err != nil {
+				break
+			}
+		}
 	}
 }
 

@@ -303,11 +303,24 @@ func (d *utf16LEReader) decode(p []byte) int {
 				d.boms++
 			}
 		}
-		// Fast path: four ASCII code units in one 8-byte load, none of
-		// them a line feed in mixed mode (a line start is looked at).
+		// Fast path: four ASCII code units in one 8-byte load. In mixed
+		// mode a line feed among them ends the step, so that the line
+		// start after it is looked at.
 		if i+8 <= hi && n+4 <= len(p) {
 			v := binary.LittleEndian.Uint64(raw[i:])
-			if v&0xFF80FF80FF80FF80 == 0 && (!d.mixed || !hasLF(v)) {
+			if v&0xFF80FF80FF80FF80 == 0 {
+				if d.mixed && hasLF(v) {
+					k := 0
+					for byte(v>>(16*k)) != '\n' {
+						p[n+k] = byte(v >> (16 * k))
+						k++
+					}
+					p[n+k] = '\n'
+					n += k + 1
+					i += 2 * (k + 1)
+					d.lineStart = true
+					continue
+				}
 				p[n], p[n+1], p[n+2], p[n+3] = byte(v), byte(v>>16), byte(v>>32), byte(v>>48)
 				n += 4
 				i += 8
@@ -396,13 +409,41 @@ func (d *utf16LEReader) copyUTF8(p []byte) int {
 			break
 		}
 		m := min(len(chunk), len(p)-n)
-		if k := bytes.IndexByte(chunk[:m], '\n'); k >= 0 {
-			m = k + 1
-			d.lineStart = true
+		// Only a line that starts with FF FE, EF BB BF or "<digit> NUL"
+		// changes anything, and such a line holds a 0x00, 0xFF or 0xEF
+		// byte at its start: copy up to the first one's line start, which
+		// is then looked at. A clean UTF-8 log is copied a buffer at a time.
+		if k := firstSpecial(chunk[:m]); k >= 0 {
+			ls := bytes.LastIndexByte(chunk[:k], '\n') + 1
+			if ls > 0 && k-ls <= 1 {
+				m = ls
+				d.lineStart = true
+			} else {
+				m = k + 1
+			}
 		}
 		copy(p[n:], chunk[:m])
 		n += m
 		d.lo += m
+		if chunk[m-1] == '\n' {
+			d.lineStart = true
+		}
 	}
 	return n
+}
+
+// firstSpecial returns the index of the first 0x00, 0xFF or 0xEF byte of b,
+// or -1: the bytes that can start a change of encoding at a line start.
+func firstSpecial(b []byte) int {
+	k := -1
+	for _, c := range [...]byte{0x00, 0xFF, 0xEF} {
+		end := len(b)
+		if k >= 0 {
+			end = k
+		}
+		if j := bytes.IndexByte(b[:end], c); j >= 0 {
+			k = j
+		}
+	}
+	return k
 }

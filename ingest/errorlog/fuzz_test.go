@@ -98,6 +98,7 @@ func FuzzMixed(f *testing.F) {
 	f.Add("2024-11-01 16:27:05.08 Backup      Restore is complete on database 'A'.\n", "2023-11-24 13:04:00.43 spid77      x\n")
 	f.Add("x\n\ty\n", "2023-11-24 13:04:00.43 Backup      Café 'Склад'\n")
 	f.Add("", "2023-11-24")
+	f.Add("x\n", "2022-12-17 05:51:02.10 Backup      RESTORE DATABASE により １３９３０ ページ\n２０２２\n\uFF21\n")
 	f.Fuzz(func(t *testing.T, a, b string) {
 		if !utf8.ValidString(a) || !utf8.ValidString(b) || strings.ContainsAny(a+b, "\x00\uFEFF\uFFFD\r") ||
 			!strings.HasSuffix(a, "\n") || len(b) < 10 || !isStamp(b) || strings.Contains(a, "\n2") {
