@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -147,16 +148,28 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// Run is what StoreFiles did.
+type Run struct {
+	Files []FileResult // one per file, in the order given
+	// Added and Duplicates count the records of the whole run: the files of
+	// a run share their imports (see StoreFiles), so each file reports what
+	// it handed in and rejected, and the run what was new.
+	Added, Duplicates int64
+}
+
 // StoreFiles stores every file, parsing up to Workers at once into the
-// warehouse's single writer, and returns one result per file in the order
-// given. Nothing is derived: call Derive once after the last file. A file
-// that fails does not stop the others; the error returned is ctx's.
-func (l *Loader) StoreFiles(ctx context.Context, files []File, opt FilesOptions) ([]FileResult, error) {
+// warehouse's single writer. Each worker feeds all its files into one
+// store.Import, so a folder of thousands of small error logs commits in
+// batches of store.BatchSize records, not a transaction per file. Nothing is
+// derived: call Derive once after the last file. A file that fails does not
+// stop the others; the error returned is ctx's or a failed commit's.
+func (l *Loader) StoreFiles(ctx context.Context, files []File, opt FilesOptions) (Run, error) {
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	res := make([]FileResult, len(files))
+	workers = min(workers, max(1, len(files)))
+	run := Run{Files: make([]FileResult, len(files))}
 	sizes := make([]int64, len(files))
 	var prog struct {
 		sync.Mutex
@@ -184,18 +197,46 @@ func (l *Loader) StoreFiles(ctx context.Context, files []File, opt FilesOptions)
 		opt.Progress(prog.FilesProgress)
 	}
 	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(workers, max(1, len(files))) {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			im, err := l.db.NewImport(ctx, "files", fmt.Sprintf("%d files, worker %d of %d", len(files), w+1, workers))
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+				for range next {
+				}
+				return
+			}
 			for i := range next {
 				var last int64
 				progress := func(n int64) { report(false, n-last); last = n }
-				res[i] = l.storeFile(ctx, files[i], opt, progress)
-				records.Add(res[i].Read)
+				read0, rej0 := im.Handed()
+				n0 := len(rej0)
+				r := l.storeFile(ctx, im, files[i], opt, progress)
+				read1, rej1 := im.Handed()
+				r.Read = read1 - read0
+				r.Rejects = append([]store.Reject(nil), rej1[n0:]...)
+				run.Files[i] = r
+				records.Add(r.Read)
 				report(true, sizes[i]-last)
 			}
+			sum, err := im.Commit()
+			l.remember(sum)
+			mu.Lock()
+			run.Added += sum.Added
+			run.Duplicates += sum.Duplicates
+			if err != nil {
+				errs = append(errs, err)
+			}
+			mu.Unlock()
 		}()
 	}
 	for i := range files {
@@ -206,10 +247,13 @@ func (l *Loader) StoreFiles(ctx context.Context, files []File, opt FilesOptions)
 	}
 	close(next)
 	wg.Wait()
-	return res, ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return run, err
+	}
+	return run, errors.Join(errs...)
 }
 
-func (l *Loader) storeFile(ctx context.Context, file File, opt FilesOptions, progress func(int64)) FileResult {
+func (l *Loader) storeFile(ctx context.Context, im *store.Import, file File, opt FilesOptions, progress func(int64)) FileResult {
 	path := file.Path
 	r := FileResult{Path: path, Kind: opt.Kind, KindWhy: "given"}
 	if file.Kind != "" {
@@ -244,7 +288,7 @@ func (l *Loader) storeFile(ctx context.Context, file File, opt FilesOptions, pro
 	if opt.InstanceFromDir {
 		in.Fallback = file.Folder
 	}
-	r.Stored, r.Err = l.Store(ctx, in)
+	r.Stored, r.Err = parse(ctx, im, in)
 	return r
 }
 
@@ -257,6 +301,13 @@ type Totals struct {
 	RejectsByReason                  map[string]int // reasons with their numbers and names taken out
 	Untimed, Failed3013, Backups     int64
 	InstanceSources                  map[string]int // how many files got their instance name where
+}
+
+// Sum totals a run.
+func (run Run) Sum() Totals {
+	t := Sum(run.Files)
+	t.Added, t.Duplicates = run.Added, run.Duplicates
+	return t
 }
 
 // Sum totals results.

@@ -88,7 +88,7 @@ func TestFolderImportDetectsKindsAndNamesInstances(t *testing.T) {
 	}
 	db := openDB(t, filepath.Join(t.TempDir(), "folder.db"))
 	l := ingest.NewLoader(db, ingest.LoaderOptions{})
-	res, err := l.StoreFiles(ctx, files, ingest.FilesOptions{InstanceFromDir: true, Workers: 2})
+	run, err := l.StoreFiles(ctx, files, ingest.FilesOptions{InstanceFromDir: true, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestFolderImportDetectsKindsAndNamesInstances(t *testing.T) {
 		"history/restore-history.csv": {kind: ingest.History, source: "file"},
 		"ERRORLOG.7":                  {kind: ingest.ErrorLog, failed: true}, // names no server, in no server's folder
 	}
-	for _, r := range res {
+	for _, r := range run.Files {
 		rel, _ := filepath.Rel(root, r.Path)
 		w, ok := wants[filepath.ToSlash(rel)]
 		if !ok {
@@ -173,7 +173,7 @@ func TestFolderImportDetectsKindsAndNamesInstances(t *testing.T) {
 	}
 
 	t.Logf("%d restores:\n%s", len(got), strings.Join(got, "\n"))
-	tot := ingest.Sum(res)
+	tot := run.Sum()
 	if tot.Files != 7 || tot.Skipped != 1 || tot.Failed != 1 || tot.Imported != 5 {
 		t.Errorf("totals %+v", tot)
 	}
@@ -186,14 +186,14 @@ func TestFolderImportDetectsKindsAndNamesInstances(t *testing.T) {
 
 	// Importing the folder again adds nothing.
 	l2 := ingest.NewLoader(db, ingest.LoaderOptions{})
-	res2, err := l2.StoreFiles(ctx, files, ingest.FilesOptions{InstanceFromDir: true})
+	run2, err := l2.StoreFiles(ctx, files, ingest.FilesOptions{InstanceFromDir: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := l2.Derive(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if t2 := ingest.Sum(res2); t2.Added != 0 || t2.Duplicates != tot.Added+tot.Duplicates {
+	if t2 := run2.Sum(); t2.Added != 0 || t2.Duplicates != tot.Added+tot.Duplicates {
 		t.Errorf("re-import added %d, duplicates %d; want 0 and %d", t2.Added, t2.Duplicates, tot.Added+tot.Duplicates)
 	}
 	if again := restoreSet(t, db); !slices.Equal(again, got) {

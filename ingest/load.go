@@ -67,17 +67,38 @@ type Stored struct {
 	Backups                  int64  // backup statistics, which are not restores
 }
 
-// Store parses one stream into the warehouse and remembers the instances it
-// touched. Nothing is derived until Derive. Bad lines are rejects in the
-// summary; an error means the stream could not be read to its end, the
-// sink failed or ctx ended (whatever batches committed before stay, exactly
-// once).
+// Store parses one stream into the warehouse in an import of its own and
+// remembers the instances it touched. Nothing is derived until Derive. Bad
+// lines are rejects in the summary; an error means the stream could not be
+// read to its end, the sink failed or ctx ended (whatever batches committed
+// before stay, exactly once).
 func (l *Loader) Store(ctx context.Context, in Input) (Stored, error) {
-	out := Stored{ImportSummary: store.ImportSummary{Source: string(in.Kind), File: in.Name}}
 	im, err := l.db.NewImport(ctx, string(in.Kind), in.Name)
 	if err != nil {
-		return out, err
+		return Stored{ImportSummary: store.ImportSummary{Source: string(in.Kind), File: in.Name}}, err
 	}
+	out, perr := parse(ctx, im, in)
+	sum, cerr := im.Commit()
+	sum.Source = string(in.Kind)
+	out.ImportSummary = sum
+	l.remember(sum)
+	if perr != nil {
+		return out, perr
+	}
+	return out, cerr
+}
+
+func (l *Loader) remember(sum store.ImportSummary) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, id := range sum.InstanceIDs {
+		l.touched[id] = sum.Instances[i]
+	}
+}
+
+// parse hands one stream's records to sink with the parser of its kind.
+func parse(ctx context.Context, sink store.Sink, in Input) (Stored, error) {
+	out := Stored{ImportSummary: store.ImportSummary{Source: string(in.Kind), File: in.Name}}
 	var perr error
 	inst, instSrc := in.Instance, "option"
 	if inst == "" && in.Fallback != "" {
@@ -86,12 +107,12 @@ func (l *Loader) Store(ctx context.Context, in Input) (Stored, error) {
 	switch in.Kind {
 	case ErrorLog:
 		var st errorlog.Stats
-		st, perr = errorlog.Parse(ctx, in.R, errorlog.Options{File: in.Name, Instance: in.Instance, Fallback: in.Fallback, Progress: in.Progress}, im)
+		st, perr = errorlog.Parse(ctx, in.R, errorlog.Options{File: in.Name, Instance: in.Instance, Fallback: in.Fallback, Progress: in.Progress}, sink)
 		out.Instance, out.InstanceSource = st.Instance, instanceSource(st.InstanceSource)
 		out.Backups = st.Backups
 	case History:
 		// The CSV names each row's instance; inst fills rows that do not.
-		_, perr = csv.Parse(ctx, in.R, csv.Options{File: in.Name, Instance: inst, Progress: in.Progress}, im)
+		_, perr = csv.Parse(ctx, in.R, csv.Options{File: in.Name, Instance: inst, Progress: in.Progress}, sink)
 		out.InstanceSource = "file"
 	case Messages:
 		if inst == "" {
@@ -100,7 +121,7 @@ func (l *Loader) Store(ctx context.Context, in Input) (Stored, error) {
 			break
 		}
 		var st messages.Stats
-		st, perr = messages.Parse(ctx, in.R, messages.Options{File: in.Name, Instance: inst, Database: in.Database, At: in.At}, im)
+		st, perr = messages.Parse(ctx, in.R, messages.Options{File: in.Name, Instance: inst, Database: in.Database, At: in.At}, sink)
 		out.Instance, out.InstanceSource = inst, instSrc
 		out.Untimed, out.Failed, out.Backups = st.Untimed, st.Failed, st.Backups
 		if st.Untimed > 0 {
@@ -110,18 +131,10 @@ func (l *Loader) Store(ctx context.Context, in Input) (Stored, error) {
 	default:
 		perr = store.Errorf(store.EINVALID, "unknown import kind %q", in.Kind)
 	}
-	sum, cerr := im.Commit()
-	sum.Source = string(in.Kind)
-	out.ImportSummary = sum
-	l.mu.Lock()
-	for i, id := range sum.InstanceIDs {
-		l.touched[id] = sum.Instances[i]
-	}
-	l.mu.Unlock()
 	if perr != nil {
-		return out, fmt.Errorf("%s: %w", in.Name, perr)
+		perr = fmt.Errorf("%s: %w", in.Name, perr)
 	}
-	return out, cerr
+	return out, perr
 }
 
 // Records stores what fn hands to the sink (a collector pass, a generated
@@ -133,11 +146,7 @@ func (l *Loader) Records(ctx context.Context, source, name string, fn func(store
 	}
 	ferr := fn(im)
 	sum, cerr := im.Commit()
-	l.mu.Lock()
-	for i, id := range sum.InstanceIDs {
-		l.touched[id] = sum.Instances[i]
-	}
-	l.mu.Unlock()
+	l.remember(sum)
 	if ferr != nil {
 		return sum, ferr
 	}

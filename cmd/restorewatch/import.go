@@ -89,7 +89,7 @@ func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
 	if bar != nil {
 		opt.Progress = bar.update
 	}
-	results, serr := loader.StoreFiles(ctx, files, opt)
+	run, serr := loader.StoreFiles(ctx, files, opt)
 	var phases *phaseBars
 	if m.IsTerminal {
 		phases = &phaseBars{w: m.Stderr, before: bar.finish}
@@ -105,8 +105,8 @@ func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
 	if serr == nil {
 		serr = derr
 	}
-	tot := ingest.Sum(results)
-	c.printResults(m, results, tot)
+	tot := run.Sum()
+	c.printResults(m, run.Files, tot)
 	fmt.Fprintf(m.Stdout, "derived and analysed %d instances: %d regressions, %d improvements (files %.1f s, derivation and analysis %.1f s)\n",
 		len(derived.Instances), derived.Analysis.Regressions, derived.Analysis.Improvements, stored.Seconds(), (time.Since(start) - stored).Seconds())
 	if c.DryRun {
@@ -180,8 +180,8 @@ func (c *ImportCmd) printResults(m *Main, rs []ingest.FileResult, t ingest.Total
 			if r.Instance != "" {
 				inst = fmt.Sprintf(", instance %s (from the %s)", printable(r.Instance), r.InstanceSource)
 			}
-			fmt.Fprintf(m.Stdout, "%s: %s%s: read %d, added %d, duplicates %d, rejected %d\n",
-				r.Path, r.KindWhy, inst, r.Read, r.Added, r.Duplicates, len(r.Rejects))
+			fmt.Fprintf(m.Stdout, "%s: %s%s: read %d, rejected %d\n",
+				r.Path, r.KindWhy, inst, r.Read, len(r.Rejects))
 		}
 		if r.Err != nil {
 			fmt.Fprintf(m.Stdout, "%s: not imported to its end: %s\n", r.Path, store.ErrorMessage(errOrInternal(r.Err)))

@@ -46,13 +46,11 @@ func ImportWith(ctx context.Context, db *store.DB, f Fleet, aopt analysis.Option
 			}
 		}
 	}
-	res, err := l.StoreFiles(ctx, files, opt)
-	var sum Summary
-	for _, r := range res {
+	run, err := l.StoreFiles(ctx, files, opt)
+	sum := Summary{Added: run.Added, Duplicates: run.Duplicates}
+	for _, r := range run.Files {
 		sum.Files++
 		sum.Read += r.Read
-		sum.Added += r.Added
-		sum.Duplicates += r.Duplicates
 		sum.Rejects = append(sum.Rejects, r.Rejects...)
 		if r.Err != nil && err == nil {
 			err = fmt.Errorf("demo: import %s: %w", r.Path, r.Err)
