@@ -50,6 +50,9 @@ type Options struct {
 	Fallback string
 	Database string    // --database (messages)
 	At       time.Time // --at (messages)
+	// DateFormat gives the day/month order of culture-formatted dates in
+	// PowerShell exports (--date-format; see csv.Options.DateFormat).
+	DateFormat string
 	// Progress, when set, is called with the raw bytes read so far.
 	Progress func(bytesRead int64)
 	// Analysis configures the regression engine run after a one-shot

@@ -112,7 +112,7 @@ func parse(ctx context.Context, sink store.Sink, in Input) (Stored, error) {
 		out.Backups = st.Backups
 	case History:
 		// The CSV names each row's instance; inst fills rows that do not.
-		_, perr = csv.Parse(ctx, in.R, csv.Options{File: in.Name, Instance: inst, Progress: in.Progress}, sink)
+		_, perr = csv.Parse(ctx, in.R, csv.Options{File: in.Name, Instance: inst, DateFormat: in.DateFormat, Progress: in.Progress}, sink)
 		out.InstanceSource = "file"
 	case Messages:
 		if inst == "" {

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/restorewatch/restorewatch/ingest"
+	"github.com/restorewatch/restorewatch/ingest/csv"
 	"github.com/restorewatch/restorewatch/store"
 )
 
@@ -27,6 +28,7 @@ type ImportCmd struct {
 	InstanceFromDir bool      `name:"instance-from-dir" help:"Name the instance of a file that does not say it after its folder (one folder per server)."`
 	Database        string    `help:"Database (messages), when the text does not say it."`
 	At              time.Time `help:"Completion time (RFC 3339) for messages that lack one." format:"2006-01-02T15:04:05Z07:00"`
+	DateFormat      string    `name:"date-format" help:"Day/month order of culture dates in PowerShell exports: DMY, MDY, YMD or the culture's pattern (dd.MM.yyyy). Inferred from the file when left out."`
 	UTCOffset       string    `name:"utc-offset" help:"The instance's UTC offset (e.g. -05:00) when no error log states it."`
 	Strict          bool      `help:"Any rejected line makes the import fail."`
 	DryRun          bool      `name:"dry-run" help:"Parse and report exactly what would be added and rejected; write nothing."`
@@ -50,6 +52,11 @@ func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
 	if len(paths) == 1 && isKindWord(paths[0]) {
 		if _, err := os.Stat(paths[0]); err != nil {
 			return usageError{fmt.Errorf("import %s: give the files to import", paths[0])}
+		}
+	}
+	if c.DateFormat != "" {
+		if err := csv.CheckDateFormat(c.DateFormat); err != nil {
+			return usageError{err}
 		}
 	}
 	files, err := ingest.ExpandPaths(paths)
@@ -84,7 +91,7 @@ func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
 	start := time.Now()
 	loader := ingest.NewLoader(db, ingest.LoaderOptions{Analysis: aopt})
 	opt := ingest.FilesOptions{Kind: kind, InstanceFromDir: c.InstanceFromDir, Workers: c.Workers,
-		Options: ingest.Options{Instance: c.Instance, Database: c.Database, At: c.At}}
+		Options: ingest.Options{Instance: c.Instance, Database: c.Database, At: c.At, DateFormat: c.DateFormat}}
 	bar := c.runBar(m, files)
 	if bar != nil {
 		opt.Progress = bar.update
