@@ -1,0 +1,359 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// BackupSet is one msdb backupset row with its media families and files:
+// what a restore plan is built from. Unlike the restore records, its times
+// are real instants (UTC): every source converts with backupset.time_zone.
+type BackupSet struct {
+	Instance string `json:"instance"` // the instance whose msdb recorded the backup
+	Database string `json:"database"`
+	UUID     string `json:"backup_set_uuid"`
+	// MediaSetID is msdb's media_set_id (or dbatools' BackupSetId when the
+	// source has no uuid); informational.
+	MediaSetID int64 `json:"media_set_id"`
+	// Families is backupmediaset.media_family_count, the stripes a restore
+	// must name; 0 when the source does not say.
+	Families          int       `json:"families"`
+	Type              string    `json:"type"` // D, I, L, F, G, P, Q
+	CopyOnly          bool      `json:"is_copy_only"`
+	Damaged           bool      `json:"is_damaged"`
+	Checksums         bool      `json:"has_backup_checksums"`
+	BulkLogged        bool      `json:"has_bulk_logged_data"`
+	FirstLSN          string    `json:"first_lsn"`
+	LastLSN           string    `json:"last_lsn"`
+	CheckpointLSN     string    `json:"checkpoint_lsn"`
+	DatabaseBackupLSN string    `json:"database_backup_lsn"`
+	DiffBaseLSN       string    `json:"differential_base_lsn"`
+	DiffBaseGUID      string    `json:"differential_base_guid"`
+	ForkPointLSN      string    `json:"fork_point_lsn"`
+	FirstForkGUID     string    `json:"first_recovery_fork_guid"`
+	LastForkGUID      string    `json:"last_recovery_fork_guid"`
+	Start             time.Time `json:"backup_start"`  // UTC
+	Finish            time.Time `json:"backup_finish"` // UTC
+	// UTCOffset is the backup host's offset in minutes (time_zone × 15),
+	// nil when unknown: STOPAT is read in that server's local time.
+	UTCOffset      *int          `json:"utc_offset"`
+	Size           int64         `json:"backup_size"`            // 0 = unknown
+	CompressedSize int64         `json:"compressed_backup_size"` // 0 = unknown
+	SoftwareBuild  string        `json:"software_build"`         // "15.0.4153"
+	ServerName     string        `json:"server_name"`
+	MachineName    string        `json:"machine_name"`
+	RecoveryModel  string        `json:"recovery_model"`
+	Media          []BackupMedia `json:"media"`
+	Files          []BackupFile  `json:"files"`
+	Origin         Origin        `json:"-"`
+}
+
+// BackupMedia is one backupmediafamily row: one stripe (family) of the set,
+// or a mirror of one.
+type BackupMedia struct {
+	Family     int    `json:"family_sequence_number"`
+	Mirror     int    `json:"mirror"`
+	DeviceType int    `json:"device_type"` // 2 disk, 5 tape, 7 virtual device, 9 URL; 0 unknown
+	Device     string `json:"physical_device_name"`
+}
+
+// BackupFile is one backupfile row: a database file the set holds.
+type BackupFile struct {
+	LogicalName  string `json:"logical_name"`
+	PhysicalName string `json:"physical_name"`
+	Type         string `json:"file_type"` // D data, L log, F full-text catalog / FILESTREAM
+	Size         int64  `json:"file_size"`
+	Filegroup    string `json:"filegroup"`
+}
+
+// Validate reports whether the set can be kept: a plan needs its identity,
+// type, LSN range and times.
+func (b *BackupSet) Validate() error {
+	switch {
+	case strings.TrimSpace(b.Instance) == "":
+		return Errorf(EINVALID, "backup set: instance is empty")
+	case b.Database == "":
+		return Errorf(EINVALID, "backup set: database_name is empty")
+	case strings.TrimSpace(b.UUID) == "":
+		return Errorf(EINVALID, "backup set: backup_set_uuid is empty")
+	case !strings.Contains("DILFGPQ", b.Type) || len(b.Type) != 1:
+		return Errorf(EINVALID, "backup set: unknown type %q (want D, I, L, F, G, P or Q)", b.Type)
+	case b.Finish.IsZero() || b.Start.IsZero():
+		return Errorf(EINVALID, "backup set: backup_start_date or backup_finish_date is empty")
+	case b.Finish.Before(b.Start):
+		return Errorf(EINVALID, "backup set: finishes before it starts")
+	}
+	for name, v := range map[string]*string{"first_lsn": &b.FirstLSN, "last_lsn": &b.LastLSN, "checkpoint_lsn": &b.CheckpointLSN,
+		"database_backup_lsn": &b.DatabaseBackupLSN, "differential_base_lsn": &b.DiffBaseLSN, "fork_point_lsn": &b.ForkPointLSN} {
+		if *v == "" && name != "first_lsn" && name != "last_lsn" {
+			continue
+		}
+		c, err := CanonicalLSN(*v)
+		if err != nil {
+			return Errorf(EINVALID, "backup set: %s: %v", name, err)
+		}
+		*v = c
+	}
+	for _, m := range b.Media {
+		if strings.TrimSpace(m.Device) == "" {
+			return Errorf(EINVALID, "backup set: a media family has no physical_device_name")
+		}
+	}
+	return nil
+}
+
+// PutBackupSets stores backup sets in one transaction and returns how many
+// were new. A set already stored (same instance and backup_set_uuid) is not
+// added again, but media families and files it did not have yet are: an
+// export splits one set over several rows, which may arrive in separate
+// calls. Invalid sets are an EINVALID error naming the first one's origin;
+// nothing of the call is then stored.
+func (db *DB) PutBackupSets(ctx context.Context, sets []BackupSet) (added int64, err error) {
+	for i := range sets {
+		b := &sets[i]
+		b.Instance, b.Database = InstanceName(b.Instance), DatabaseName(b.Database)
+		b.UUID = strings.ToUpper(strings.Trim(strings.TrimSpace(b.UUID), "{}"))
+		if err := b.Validate(); err != nil {
+			return 0, Errorf(EINVALID, "%s: %s", b.Origin, err.Error())
+		}
+	}
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("store: put backup sets: %w", err)
+	}
+	defer tx.Rollback()
+	ids := map[string]int64{}
+	for i := range sets {
+		b := &sets[i]
+		key := strings.ToLower(b.Instance)
+		inst, ok := ids[key]
+		if !ok {
+			err := tx.QueryRowContext(ctx, `SELECT id FROM instance WHERE name = ?`, b.Instance).Scan(&inst)
+			if err == sql.ErrNoRows {
+				err = tx.QueryRowContext(ctx, `INSERT INTO instance (name, created_at) VALUES (?, ?) RETURNING id`,
+					b.Instance, db.now().UnixMilli()).Scan(&inst)
+			}
+			if err != nil {
+				return 0, fmt.Errorf("store: put backup sets: instance %q: %w", b.Instance, err)
+			}
+			ids[key] = inst
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO backup_set (instance_id, database_name, backup_set_uuid, media_set_id,
+			family_count, type, is_copy_only, is_damaged, has_backup_checksums, has_bulk_logged_data, first_lsn, last_lsn,
+			checkpoint_lsn, database_backup_lsn, differential_base_lsn, differential_base_guid, fork_point_lsn,
+			first_recovery_fork_guid, last_recovery_fork_guid, start_utc, finish_utc, utc_offset, backup_size, compressed_backup_size,
+			software_build, server_name, machine_name, recovery_model, origin)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (instance_id, backup_set_uuid) DO NOTHING`,
+			inst, b.Database, b.UUID, nullZero(b.MediaSetID), b.Families, b.Type, b.CopyOnly, b.Damaged, b.Checksums,
+			b.BulkLogged, b.FirstLSN, b.LastLSN, b.CheckpointLSN, b.DatabaseBackupLSN, b.DiffBaseLSN,
+			strings.ToUpper(b.DiffBaseGUID), b.ForkPointLSN, strings.ToUpper(b.FirstForkGUID), strings.ToUpper(b.LastForkGUID),
+			ms(b.Start), ms(b.Finish), nullInt(b.UTCOffset), nullZero(b.Size), nullZero(b.CompressedSize), b.SoftwareBuild, b.ServerName,
+			b.MachineName, b.RecoveryModel, b.Origin.String())
+		if err != nil {
+			return 0, fmt.Errorf("store: put backup set %s: %w", b.Origin, err)
+		}
+		n, _ := res.RowsAffected()
+		added += n
+		var setID int64
+		if err := tx.QueryRowContext(ctx, `SELECT id FROM backup_set WHERE instance_id = ? AND backup_set_uuid = ?`,
+			inst, b.UUID).Scan(&setID); err != nil {
+			return 0, fmt.Errorf("store: put backup set %s: %w", b.Origin, err)
+		}
+		for _, m := range b.Media {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO backup_media (backup_set_id, family_sequence_number, mirror,
+				device_type, physical_device_name) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+				setID, m.Family, m.Mirror, nullZero(int64(m.DeviceType)), m.Device); err != nil {
+				return 0, fmt.Errorf("store: put backup media %s: %w", b.Origin, err)
+			}
+		}
+		for _, f := range b.Files {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO backup_file (backup_set_id, logical_name, physical_name, file_type,
+				file_size, filegroup) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+				setID, f.LogicalName, f.PhysicalName, f.Type, nullZero(f.Size), f.Filegroup); err != nil {
+				return 0, fmt.Errorf("store: put backup file %s: %w", b.Origin, err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("store: put backup sets: %w", err)
+	}
+	return added, nil
+}
+
+// BackupSets returns every backup set of one database recorded on one
+// instance, oldest first, with media families and files.
+func (db *DB) BackupSets(ctx context.Context, instance, database string) ([]BackupSet, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT b.id, i.name, b.database_name, b.backup_set_uuid,
+		COALESCE(b.media_set_id,0), b.family_count, b.type, b.is_copy_only, b.is_damaged, b.has_backup_checksums,
+		b.has_bulk_logged_data, b.first_lsn, b.last_lsn, b.checkpoint_lsn, b.database_backup_lsn, b.differential_base_lsn,
+		b.differential_base_guid, b.fork_point_lsn, b.first_recovery_fork_guid, b.last_recovery_fork_guid, b.start_utc,
+		b.finish_utc, b.utc_offset, COALESCE(b.backup_size,0), COALESCE(b.compressed_backup_size,0), b.software_build, b.server_name,
+		b.machine_name, b.recovery_model, b.origin
+		FROM backup_set b JOIN instance i ON i.id = b.instance_id
+		WHERE i.name = ? AND b.database_name = ? ORDER BY b.finish_utc, b.id`, InstanceName(instance), DatabaseName(database))
+	if err != nil {
+		return nil, fmt.Errorf("store: backup sets: %w", err)
+	}
+	defer rows.Close()
+	var out []BackupSet
+	idx := map[int64]int{}
+	for rows.Next() {
+		var b BackupSet
+		var id, start, finish int64
+		var offset sql.NullInt64
+		var origin string
+		if err := rows.Scan(&id, &b.Instance, &b.Database, &b.UUID, &b.MediaSetID, &b.Families, &b.Type, &b.CopyOnly,
+			&b.Damaged, &b.Checksums, &b.BulkLogged, &b.FirstLSN, &b.LastLSN, &b.CheckpointLSN, &b.DatabaseBackupLSN,
+			&b.DiffBaseLSN, &b.DiffBaseGUID, &b.ForkPointLSN, &b.FirstForkGUID, &b.LastForkGUID, &start, &finish, &offset, &b.Size,
+			&b.CompressedSize, &b.SoftwareBuild, &b.ServerName, &b.MachineName, &b.RecoveryModel, &origin); err != nil {
+			return nil, fmt.Errorf("store: backup sets: %w", err)
+		}
+		b.Start, b.Finish = time.UnixMilli(start).UTC(), time.UnixMilli(finish).UTC()
+		b.Origin = Origin{File: origin}
+		if offset.Valid {
+			o := int(offset.Int64)
+			b.UTCOffset = &o
+		}
+		idx[id] = len(out)
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: backup sets: %w", err)
+	}
+	rows.Close()
+	if len(out) == 0 {
+		return nil, nil
+	}
+	if err := db.backupChildren(ctx, instance, database, out, idx); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (db *DB) backupChildren(ctx context.Context, instance, database string, out []BackupSet, idx map[int64]int) error {
+	const scope = ` JOIN backup_set b ON b.id = c.backup_set_id JOIN instance i ON i.id = b.instance_id
+		WHERE i.name = ? AND b.database_name = ?`
+	args := []any{InstanceName(instance), DatabaseName(database)}
+	rows, err := db.read.QueryContext(ctx, `SELECT c.backup_set_id, c.family_sequence_number, c.mirror,
+		COALESCE(c.device_type,0), c.physical_device_name FROM backup_media c`+scope+` ORDER BY c.backup_set_id,
+		c.mirror, c.family_sequence_number`, args...)
+	if err != nil {
+		return fmt.Errorf("store: backup media: %w", err)
+	}
+	for rows.Next() {
+		var id int64
+		var m BackupMedia
+		if err := rows.Scan(&id, &m.Family, &m.Mirror, &m.DeviceType, &m.Device); err != nil {
+			rows.Close()
+			return fmt.Errorf("store: backup media: %w", err)
+		}
+		out[idx[id]].Media = append(out[idx[id]].Media, m)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: backup media: %w", err)
+	}
+	rows, err = db.read.QueryContext(ctx, `SELECT c.backup_set_id, c.logical_name, c.physical_name, c.file_type,
+		COALESCE(c.file_size,0), c.filegroup FROM backup_file c`+scope+` ORDER BY c.backup_set_id, c.rowid`, args...)
+	if err != nil {
+		return fmt.Errorf("store: backup files: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var f BackupFile
+		if err := rows.Scan(&id, &f.LogicalName, &f.PhysicalName, &f.Type, &f.Size, &f.Filegroup); err != nil {
+			return fmt.Errorf("store: backup files: %w", err)
+		}
+		out[idx[id]].Files = append(out[idx[id]].Files, f)
+	}
+	return rows.Err()
+}
+
+// BackupWatermark returns the newest backup finish stored for an instance,
+// where an incremental collector resumes; zero when none is stored.
+func (db *DB) BackupWatermark(ctx context.Context, instance string) (time.Time, error) {
+	var last sql.NullInt64
+	err := db.read.QueryRowContext(ctx, `SELECT MAX(b.finish_utc) FROM backup_set b JOIN instance i ON i.id = b.instance_id
+		WHERE i.name = ?`, InstanceName(instance)).Scan(&last)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("store: backup watermark: %w", err)
+	}
+	if !last.Valid {
+		return time.Time{}, nil
+	}
+	return time.UnixMilli(last.Int64).UTC(), nil
+}
+
+// RestoreRate is one measured restore as a plan's duration estimate uses
+// it: its kind, device kind, throughput and buffer settings.
+type RestoreRate struct {
+	Instance       string
+	Kind           Kind
+	DeviceKind     string
+	LogicalMiBps   float64
+	ReadMiBps      float64 // 0 = unknown
+	BufferCount    int64   // 0 = unknown
+	MaxTransferKiB int64   // 0 = unknown
+	At             time.Time
+}
+
+// RestoreRates returns the measured full, differential and log restores of
+// one instance (all of them, from the restore_series index) and, when fleet
+// is set, up to perKind of the fleet's most recent ones of each kind (from
+// the restore_at index), for the expected durations of a restore plan.
+func (db *DB) RestoreRates(ctx context.Context, instance string, fleet bool, perKind int) ([]RestoreRate, error) {
+	const cols = `i.name, r.kind, COALESCE(r.device_kind,''), r.logical_mibps, COALESCE(r.read_mibps,0),
+		COALESCE(r.buffer_count,0), COALESCE(r.max_transfer_kib,0), r.at_utc FROM restore r JOIN instance i ON i.id = r.instance_id`
+	var out []RestoreRate
+	scan := func(q string, args ...any) error {
+		rows, err := db.read.QueryContext(ctx, q, args...)
+		if err != nil {
+			return fmt.Errorf("store: restore rates: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r RestoreRate
+			var at int64
+			if err := rows.Scan(&r.Instance, &r.Kind, &r.DeviceKind, &r.LogicalMiBps, &r.ReadMiBps, &r.BufferCount,
+				&r.MaxTransferKiB, &at); err != nil {
+				return fmt.Errorf("store: restore rates: %w", err)
+			}
+			r.At = time.UnixMilli(at).UTC()
+			out = append(out, r)
+		}
+		return rows.Err()
+	}
+	for _, k := range []Kind{KindFull, KindDiff, KindLog} {
+		if err := scan(`SELECT `+cols+` WHERE i.name = ? AND r.kind = ? AND r.logical_mibps > 0`, InstanceName(instance), k); err != nil {
+			return nil, err
+		}
+		if fleet {
+			if err := scan(`SELECT `+cols+` WHERE i.name <> ? AND r.kind = ? AND r.logical_mibps > 0
+				ORDER BY r.at_utc DESC LIMIT ?`, InstanceName(instance), k, max(perKind, 1)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out, nil
+}
+
+// InstanceTags returns an instance's tags (where an "rto" target may be
+// set); an unknown instance has none.
+func (db *DB) InstanceTags(ctx context.Context, instance string) (map[string]string, error) {
+	var tags string
+	err := db.read.QueryRowContext(ctx, `SELECT tags FROM instance WHERE name = ?`, InstanceName(instance)).Scan(&tags)
+	if err == sql.ErrNoRows {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: instance tags: %w", err)
+	}
+	return parseTags(tags), nil
+}

@@ -1,0 +1,211 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/restorewatch/restorewatch/store"
+)
+
+// ScriptOptions say where the restored files go and under which name.
+type ScriptOptions struct {
+	// Database is the name to restore as; empty = the original name.
+	Database string
+	// DataPath and LogPath are the folders for data and log files; empty =
+	// DefaultData/DefaultLog, else the original physical names.
+	DataPath, LogPath       string
+	DefaultData, DefaultLog string
+}
+
+// Script writes the T-SQL of the plan, following the RESTORE syntax of
+// "RESTORE Statements (Transact-SQL)" and "RESTORE Statements - Arguments
+// (Transact-SQL)" (https://learn.microsoft.com/sql/t-sql/statements/restore-statements-transact-sql,
+// https://learn.microsoft.com/sql/t-sql/statements/restore-statements-arguments-transact-sql):
+// RESTORE DATABASE … FROM <device> [, …n] WITH MOVE … TO …, NORECOVERY, …
+// for the data backups, RESTORE LOG … WITH NORECOVERY[, STOPAT] for the logs,
+// and a last RESTORE DATABASE … WITH RECOVERY. Each statement is its own
+// batch (GO) so that sqlcmd -b stops at the first failure.
+func Script(p Plan, o ScriptOptions) string {
+	var b strings.Builder
+	db := p.Database
+	if o.Database != "" {
+		db = o.Database
+	}
+	fmt.Fprintf(&b, "-- Restore plan for database %s, from the backup history of %s, restoring on %s.\n",
+		comment(p.Database), comment(p.Instance), comment(p.TargetInstance))
+	if p.At.IsZero() {
+		fmt.Fprintf(&b, "-- Target: the latest instant the backups reach, %s.\n", stamp(p.Reaches))
+	} else {
+		fmt.Fprintf(&b, "-- Target: %s.\n", stamp(p.At))
+	}
+	fmt.Fprintf(&b, "-- %d steps; expected %s", len(p.Steps), Duration(p.TotalS))
+	if p.LowS > 0 {
+		fmt.Fprintf(&b, " (%s to %s)", Duration(p.LowS), Duration(p.HighS))
+	}
+	if p.Unestimated > 0 {
+		fmt.Fprintf(&b, " plus %d steps with no measurement", p.Unestimated)
+	}
+	b.WriteString(".\n")
+	b.WriteString("-- Add REPLACE to the first statement to overwrite an existing database (take a tail-log backup first).\n")
+	for _, n := range p.Notes {
+		fmt.Fprintf(&b, "-- Note: %s\n", comment(n))
+	}
+	for i, s := range p.Steps {
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "-- Step %d of %d: %s backup finished %s, %s; expected %s (%s, n=%d).\n", i+1, len(p.Steps),
+			kindWord(s.Kind), stamp(s.Set.Finish), bytes(s.Set.Size), Duration(s.Estimate.Seconds), comment(s.Estimate.Basis), s.Estimate.N)
+		buf, hasBuf := p.Buffers[s.DeviceKind]
+		if hasBuf {
+			fmt.Fprintf(&b, "-- BUFFERCOUNT %d and MAXTRANSFERSIZE %d KiB: the settings of %s's fastest measured restore from %s (%.1f MiB/s, %s).\n",
+				buf.BufferCount, buf.MaxTransferKiB, comment(p.TargetInstance), deviceName(s.DeviceKind), buf.MiBps, buf.At.UTC().Format("2006-01-02"))
+		}
+		prefix := ""
+		if s.DeviceKind == store.DeviceVirtual {
+			b.WriteString("-- These backups were written through a virtual device (VDI): restore them with the tool that took them;\n" +
+				"-- the statement is kept, commented out, to show the order.\n")
+			prefix = "-- "
+		}
+		verb := "DATABASE"
+		if s.Kind == store.KindLog {
+			verb = "LOG"
+		}
+		fmt.Fprintf(&b, "%sRESTORE %s %s FROM ", prefix, verb, QuoteName(db))
+		for j, d := range s.Devices {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s = %s", deviceClause(s.DeviceKind), QuoteString(d))
+		}
+		b.WriteString("\n" + prefix + "    WITH ")
+		var opts []string
+		if s.Kind == store.KindFull {
+			for _, f := range s.Set.Files {
+				opts = append(opts, fmt.Sprintf("MOVE %s TO %s", QuoteString(f.LogicalName), QuoteString(movePath(f, o))))
+			}
+		}
+		opts = append(opts, "NORECOVERY")
+		if s.StopAt != nil {
+			opts = append(opts, "STOPAT = "+QuoteString(stopAt(*s.StopAt, s.Set.UTCOffset)))
+		}
+		opts = append(opts, "STATS = 10")
+		if s.Set.Checksums {
+			opts = append(opts, "CHECKSUM")
+		}
+		if hasBuf {
+			opts = append(opts, fmt.Sprintf("BUFFERCOUNT = %d", buf.BufferCount), fmt.Sprintf("MAXTRANSFERSIZE = %d", buf.MaxTransferKiB*1024))
+		}
+		b.WriteString(strings.Join(opts, ",\n"+prefix+"         "))
+		b.WriteString(";\n" + prefix + "GO\n")
+		if s.Kind == store.KindFull && len(s.Set.Files) == 0 {
+			b.WriteString("-- The history lists no files of this backup: run RESTORE FILELISTONLY on it and add MOVE for each file if the paths differ.\n")
+		}
+		if s.StopAt != nil && s.Set.UTCOffset == nil {
+			b.WriteString("-- STOPAT is read in the source server's local time, whose offset the history does not give: check it.\n")
+		}
+	}
+	fmt.Fprintf(&b, "\nRESTORE DATABASE %s WITH RECOVERY;\nGO\n", QuoteName(db))
+	return b.String()
+}
+
+// QuoteName quotes an identifier as QUOTENAME does: [name] with every ]
+// doubled.
+func QuoteName(s string) string { return "[" + strings.ReplaceAll(s, "]", "]]") + "]" }
+
+// QuoteString writes a Unicode string literal: N'text' with every ' doubled.
+func QuoteString(s string) string { return "N'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// comment keeps a value inside a -- comment line: a line break in a name
+// would end the comment and turn the rest into T-SQL.
+func comment(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '\n', '\r', '\u2028', '\u2029', '\u0085', '\v', '\f':
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func deviceClause(kind string) string {
+	switch kind {
+	case store.DeviceURL:
+		return "URL"
+	case store.DeviceTape:
+		return "TAPE"
+	}
+	return "DISK"
+}
+
+// movePath is where a file goes: the file's name in the chosen folder, or
+// its original path when no folder is known.
+func movePath(f store.BackupFile, o ScriptOptions) string {
+	dir := o.DataPath
+	if dir == "" {
+		dir = o.DefaultData
+	}
+	if f.Type == "L" {
+		dir = o.LogPath
+		if dir == "" {
+			dir = o.DefaultLog
+		}
+	}
+	if dir == "" {
+		return f.PhysicalName
+	}
+	name := f.PhysicalName
+	if i := strings.LastIndexAny(name, `\/`); i >= 0 {
+		name = name[i+1:]
+	}
+	sep := `\`
+	if strings.Contains(dir, "/") && !strings.Contains(dir, `\`) {
+		sep = "/"
+	}
+	return strings.TrimRight(dir, `\/`) + sep + name
+}
+
+// stopAt writes the instant in the source server's local time, which is
+// how STOPAT reads it.
+func stopAt(t time.Time, offset *int) string {
+	t = t.UTC()
+	if offset != nil {
+		t = t.Add(time.Duration(*offset) * time.Minute)
+	}
+	return t.Format("2006-01-02T15:04:05.000")
+}
+
+func kindWord(k store.Kind) string {
+	switch k {
+	case store.KindFull:
+		return "full"
+	case store.KindDiff:
+		return "differential"
+	}
+	return "log"
+}
+
+// Duration formats seconds as "2 h 05 min", "14 min", "38 s".
+func Duration(s float64) string {
+	switch {
+	case s <= 0:
+		return "unknown"
+	case s < 60:
+		return fmt.Sprintf("%.0f s", s)
+	case s < 3600:
+		return fmt.Sprintf("%.0f min", s/60)
+	}
+	h := int(s / 3600)
+	return fmt.Sprintf("%d h %02d min", h, int(s-float64(h)*3600)/60)
+}
+
+func bytes(n int64) string {
+	switch {
+	case n <= 0:
+		return "size unknown"
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
+}

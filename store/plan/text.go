@@ -1,0 +1,53 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Text writes the plan for a terminal: one line per step with its expected
+// duration, the total against the RTO target and what dominates.
+func Text(p Plan) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Restore plan for %s (history of %s), restoring on %s\n", comment(p.Database), comment(p.Instance), comment(p.TargetInstance))
+	if p.At.IsZero() {
+		fmt.Fprintf(&b, "Target: latest, %s\n", stamp(p.Reaches))
+	} else {
+		fmt.Fprintf(&b, "Target: %s\n", stamp(p.At))
+	}
+	b.WriteString("\n  #  kind  finished                 size        expected   range              basis\n")
+	for i, s := range p.Steps {
+		rng := ""
+		if s.Estimate.N > 0 {
+			rng = Duration(s.Estimate.LowS) + " – " + Duration(s.Estimate.HighS)
+		}
+		stop := ""
+		if s.StopAt != nil {
+			stop = " STOPAT " + stamp(*s.StopAt)
+		}
+		fmt.Fprintf(&b, "%3d  %-4s  %s  %10s  %9s  %-17s  %s, n=%d%s\n", i+1, s.Kind, stamp(s.Set.Finish), bytes(s.Set.Size),
+			Duration(s.Estimate.Seconds), rng, s.Estimate.Basis, s.Estimate.N, stop)
+	}
+	fmt.Fprintf(&b, "\nTotal: %s", Duration(p.TotalS))
+	if p.LowS > 0 {
+		fmt.Fprintf(&b, " (%s – %s)", Duration(p.LowS), Duration(p.HighS))
+	}
+	if p.Unestimated > 0 {
+		fmt.Fprintf(&b, " plus %d steps with no measurement", p.Unestimated)
+	}
+	if p.RTO > 0 {
+		verdict := "within"
+		if p.OverRTO {
+			verdict = "OVER"
+		}
+		fmt.Fprintf(&b, "; RTO target %s: %s", Duration(p.RTO.Seconds()), verdict)
+	}
+	b.WriteString("\n")
+	if p.Dominant != "" {
+		fmt.Fprintf(&b, "Dominant: %s (%.0f%% of the time)\n", p.Dominant, 100*p.DominantShare)
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(&b, "Note: %s\n", comment(n))
+	}
+	return b.String()
+}
