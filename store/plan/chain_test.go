@@ -74,7 +74,7 @@ func TestChainLatest(t *testing.T) {
 	if full != 1 || diff != 1 || logs != 0 {
 		t.Fatalf("got %d/%d/%d", full, diff, logs)
 	}
-	if !c.Reaches.Equal(h.at(2*day).Add(5 * time.Minute)) {
+	if !c.Reaches.Equal(h.at(2 * day).Add(5 * time.Minute)) {
 		t.Errorf("reaches %v", c.Reaches)
 	}
 }

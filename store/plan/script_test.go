@@ -21,7 +21,7 @@ type stmt struct {
 
 // parseScript reads a generated script the way SQL Server's parser would
 // for the subset it uses: -- comments, GO batch separators, [ ]-quoted
-// identifiers with ]] escapes, N' '-quoted strings with '' escapes.
+// identifiers with ]] escapes, N' '-quoted strings with ” escapes.
 func parseScript(t *testing.T, s string) []stmt {
 	t.Helper()
 	var toks []string
