@@ -357,3 +357,39 @@ func (db *DB) InstanceTags(ctx context.Context, instance string) (map[string]str
 	}
 	return parseTags(tags), nil
 }
+
+// FileFolders returns the folders where an instance keeps its databases'
+// data and log files, as its own backups record them (the most common
+// folder of each file type); empty when no backup of it lists files.
+func (db *DB) FileFolders(ctx context.Context, instance string) (data, log string, err error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT f.file_type, f.physical_name FROM backup_file f
+		JOIN backup_set b ON b.id = f.backup_set_id JOIN instance i ON i.id = b.instance_id
+		WHERE i.name = ? AND b.type = 'D' ORDER BY b.finish_utc DESC LIMIT 2000`, InstanceName(instance))
+	if err != nil {
+		return "", "", fmt.Errorf("store: file folders: %w", err)
+	}
+	defer rows.Close()
+	counts := map[string]map[string]int{"D": {}, "L": {}}
+	for rows.Next() {
+		var typ, name string
+		if err := rows.Scan(&typ, &name); err != nil {
+			return "", "", fmt.Errorf("store: file folders: %w", err)
+		}
+		if i := strings.LastIndexAny(name, `\/`); i > 0 && counts[typ] != nil {
+			counts[typ][name[:i]]++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", "", fmt.Errorf("store: file folders: %w", err)
+	}
+	top := func(m map[string]int) string {
+		best := ""
+		for k, n := range m {
+			if n > m[best] || n == m[best] && k < best {
+				best = k
+			}
+		}
+		return best
+	}
+	return top(counts["D"]), top(counts["L"]), nil
+}

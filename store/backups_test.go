@@ -1,0 +1,115 @@
+package store_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/restorewatch/restorewatch/store"
+)
+
+func backupDB(t *testing.T) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func backupSets() []store.BackupSet {
+	t0 := time.Date(2026, 11, 1, 22, 0, 0, 0, time.UTC)
+	off := -300
+	return []store.BackupSet{
+		{Instance: "SQL01", Database: "Sales", UUID: "{6c1b0e1e-0000-4a8e-9e1b-000000000001}", Type: "D", Families: 2,
+			FirstLSN: "39000000010000001", LastLSN: "39000000010500001.0", CheckpointLSN: "0039000000010000101",
+			Start: t0, Finish: t0.Add(20 * time.Minute), UTCOffset: &off, Size: 40 << 30, CompressedSize: 12 << 30, Checksums: true,
+			Media:  []store.BackupMedia{{Family: 1, DeviceType: 2, Device: `D:\Backup\Sales_1.bak`}},
+			Files:  []store.BackupFile{{LogicalName: "Sales", PhysicalName: `D:\Data\Sales.mdf`, Type: "D", Size: 50 << 30, Filegroup: "PRIMARY"}},
+			Origin: store.Origin{File: "backups.csv", Line: 2}},
+		{Instance: "sql01", Database: "Sales", UUID: "6C1B0E1E-0000-4A8E-9E1B-000000000001", Type: "D", Families: 2,
+			FirstLSN: "39000000010000001", LastLSN: "39000000010500001", Start: t0, Finish: t0.Add(20 * time.Minute),
+			Media:  []store.BackupMedia{{Family: 2, DeviceType: 2, Device: `D:\Backup\Sales_2.bak`}},
+			Files:  []store.BackupFile{{LogicalName: "Sales_log", PhysicalName: `L:\Log\Sales_log.ldf`, Type: "L"}},
+			Origin: store.Origin{File: "backups.csv", Line: 3}},
+		{Instance: "SQL01", Database: "Sales", UUID: "6C1B0E1E-0000-4A8E-9E1B-000000000002", Type: "L",
+			FirstLSN: "39000000010000001", LastLSN: "39000000010600001", Start: t0.Add(30 * time.Minute), Finish: t0.Add(31 * time.Minute),
+			Media:  []store.BackupMedia{{Family: 1, DeviceType: 9, Device: "https://acct.blob.core.windows.net/c/Sales.trn"}},
+			Origin: store.Origin{File: "backups.csv", Line: 4}},
+	}
+}
+
+// Rows of one set (one per stripe and file, as the export writes them)
+// merge into one set; importing the same rows again adds nothing.
+func TestPutBackupSetsIdempotent(t *testing.T) {
+	ctx := context.Background()
+	db := backupDB(t)
+	added, err := db.PutBackupSets(ctx, backupSets())
+	if err != nil || added != 2 {
+		t.Fatalf("added %d, %v; want 2 sets", added, err)
+	}
+	added, err = db.PutBackupSets(ctx, backupSets())
+	if err != nil || added != 0 {
+		t.Fatalf("re-import added %d, %v", added, err)
+	}
+	got, err := db.BackupSets(ctx, "SQL01", "Sales")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d sets", len(got))
+	}
+	f := got[0]
+	if f.UUID != "6C1B0E1E-0000-4A8E-9E1B-000000000001" || f.LastLSN != "39000000010500001" || f.CheckpointLSN != "39000000010000101" {
+		t.Errorf("full %+v", f)
+	}
+	if len(f.Media) != 2 || f.Media[0].Device != `D:\Backup\Sales_1.bak` || f.Media[1].Family != 2 {
+		t.Errorf("media %+v", f.Media)
+	}
+	if len(f.Files) != 2 || f.Files[0].Filegroup != "PRIMARY" || f.Files[1].Type != "L" || f.Files[0].Size != 50<<30 {
+		t.Errorf("files %+v", f.Files)
+	}
+	if f.UTCOffset == nil || *f.UTCOffset != -300 || f.CompressedSize != 12<<30 || !f.Checksums || f.Origin.File != "backups.csv:2" {
+		t.Errorf("facts %+v", f)
+	}
+	if !got[1].Finish.Equal(time.Date(2026, 11, 1, 22, 31, 0, 0, time.UTC)) || got[1].UTCOffset != nil {
+		t.Errorf("log %+v", got[1])
+	}
+	w, err := db.BackupWatermark(ctx, "sql01")
+	if err != nil || !w.Equal(got[1].Finish) {
+		t.Errorf("watermark %v %v", w, err)
+	}
+	data, log, err := db.FileFolders(ctx, "SQL01")
+	if err != nil || data != `D:\Data` || log != `L:\Log` {
+		t.Errorf("folders %q %q %v", data, log, err)
+	}
+}
+
+func TestPutBackupSetsRejectsAll(t *testing.T) {
+	ctx := context.Background()
+	db := backupDB(t)
+	sets := backupSets()
+	sets[2].LastLSN = "39:1:2"
+	_, err := db.PutBackupSets(ctx, sets)
+	if store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "backups.csv:4") || !strings.Contains(err.Error(), "last_lsn") {
+		t.Fatalf("err %v", err)
+	}
+	if got, _ := db.BackupSets(ctx, "SQL01", "Sales"); len(got) != 0 {
+		t.Errorf("%d sets stored from a call with an invalid one", len(got))
+	}
+	for _, bad := range []func(*store.BackupSet){
+		func(b *store.BackupSet) { b.Type = "X" },
+		func(b *store.BackupSet) { b.UUID = " " },
+		func(b *store.BackupSet) { b.Finish = b.Start.Add(-time.Second) },
+		func(b *store.BackupSet) { b.Media[0].Device = "" },
+	} {
+		s := backupSets()[:1]
+		bad(&s[0])
+		if _, err := db.PutBackupSets(ctx, s); store.ErrorCode(err) != store.EINVALID {
+			t.Errorf("accepted %+v", s[0])
+		}
+	}
+}
