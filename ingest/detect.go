@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/restorewatch/restorewatch/ingest/locale"
 	"github.com/restorewatch/restorewatch/ingest/textenc"
 )
 
@@ -20,8 +21,10 @@ var (
 	// Linux errorlog, xp_readerrorlog and SSMS exports: 2 to 7 fraction
 	// digits, spaces or a TAB before the source).
 	stampRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,7})?[ \t]+\S`)
-	// What only RESTORE/BACKUP client output prints (SSMS, sqlcmd, Agent).
-	messageRE = regexp.MustCompile(`(?i)(\bprocessed \d+ pages\b|\bsuccessfully processed \d+ pages\b|^\s*\d+ percent processed|^Msg \d+, Level \d+|\bRESTORE (DATABASE|LOG)\b|\[SQLSTATE 01000\] \(Message 30(14|13)\))`)
+	// What only RESTORE/BACKUP client output prints (SSMS, sqlcmd, Agent),
+	// at the start of a line: a document that quotes such lines (a README,
+	// a table of expectations) is not captured output.
+	messageRE = regexp.MustCompile(`(?i)^(--\s*)?(processed \d+ pages for database|restore (database|log)\b|\d+ percent processed|msg \d+, level \d+|executed as user: .*\(message 30(14|13)\))`)
 	// A history export's header names columns of the published query or of
 	// dbatools' Get-DbaDbRestoreHistory.
 	historyCols = []string{"restore_date", "destination_database_name", "restore_history_id", "restore_type",
@@ -73,6 +76,12 @@ func Detect(r io.Reader) (kind FileKind, why string, err error) {
 		if messageRE.MatchString(line) {
 			return Messages, "captured RESTORE output (" + clip(line, 40) + ")", nil
 		}
+		if startsText(line) && !strings.Contains(line, "\t") {
+			// English output is messageRE's; a localized line anywhere.
+			if _, lang, ok := locale.Canonical(line); ok && lang != locale.English {
+				return Messages, "captured RESTORE output, " + lang + " (" + clip(line, 40) + ")", nil
+			}
+		}
 	}
 	if stamped > 0 {
 		return ErrorLog, "error log (timestamped entries)", nil
@@ -81,6 +90,12 @@ func Detect(r io.Reader) (kind FileKind, why string, err error) {
 		return "", "", fmt.Errorf("empty file")
 	}
 	return "", "", fmt.Errorf("not an error log, a restore history CSV or captured RESTORE output (first line %q)", clip(first, 60))
+}
+
+// startsText reports whether a line starts like engine output rather than a
+// document's markup (Markdown headings, tables, quotes, lists, code).
+func startsText(line string) bool {
+	return line != "" && !strings.ContainsRune("#|>*`-\t", rune(line[0]))
 }
 
 func clip(s string, n int) string {

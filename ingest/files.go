@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -300,7 +301,9 @@ type Totals struct {
 	Rejects                          int
 	RejectsByReason                  map[string]int // reasons with their numbers and names taken out
 	Untimed, Failed3013, Backups     int64
-	InstanceSources                  map[string]int // how many files got their instance name where
+	Ignored                          map[string]int64 // lines set aside on purpose, by rule
+	Switches                         int64            // encoding changes inside files
+	InstanceSources                  map[string]int   // how many files got their instance name where
 }
 
 // Sum totals a run.
@@ -312,7 +315,8 @@ func (run Run) Sum() Totals {
 
 // Sum totals results.
 func Sum(rs []FileResult) Totals {
-	t := Totals{Files: len(rs), Kinds: map[FileKind]int{}, RejectsByReason: map[string]int{}, InstanceSources: map[string]int{}}
+	t := Totals{Files: len(rs), Kinds: map[FileKind]int{}, RejectsByReason: map[string]int{}, InstanceSources: map[string]int{},
+		Ignored: map[string]int64{}}
 	for _, r := range rs {
 		switch {
 		case r.Skipped != "":
@@ -334,6 +338,10 @@ func Sum(rs []FileResult) Totals {
 		t.Untimed += r.Untimed
 		t.Failed3013 += r.Failed
 		t.Backups += r.Backups
+		t.Switches += r.Switches
+		for k, n := range r.Ignored {
+			t.Ignored[k] += n
+		}
 		if r.InstanceSource != "" {
 			t.InstanceSources[r.InstanceSource]++
 		}
@@ -342,19 +350,21 @@ func Sum(rs []FileResult) Totals {
 }
 
 // ReasonClass shortens a reject's reason to its class, so a summary can
-// count "bad timestamp" once for a thousand lines: quoted text and what
-// follows a colon are the line's own, not the reason's.
+// count a thousand lines' "bad timestamp" once: quoted text (the line's
+// own) is taken out and numbers become N.
 func ReasonClass(reason string) string {
-	s := reason
-	if i := strings.IndexAny(s, "\"'“«:("); i > 0 {
-		s = s[:i]
+	s := quotedRE.ReplaceAllString(reason, "…")
+	s = numberRE.ReplaceAllString(s, "N")
+	if len(s) > 140 {
+		s = clip(s, 140)
 	}
-	s = strings.TrimRight(strings.TrimSpace(s), ",;.")
-	if s == "" {
-		return reason
-	}
-	return s
+	return strings.TrimSpace(s)
 }
+
+var (
+	quotedRE = regexp.MustCompile(`"[^"]*"|“[^”]*”|«[^»]*»`)
+	numberRE = regexp.MustCompile(`\d+`)
+)
 
 // SortedKeys returns m's keys in order, for stable summaries.
 func SortedKeys[V any](m map[string]V) []string {

@@ -61,10 +61,16 @@ type Stored struct {
 	// where its name came from ("file" when the file says it, "option",
 	// "folder"); empty when the parser does not say.
 	Instance, InstanceSource string
-	Untimed                  int64  // restores kept without a completion time
+	Untimed                  int64  // restores nothing dates: rejected, see UntimedAdvice
 	UntimedAdvice            string // how to date them
 	Failed                   int64  // restore attempts that ended in an error (not restores)
 	Backups                  int64  // backup statistics, which are not restores
+	// Ignored counts lines and statements the parser set aside on purpose,
+	// by the rule that names why (a recovery step, a failed attempt, a BOM).
+	Ignored map[string]int64
+	// Switches counts changes of encoding inside an error log (logs
+	// concatenated with cat, UTF-16 pasted into UTF-8).
+	Switches int64
 }
 
 // Store parses one stream into the warehouse in an import of its own and
@@ -109,7 +115,7 @@ func parse(ctx context.Context, sink store.Sink, in Input) (Stored, error) {
 		var st errorlog.Stats
 		st, perr = errorlog.Parse(ctx, in.R, errorlog.Options{File: in.Name, Instance: in.Instance, Fallback: in.Fallback, Progress: in.Progress}, sink)
 		out.Instance, out.InstanceSource = st.Instance, instanceSource(st.InstanceSource)
-		out.Backups = st.Backups
+		out.Backups, out.Ignored, out.Switches = st.Backups, st.Ignored, st.Switches
 	case History:
 		// The CSV names each row's instance; inst fills rows that do not.
 		_, perr = csv.Parse(ctx, in.R, csv.Options{File: in.Name, Instance: inst, DateFormat: in.DateFormat, Progress: in.Progress}, sink)
@@ -123,11 +129,8 @@ func parse(ctx context.Context, sink store.Sink, in Input) (Stored, error) {
 		var st messages.Stats
 		st, perr = messages.Parse(ctx, in.R, messages.Options{File: in.Name, Instance: inst, Database: in.Database, At: in.At}, sink)
 		out.Instance, out.InstanceSource = inst, instSrc
-		out.Untimed, out.Failed, out.Backups = st.Untimed, st.Failed, st.Backups
-		if st.Untimed > 0 {
-			out.UntimedAdvice = fmt.Sprintf("%d restores have no completion time (the text has no \"Completion time:\" stamps): "+
-				"they are kept but listed nowhere until dated; import the file again with --at (when the batch ran, e.g. --at 2025-03-01T02:00:00Z)", st.Untimed)
-		}
+		out.Untimed, out.Failed, out.Backups, out.Ignored = st.Untimed, st.Failed, st.Backups, st.Ignored
+		out.UntimedAdvice = st.UntimedAdvice
 	default:
 		perr = store.Errorf(store.EINVALID, "unknown import kind %q", in.Kind)
 	}

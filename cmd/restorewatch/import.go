@@ -222,10 +222,19 @@ func (c *ImportCmd) printResults(m *Main, rs []ingest.FileResult, t ingest.Total
 		}
 	}
 	if t.Untimed > 0 {
-		fmt.Fprintf(m.Stdout, "%d restores without a completion time: date them with --at (see above)\n", t.Untimed)
+		fmt.Fprintf(m.Stdout, "%d restores without a completion time were rejected, not stored: import their files again with --at (when the batch ran)\n", t.Untimed)
 	}
-	if t.Failed3013 > 0 {
-		fmt.Fprintf(m.Stdout, "%d restore attempts ended in an error: not counted as restores\n", t.Failed3013)
+	if len(t.Ignored) > 0 {
+		fmt.Fprintln(m.Stdout, "set aside by rule (not restores, not errors):")
+		for _, k := range ingest.SortedKeys(t.Ignored) {
+			fmt.Fprintf(m.Stdout, "  %6d  %s\n", t.Ignored[k], k)
+		}
+	}
+	if t.Backups > 0 {
+		fmt.Fprintf(m.Stdout, "%d backup statistics read and left out (restorewatch keeps restores)\n", t.Backups)
+	}
+	if t.Switches > 0 {
+		fmt.Fprintf(m.Stdout, "%d changes of encoding inside files followed (logs joined with cat, UTF-16 pasted into UTF-8)\n", t.Switches)
 	}
 	if len(t.InstanceSources) > 0 {
 		var src []string
