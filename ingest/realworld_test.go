@@ -86,7 +86,7 @@ func TestRealWorldFolder(t *testing.T) {
 		"messages|DBMaint2012|full": 1, "messages|DBMaint2012|log": 1,
 		"messages|ExamplesDB_PageRestore|page": 1, "messages|ExamplesDB_PageRestore|log": 2,
 		"messages|IronOreSilicaPrediction_2|full": 1,
-		"messages|Northwind|full": 1, "messages|Northwind|log": 2,
+		"messages|Northwind|full":                 1, "messages|Northwind|log": 2,
 		"messages|Sales|full": 1,
 	}
 	if !maps.Equal(got, want) {
