@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/human"
 )
 
 // RegressionRow is the SPEC §6.1 JSON shape of a regression, shared by
@@ -31,12 +32,15 @@ type RegressionRow struct {
 	Note                string         `json:"note"`
 }
 
-// FactorChange is one changed factor of a regression.
+// FactorChange is one changed factor of a regression. Factor is the
+// machine key ("source_build"), stable for scripts; FactorLabel is its
+// words ("Source build (of the backup)") for people.
 type FactorChange struct {
-	Factor string  `json:"factor"`
-	Before string  `json:"before"`
-	After  string  `json:"after"`
-	Score  float64 `json:"score"`
+	Factor      string  `json:"factor"`
+	FactorLabel string  `json:"factor_label"`
+	Before      string  `json:"before"`
+	After       string  `json:"after"`
+	Score       float64 `json:"score"`
 }
 
 // Regression converts a regression to its exported shape.
@@ -50,7 +54,7 @@ func Regression(r *store.Regression) RegressionRow {
 		HoursLostPerRestore: Round(lost, 2), HoursLostPerYear: Round(lost*r.RestoresPerYear, 1),
 		Status: r.Status, Note: r.Note}
 	for _, f := range r.ChangedFactors {
-		out.ChangedFactors = append(out.ChangedFactors, FactorChange{Factor: f.Factor, Before: f.Before, After: f.After, Score: Round(f.Score, 3)})
+		out.ChangedFactors = append(out.ChangedFactors, FactorChange{Factor: f.Factor, FactorLabel: human.FactorLabel(f.Factor), Before: f.Before, After: f.After, Score: Round(f.Score, 3)})
 	}
 	if out.KnownIssues == nil {
 		out.KnownIssues = []string{}
