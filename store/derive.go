@@ -87,9 +87,10 @@ func (tl *timeline) offset(t int64) (int, bool) {
 const mib = 1 << 20
 
 // build derives one restore from a history row h and/or a log restore l (with
-// client output m merged into it).
-func build(h *histFact, l, m *logFact, semantics string, tl *timeline) *derivedRestore {
-	d := &derivedRestore{h: h, l: l, m: m}
+// client output m merged into it), and the Restore-DbaDatabase row dba paired
+// with h.
+func build(h *histFact, l, m, dba *logFact, semantics string, tl *timeline) *derivedRestore {
+	d := &derivedRestore{h: h, l: l, m: m, x: dba}
 	r := &d.r
 	var sources []string
 	if h != nil {
@@ -132,6 +133,13 @@ func build(h *histFact, l, m *logFact, semantics string, tl *timeline) *derivedR
 			upper = x.upper.Float64
 		}
 	}
+	var dbatoolsS float64
+	if dba != nil {
+		sources = append(sources, dba.source)
+		if dba.upper.Valid && dba.upper.Float64 > 0 {
+			dbatoolsS = dba.upper.Float64
+		}
+	}
 	// Duration by trust (SPEC §4); zero or negative is unknown, never 1 s.
 	r.DurationSource = DurationUnknown
 	switch {
@@ -139,6 +147,9 @@ func build(h *histFact, l, m *logFact, semantics string, tl *timeline) *derivedR
 		r.DurationS, r.DurationSource = ptr(seconds), DurationEngine
 	case completed != nil && h != nil && semantics == "start" && *completed > h.restore:
 		r.DurationS, r.DurationSource = ptr(float64(*completed-h.restore)/1000), DurationCompletion
+	case dbatoolsS > 0:
+		// Measured around the one statement: tighter than a job step's.
+		r.DurationS, r.DurationSource = ptr(dbatoolsS), DurationDbatools
 	case upper > 0:
 		r.DurationS, r.DurationSource = ptr(upper), DurationAgent
 	}
@@ -152,7 +163,7 @@ func build(h *histFact, l, m *logFact, semantics string, tl *timeline) *derivedR
 		f := h.restore + int64(*r.DurationS*1000)
 		finished = &f
 	}
-	if finished != nil && r.DurationS != nil && r.DurationSource != DurationAgent {
+	if finished != nil && r.DurationS != nil && r.DurationSource != DurationAgent && r.DurationSource != DurationDbatools {
 		s := *finished - int64(*r.DurationS*1000)
 		started = &s
 	} else if h != nil && semantics == "start" {

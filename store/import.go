@@ -24,6 +24,11 @@ type ImportSummary struct {
 	// InstanceIDs are the instances whose facts changed, for the analysis
 	// that follows an import.
 	InstanceIDs []int64
+	// Untimed is how many log records of these instances are kept without
+	// a restore because nothing dates them (DB.Untimed says which and how to
+	// date them). Close fills it, after deriving; Commit cannot know it yet
+	// (DB.UntimedIn, after DB.Reconcile).
+	Untimed int64
 }
 
 // Import is a Sink that writes records to the warehouse in batches, one
@@ -44,6 +49,8 @@ type Import struct {
 	instances  map[string]int64
 	touched    map[int64]string
 	runID      int64
+	// occurrence counts identical client-output restores per file (logKey).
+	occurrence map[string]int
 	maxRej     int
 }
 
@@ -227,6 +234,9 @@ func (im *Import) Close() (ImportSummary, error) {
 	if rerr := im.db.Reconcile(im.ctx); err == nil {
 		err = rerr
 	}
+	if err == nil {
+		sum.Untimed, err = im.db.UntimedIn(im.ctx, sum.InstanceIDs)
+	}
 	return sum, err
 }
 
@@ -339,7 +349,7 @@ func (w *batchWriter) history(h *HistoryRow) (added, carried int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	w.histArgs = append(w.histArgs, id, h.RestoreHistoryID, ms(h.RestoreDate), h.facts, h.Origin.String())
+	w.histArgs = append(w.histArgs, id, historyKey(h), ms(h.RestoreDate), h.facts, h.Origin.String())
 	w.histInst = append(w.histInst, instRef{id, h.Instance})
 	if len(w.histInst) < historyPerInsert {
 		return 0, 0, nil
@@ -387,7 +397,14 @@ type instRef struct {
 // same log (the ERRORLOG file, its archive after a cycle, xp_readerrorlog).
 // Times are cut to centiseconds: the file has two fractional digits, the
 // datetime that xp_readerrorlog returns has three.
-func logKey(instanceID int64, l *LogRestore) string {
+//
+// Client output shares one completion stamp (or --at) across the statements
+// of a batch, so two identical statements of one file are told apart by
+// occurrence, the nth of that content in its file: the same output saved
+// twice (restore-output.txt and "restore-output (1).txt") is one restore, and
+// re-importing a file adds nothing. A restore with no time at all is told
+// apart by its position in its file.
+func (im *Import) logKey(instanceID int64, l *LogRestore) string {
 	h := sha256.New()
 	src := l.Origin.Source
 	if src == "live-errorlog" {
@@ -396,11 +413,18 @@ func logKey(instanceID int64, l *LogRestore) string {
 	fmt.Fprintf(h, "%d\x00%s\x00%s\x00%s\x00%d\x00%d\x00%s\x00%s\x00%t\x00%s\x00%d\x00%.3f",
 		instanceID, src, l.Database, l.Kind, l.MessageID, l.CompletedAt.UnixMilli()/10,
 		l.FirstLSN, l.LastLSN, l.Has3014, l.Statement, l.Pages, l.Seconds)
-	if l.CompletedAt.IsZero() || l.Origin.Source == "messages" {
-		// Client output shares one completion stamp (or --at) across several
-		// statements, and may have none: identical statements of one file are
-		// told apart by their position in it.
+	switch {
+	case l.CompletedAt.IsZero():
 		fmt.Fprintf(h, "\x00%s\x00%d", l.Origin.File, l.Origin.Line)
+	case l.Origin.Source == "messages":
+		base := string(h.Sum(nil))
+		if im.occurrence == nil {
+			im.occurrence = map[string]int{}
+		}
+		k := l.Origin.File + "\x00" + base
+		n := im.occurrence[k]
+		im.occurrence[k] = n + 1
+		fmt.Fprintf(h, "\x00#%d", n)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
@@ -433,7 +457,7 @@ func (w *batchWriter) logRestore(l *LogRestore) (bool, error) {
 	if l.Recovery != nil {
 		recovery = jsonText(l.Recovery)
 	}
-	res, err := s.ExecContext(w.im.ctx, id, logKey(id, l), l.Origin.Source, l.Database, string(l.Kind), l.MessageID,
+	res, err := s.ExecContext(w.im.ctx, id, w.im.logKey(id, l), l.Origin.Source, l.Database, string(l.Kind), l.MessageID,
 		completed, nullInt(l.UTCOffset), nullString(l.FirstLSN), nullString(l.LastLSN), nullZero(int64(l.DeviceCount)),
 		nullString(l.DeviceType), jsonText(nonNil(l.Devices)), l.Has3014, nullString(l.Statement), nullZero(l.Pages),
 		nullFloat(l.Seconds, l.Has3014), nullFloat(l.MBps, l.Has3014), nullFloat(l.UpperBoundS, l.UpperBoundS > 0),

@@ -189,7 +189,7 @@ func (db *DB) deriveInstance(ctx context.Context, id int64) (int64, derived, err
 // change there alters the restore rows derived from the same facts: the next
 // Reconcile then re-derives every instance once, so an upgraded restorewatch
 // never shows restores derived by the rules of an older one.
-const derivationVersion = "4"
+const derivationVersion = "5"
 
 // checkDerivation marks every instance dirty when the warehouse's restores
 // were derived by another derivation version (or none recorded it).
@@ -293,6 +293,15 @@ func writeInstance(ctx context.Context, tx *sql.Tx, w *restoreWriter, d derivedI
 	if err := w.write(d.id, d.out); err != nil {
 		return 0, err
 	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM untimed_record WHERE instance_id = ?`, d.id); err != nil {
+		return 0, err
+	}
+	for src, n := range d.out.untimed {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO untimed_record (instance_id, source, records) VALUES (?, ?, ?)`,
+			d.id, src, n); err != nil {
+			return 0, err
+		}
+	}
 	// Cleared only if no import added facts since the snapshot. The
 	// findings are now stale: the analysis is marked pending in the same
 	// transaction, so a crash before it runs leaves the mark.
@@ -309,6 +318,11 @@ type derived struct {
 	restores   []derivedRestore
 	semantics  string
 	semanticsN int
+	// untimed counts, by source, the log records that became no restore
+	// because nothing places them in time: client output without a
+	// completion stamp or --at, a Restore-DbaDatabase row that pairs with
+	// no history row. They stay stored and are dated by a later import.
+	untimed map[string]int
 }
 
 type derivedRestore struct {
@@ -316,6 +330,7 @@ type derivedRestore struct {
 	h    *histFact
 	l    *logFact // the error-log (or only) log record
 	m    *logFact // client output merged into l
+	x    *logFact // the Restore-DbaDatabase row paired with h
 	r    Restore
 	utcS int64 // at, ms UTC
 	// The instants of the restore row's columns of the same names: an
@@ -327,14 +342,21 @@ type derivedRestore struct {
 
 func derive(f *facts) derived {
 	var out derived
+	// 0. History rows that describe one restore twice (an export without
+	// restore_history_id beside one with it, or two renderings of it).
+	gone := mergeHistory(f.history)
 	// 1. Client output (messages, Agent) that repeats an error-log restore:
-	// same database, pages and engine seconds.
-	var logs, clients []*logFact
+	// same database, pages and engine seconds. Restore-DbaDatabase rows
+	// are placed by their history row alone (step 2b).
+	var logs, clients, dbatools []*logFact
 	for i := range f.logs {
 		l := &f.logs[i]
-		if l.source == "errorlog" || l.source == "live-errorlog" {
+		switch l.source {
+		case "errorlog", "live-errorlog":
 			logs = append(logs, l)
-		} else {
+		case "dbatools":
+			dbatools = append(dbatools, l)
+		default:
 			clients = append(clients, l)
 		}
 	}
@@ -358,12 +380,16 @@ func derive(f *facts) derived {
 	var unmatchedLogs []*logFact
 	for i := range f.logs {
 		l := &f.logs[i]
-		if !used[l] || merged[l] != nil {
+		if l.source != "dbatools" && (!used[l] || merged[l] != nil) {
 			unmatchedLogs = append(unmatchedLogs, l)
 		}
 	}
-	// 2. History rows ↔ log restores.
-	pairs := matchHistory(f.history, unmatchedLogs)
+	// 2. History rows ↔ log restores; 2b. ↔ Restore-DbaDatabase rows.
+	pairs := matchHistory(f.history, gone, unmatchedLogs)
+	timed, unpaired := pairDbatools(f.history, gone, dbatools)
+	if len(unpaired) > 0 {
+		out.untimed = map[string]int{"dbatools": len(unpaired)}
+	}
 	// 3. restore_date semantics, measured on pairs with engine seconds.
 	var startVotes, endVotes int
 	for hi, l := range pairs {
@@ -395,14 +421,14 @@ func derive(f *facts) derived {
 	paired := map[*logFact]bool{}
 	for hi := range f.history {
 		h := &f.history[hi]
-		if h.rtype == "V" {
+		if h.rtype == "V" || gone != nil && gone[hi] {
 			continue
 		}
 		l := pairs[hi]
 		if l != nil {
 			paired[l] = true
 		}
-		d := build(h, l, merged[l], out.semantics, tl)
+		d := build(h, l, merged[l], timed[hi], out.semantics, tl)
 		if d != nil {
 			out.restores = append(out.restores, *d)
 		}
@@ -411,19 +437,172 @@ func derive(f *facts) derived {
 		if paired[l] {
 			continue
 		}
-		d := build(nil, l, merged[l], out.semantics, tl)
+		d := build(nil, l, merged[l], nil, out.semantics, tl)
 		if d != nil {
 			out.restores = append(out.restores, *d)
+			continue
 		}
+		if out.untimed == nil {
+			out.untimed = map[string]int{}
+		}
+		out.untimed[l.source]++
 	}
 	return out
+}
+
+// mergeHistory finds the history rows that repeat another row's restore and
+// returns them marked (nil when there are none); the row kept takes the
+// facts only the repeat states. A row without restore_history_id (id <= 0,
+// see historyKey) repeats a row of the same destination database, restore
+// type and backup set (historyIdentity) whose restore_date falls in the same
+// second: culture renderings of dbatools' export keep whole seconds, the
+// published export and the invariant recipe keep milliseconds. Two rows
+// that both carry msdb's restore_history_id are two restores and never
+// merge. The row kept is one with a restore_history_id, else one with
+// milliseconds, else the first.
+func mergeHistory(hist []histFact) []bool {
+	type key struct {
+		db, rtype, backup string
+		sec               int64
+	}
+	keyOf := func(h *histFact) key {
+		return key{strings.ToLower(h.db), h.rtype, backupIdentity(h.firstLSN, h.lastLSN, h.uuid, h.devices), floorDiv(h.restore, 1000)}
+	}
+	seconds := map[int64]bool{}
+	for i := range hist {
+		if hist[i].hid <= 0 {
+			seconds[floorDiv(hist[i].restore, 1000)] = true
+		}
+	}
+	if len(seconds) == 0 {
+		return nil // every row has msdb's id: the common case costs one pass
+	}
+	var gone []bool
+	kept := map[key]int{}
+	for i := range hist {
+		h := &hist[i]
+		if !seconds[floorDiv(h.restore, 1000)] {
+			continue
+		}
+		k := keyOf(h)
+		j, ok := kept[k]
+		if !ok {
+			kept[k] = i
+			continue
+		}
+		p := &hist[j]
+		if p.hid > 0 && h.hid > 0 {
+			continue
+		}
+		if gone == nil {
+			gone = make([]bool, len(hist))
+		}
+		if h.hid > 0 || p.hid <= 0 && h.restore%1000 != 0 && p.restore%1000 == 0 {
+			h.fill(&p.historyFacts)
+			gone[j], kept[k] = true, i
+		} else {
+			p.fill(&h.historyFacts)
+			gone[i] = true
+		}
+	}
+	return gone
+}
+
+// fill sets the facts h leaves out from o, which describes the same restore.
+func (h *historyFacts) fill(o *historyFacts) {
+	for _, s := range [...]struct {
+		dst *string
+		src string
+	}{{&h.user, o.user}, {&h.uuid, o.uuid},
+		{&h.family, o.family}, {&h.srcServer, o.srcServer}, {&h.srcMachine, o.srcMachine}, {&h.srcDB, o.srcDB},
+		{&h.backupType, o.backupType}, {&h.firstLSN, o.firstLSN}, {&h.lastLSN, o.lastLSN}, {&h.keyAlg, o.keyAlg}} {
+		if *s.dst == "" {
+			*s.dst = s.src
+		}
+	}
+	for _, v := range [...]struct{ dst, src *sql.NullInt64 }{{&h.stopAt, &o.stopAt}, {&h.deviceCount, &o.deviceCount},
+		{&h.backupStart, &o.backupStart}, {&h.backupFinish, &o.backupFinish}, {&h.backupSize, &o.backupSize},
+		{&h.compressed, &o.compressed}, {&h.major, &o.major}, {&h.minor, &o.minor}, {&h.build, &o.build},
+		{&h.mediaFamilies, &o.mediaFamilies}, {&h.deviceType, &o.deviceType}} {
+		if !v.dst.Valid {
+			*v.dst = *v.src
+		}
+	}
+	for _, v := range [...]struct{ dst, src *sql.NullBool }{{&h.replace, &o.replace}, {&h.recovery, &o.recovery},
+		{&h.copyOnly, &o.copyOnly}, {&h.checksums, &o.checksums}} {
+		if !v.dst.Valid {
+			*v.dst = *v.src
+		}
+	}
+	if len(h.devices) == 0 {
+		h.devices = o.devices
+	}
+	if len(h.destinations) == 0 {
+		h.destinations = o.destinations
+	}
+}
+
+// pairDbatools pairs Restore-DbaDatabase rows, which carry no time, LSN or
+// backup type, with the history rows of their restores: the same
+// destination database and the same backup files (as a set), and the same
+// kind when dbatools kept the statement (otherwise the row says full, which
+// is only a default). A row pairs only when exactly one history row not yet
+// paired fits; rows are tried again until no more pair, so the outcome does
+// not depend on their order. The rows that fit none, or several, are
+// returned unpaired.
+func pairDbatools(hist []histFact, gone []bool, rows []*logFact) (map[int]*logFact, []*logFact) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	byFiles := map[string][]int{}
+	for hi := range hist {
+		h := &hist[hi]
+		if h.rtype == "V" || gone != nil && gone[hi] {
+			continue
+		}
+		k := strings.ToLower(h.db) + "\x01" + deviceSetKey(h.devices)
+		byFiles[k] = append(byFiles[k], hi)
+	}
+	pairs := map[int]*logFact{}
+	left := rows
+	for more := true; more && len(left) > 0; {
+		more = false
+		var rest []*logFact
+		for _, x := range left {
+			fit, n := -1, 0
+			for _, hi := range byFiles[strings.ToLower(x.db)+"\x01"+deviceSetKey(x.devices)] {
+				if pairs[hi] != nil {
+					continue
+				}
+				if k, _ := KindOfRestoreType(hist[hi].rtype); x.kind != KindFull && x.kind != k {
+					continue
+				}
+				fit, n = hi, n+1
+			}
+			if n == 1 {
+				pairs[fit], more = x, true
+			} else {
+				rest = append(rest, x)
+			}
+		}
+		left = rest
+	}
+	return pairs, left
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
 }
 
 // matchHistory pairs history rows with log restores: same destination
 // database and kind, and the same first and last LSN when both sides have
 // them; otherwise a completion time close to restore_date. Pairs are chosen
 // nearest in time first, one-to-one.
-func matchHistory(hist []histFact, logs []*logFact) map[int]*logFact {
+func matchHistory(hist []histFact, gone []bool, logs []*logFact) map[int]*logFact {
 	type cand struct {
 		hi   int
 		l    *logFact
@@ -441,7 +620,7 @@ func matchHistory(hist []histFact, logs []*logFact) map[int]*logFact {
 	for hi := range hist {
 		h := &hist[hi]
 		hk, ok := KindOfRestoreType(h.rtype)
-		if !ok || hk == KindVerify {
+		if !ok || hk == KindVerify || gone != nil && gone[hi] {
 			continue
 		}
 		for _, l := range byDB[strings.ToLower(h.db)] {

@@ -72,9 +72,10 @@ const (
 
 // Duration sources, in order of trust (SPEC §4).
 const (
-	DurationEngine     = "engine_3014"            // the 3014 line's seconds
-	DurationCompletion = "completion_minus_start" // completion line − restore_date measured to be the start
-	DurationAgent      = "agent_step_upper_bound" // Agent job step duration
+	DurationEngine     = "engine_3014"                // the 3014 line's seconds
+	DurationCompletion = "completion_minus_start"     // completion line − restore_date measured to be the start
+	DurationDbatools   = "dbatools_file_restore_time" // Restore-DbaDatabase's FileRestoreTime: an upper bound
+	DurationAgent      = "agent_step_upper_bound"     // Agent job step duration
 	DurationUnknown    = "unknown"
 )
 

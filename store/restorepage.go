@@ -270,6 +270,9 @@ func (db *DB) GetRestoreDetail(ctx context.Context, id int64) (*RestoreDetail, e
 			FROM history_row WHERE id = ?`, hid.Int64).Scan(&h.RestoreHistoryID, &at, &raw, &h.Origin); err != nil {
 			return nil, fmt.Errorf("store: restore detail: %w", err)
 		}
+		if h.RestoreHistoryID < 0 {
+			h.RestoreHistoryID = 0 // historyKey's synthetic id: the source gave none
+		}
 		var f historyFacts
 		if err := f.decode(raw); err != nil {
 			return nil, fmt.Errorf("store: restore detail: history row %d: %w", hid.Int64, err)

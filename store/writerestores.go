@@ -34,6 +34,15 @@ func (d *derivedRestore) values(instanceID int64) []any {
 	if d.m != nil {
 		mid = d.m.id
 	}
+	// A Restore-DbaDatabase row is cited in the first free log slot.
+	if d.x != nil {
+		switch {
+		case lid == nil:
+			lid = d.x.id
+		case mid == nil:
+			mid = d.x.id
+		}
+	}
 	v := []any{instanceID, d.key, int64(0), hid, lid, mid, r.Database, string(r.Kind), d.utcS,
 		d.startedUTC, d.finishedUTC, d.startedLocal, d.finishedLocal, d.restoreDateLocal, r.OffsetKnown, r.DurationS,
 		r.DurationSource, r.BackupBytes, r.CompressedB,

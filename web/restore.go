@@ -28,6 +28,7 @@ func (s *Server) handleRestore(c echo.Context) error {
 var durationSources = map[string]string{
 	store.DurationEngine:     "the engine's own seconds (message 3014)",
 	store.DurationCompletion: "completion line minus restore_date, measured to be the start on this instance",
+	store.DurationDbatools:   "dbatools' FileRestoreTime around the statement (Restore-DbaDatabase): an upper bound",
 	store.DurationAgent:      "an Agent job step's duration: an upper bound",
 	store.DurationUnknown:    "unknown: no source measured it",
 }
