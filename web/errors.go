@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -70,8 +71,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Request().ContentLength != 0 {
 		// A refused request's body may be unread: close the connection
 		// rather than let net/http read what remains (up to 256 KiB,
-		// under the read timeout) before it sends the refusal.
+		// under the read timeout) before and after it sends the refusal.
 		c.Response().Header().Set("Connection", "close")
+		_ = http.NewResponseController(c.Response()).SetReadDeadline(time.Now())
 	}
 	var werr error
 	switch {
