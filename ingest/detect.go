@@ -29,6 +29,10 @@ var (
 	// dbatools' Get-DbaDbRestoreHistory.
 	historyCols = []string{"restore_date", "destination_database_name", "restore_history_id", "restore_type",
 		"sqlinstance", "restoretype"}
+	// A backup history export's header: backup_history_export.sql's, or
+	// dbatools' Get-DbaDbBackupHistory (-Raw, or the default one the
+	// importer refuses with advice); never in a restore history's.
+	backupCols = []string{"differential_base_lsn", "mediasetid", "filelist"}
 )
 
 // Detect tells a file's kind from its first bytes (decoded from UTF-16 or
@@ -60,6 +64,11 @@ func Detect(r io.Reader) (kind FileKind, why string, err error) {
 				continue
 			}
 			if h := strings.ToLower(line); strings.ContainsAny(h, ",;\t|") {
+				for _, c := range backupCols {
+					if strings.Contains(h, c) && !strings.Contains(h, "restore_date") && !strings.Contains(h, "restoretype") {
+						return Backups, fmt.Sprintf("backup history CSV (header names %s)", c), nil
+					}
+				}
 				for _, c := range historyCols {
 					if strings.Contains(h, c) {
 						return History, fmt.Sprintf("history CSV (header names %s)", c), nil

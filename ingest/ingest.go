@@ -31,15 +31,16 @@ const (
 	ErrorLog FileKind = "errorlog"
 	History  FileKind = "history"
 	Messages FileKind = "messages"
+	Backups  FileKind = "backups"
 )
 
 // ParseKind validates a kind given on the command line or in a form.
 func ParseKind(s string) (FileKind, error) {
 	switch k := FileKind(s); k {
-	case ErrorLog, History, Messages:
+	case ErrorLog, History, Messages, Backups:
 		return k, nil
 	}
-	return "", store.Errorf(store.EINVALID, "unknown import kind %q: want errorlog, history or messages", s)
+	return "", store.Errorf(store.EINVALID, "unknown import kind %q: want errorlog, history, messages or backups", s)
 }
 
 // Options fill in what a file itself does not say.

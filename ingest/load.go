@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/restorewatch/restorewatch/ingest/backups"
 	"github.com/restorewatch/restorewatch/ingest/csv"
 	"github.com/restorewatch/restorewatch/ingest/errorlog"
 	"github.com/restorewatch/restorewatch/ingest/messages"
@@ -131,6 +132,10 @@ func parse(ctx context.Context, sink store.Sink, in Input) (Stored, error) {
 		out.Instance, out.InstanceSource = inst, instSrc
 		out.Untimed, out.Failed, out.Backups, out.Ignored = st.Untimed, st.Failed, st.Backups, st.Ignored
 		out.UntimedAdvice = st.UntimedAdvice
+	case Backups:
+		var st backups.Stats
+		st, perr = backups.Store(ctx, in.R, backups.Options{File: in.Name, Instance: inst, DateFormat: in.DateFormat}, sink)
+		out.InstanceSource, out.Backups = "file", st.Sets
 	default:
 		perr = store.Errorf(store.EINVALID, "unknown import kind %q", in.Kind)
 	}

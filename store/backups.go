@@ -393,3 +393,10 @@ func (db *DB) FileFolders(ctx context.Context, instance string) (data, log strin
 	}
 	return top(counts["D"]), top(counts["L"]), nil
 }
+
+// BackupSets stores backup sets in the import's warehouse (PutBackupSets:
+// they are not batched with the import's restore records) and returns how
+// many were new.
+func (im *Import) BackupSets(ctx context.Context, sets []BackupSet) (int64, error) {
+	return im.db.PutBackupSets(ctx, sets)
+}
