@@ -10,6 +10,7 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/store/export"
+	"github.com/restorewatch/restorewatch/store/human"
 )
 
 // AnalyzeCmd recomputes every finding from scratch. Restores are derived
@@ -49,7 +50,7 @@ func (c *AnalyzeCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
-	db, err := m.openDB(ctx)
+	db, err := m.openExisting(ctx)
 	if err != nil {
 		return err
 	}
@@ -66,8 +67,8 @@ func (c *AnalyzeCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(m.Stdout, "analyzed %d restores in %d series on %d instances: %d regressions, %d improvements (reconcile %.1f s, analysis %.1f s)\n",
-		a.Restores, a.Series, a.Instances, a.Regressions, a.Improvements, a.Derivation.Seconds(), a.Analysis.Seconds())
+	fmt.Fprintf(m.Stdout, "analyzed %d restores in %d series on %d instances: %d regressions, %d improvements (reconcile %s, analysis %s)\n",
+		a.Restores, a.Series, a.Instances, a.Regressions, a.Improvements, human.Duration(a.Derivation.Seconds()), human.Duration(a.Analysis.Seconds()))
 	return nil
 }
 
@@ -79,7 +80,7 @@ type RegressionsCmd struct {
 
 // Run implements the command.
 func (c *RegressionsCmd) Run(ctx context.Context, m *Main) error {
-	db, err := m.openDB(ctx)
+	db, err := m.openExisting(ctx)
 	if err != nil {
 		return err
 	}
@@ -98,18 +99,23 @@ func (c *RegressionsCmd) Run(ctx context.Context, m *Main) error {
 		return writeRegressionsCSV(m, rows)
 	}
 	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tINSTANCE\tDATABASE\tKIND\tSINCE (UTC)\tMiB/s BEFORE → NOW\tRATIO\tN\tP\tWHAT CHANGED\tKNOWN ISSUE")
+	fmt.Fprintln(tw, "ID\tSTATUS\tINSTANCE\tDATABASE\tKIND\tSINCE (UTC)\tBEFORE → NOW\tRATIO\tN\tP\tLOST A YEAR\tWHAT CHANGED\tKNOWN ISSUE")
 	for _, r := range rows {
 		var changed []string
 		for _, f := range r.ChangedFactors {
-			changed = append(changed, fmt.Sprintf("%s: %s → %s", f.Factor, printable(f.Before), printable(f.After)))
+			changed = append(changed, fmt.Sprintf("%s: %s → %s", f.FactorLabel, printable(f.Before), printable(f.After)))
 		}
 		if len(changed) == 0 {
-			changed = []string{"nothing recorded changed"}
+			changed = []string{"no factor changed"}
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%.1f → %.1f\t%.2f×\t%d/%d\t%.3g\t%s\t%s\n", r.ID, r.Status,
-			printable(r.Instance), printable(r.Database), r.Kind, r.ChangedAt[:10], r.BaselineMiBps, r.CurrentMiBps,
-			r.Ratio, r.BaselineN, r.CurrentN, r.PValue, strings.Join(changed, "; "), strings.Join(r.KnownIssues, ","))
+		lost := "-"
+		if r.HoursLostPerYear > 0 {
+			lost = human.Duration(r.HoursLostPerYear * 3600)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s → %s\t%.2f×\t%d/%d\t%.3g\t%s\t%s\t%s\n", r.ID, r.Status,
+			printable(r.Instance), printable(r.Database), r.Kind, r.ChangedAt[:10], human.MiBps(r.BaselineMiBps),
+			human.MiBps(r.CurrentMiBps), r.Ratio, r.BaselineN, r.CurrentN, r.PValue, lost, strings.Join(changed, "; "),
+			strings.Join(r.KnownIssues, ","))
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(tw, "(no regressions)")

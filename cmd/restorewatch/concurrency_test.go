@@ -271,7 +271,7 @@ func writeHistoryBatch(t *testing.T, dir string, instances []string) string {
 // --format json` prints them, each without its id, sorted.
 func restoresJSON(t *testing.T, path string) []string {
 	t.Helper()
-	out, stderr, code := runMain(t, "restores", "--db", path, "--format", "json")
+	out, stderr, code := runMain(t, "restores", "--db", path, "--format", "json", "--all")
 	if code != 0 {
 		t.Fatalf("restores --db %s: exit %d: %s", path, code, stderr)
 	}

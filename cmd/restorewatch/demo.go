@@ -9,6 +9,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/human"
 )
 
 // DemoCmd writes a realistic demo fleet as real files and imports them.
@@ -53,7 +54,7 @@ func loadDemo(ctx context.Context, m *Main, db *store.DB, c *DemoCmd) (demo.Summ
 	if err != nil {
 		return demo.Summary{}, err
 	}
-	fmt.Fprintf(m.Stderr, "demo: wrote %d files to %s in %.1f s; importing…\n", len(fleet.Files), dir, time.Since(start).Seconds())
+	fmt.Fprintf(m.Stderr, "demo: wrote %d files to %s in %s; importing…\n", len(fleet.Files), dir, human.Duration(time.Since(start).Seconds()))
 	var progress func(done, total int)
 	if m.IsTerminal {
 		progress = func(done, total int) { fmt.Fprintf(m.Stderr, "\rdemo: imported %d/%d files", done, total) }
@@ -65,7 +66,7 @@ func loadDemo(ctx context.Context, m *Main, db *store.DB, c *DemoCmd) (demo.Summ
 	if err != nil {
 		return sum, err
 	}
-	fmt.Fprintf(m.Stdout, "demo: %d files, %d records read, %d added, %d rejected, in %.1f s (files kept in %s)\n",
-		sum.Files, sum.Read, sum.Added, len(sum.Rejects), time.Since(start).Seconds(), dir)
+	fmt.Fprintf(m.Stdout, "demo: %d files, %d records read, %d added, %d rejected, in %s (files kept in %s)\n",
+		sum.Files, sum.Read, sum.Added, len(sum.Rejects), human.Duration(time.Since(start).Seconds()), dir)
 	return sum, nil
 }

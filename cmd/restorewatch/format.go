@@ -4,28 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
-)
 
-// FormatDuration prints seconds as "45.2 s", "12:05", "3:04:05" or, over a
-// day, "1 d 02:03:04" — never wrapping at 24 h. Unknown is "unknown".
-func FormatDuration(s *float64) string {
-	if s == nil || *s <= 0 {
-		return "unknown"
-	}
-	v := *s
-	if v < 60 {
-		return fmt.Sprintf("%.1f s", v)
-	}
-	t := int64(v + 0.5)
-	d, h, m, sec := t/86400, t/3600%24, t/60%60, t%60
-	switch {
-	case d > 0:
-		return fmt.Sprintf("%d d %02d:%02d:%02d", d, h, m, sec)
-	case h > 0:
-		return fmt.Sprintf("%d:%02d:%02d", h, m, sec)
-	}
-	return fmt.Sprintf("%d:%02d", m, sec)
-}
+	"github.com/restorewatch/restorewatch/store/human"
+)
 
 func formatBytes(b *int64) string {
 	if b == nil {
@@ -48,8 +29,11 @@ func formatRate(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%.1f", *v)
+	return human.MiBps(*v)
 }
+
+// group writes a count with thousands separated ("1,234").
+func group(n int) string { return human.Count(int64(n)) }
 
 func namedBuild(n func(string) string, v string) string {
 	if v == "" {

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"slices"
 	"syscall"
 
 	"github.com/alecthomas/kong"
@@ -65,12 +67,20 @@ type usageError struct{ error }
 // ParseFlags parses the command line.
 func (m *Main) ParseFlags(args []string) error {
 	exited := false
+	// Bare restorewatch and "restorewatch help [COMMAND]" print the usage
+	// that --help prints, rather than an error.
+	if len(args) == 0 {
+		args = []string{"--help"}
+	} else if args[0] == "help" {
+		args = append(slices.Clone(args[1:]), "--help")
+	}
 	parser, err := kong.New(&m.cli,
 		kong.Name("restorewatch"),
 		kong.Description("Keeps every SQL Server restore, measures it, and explains every slowdown."),
 		kong.Writers(m.Stdout, m.Stderr),
 		kong.Exit(func(int) { exited = true }),
 		kong.UsageOnError(),
+		kong.Help(helpPrinter),
 	)
 	if err != nil {
 		return err
@@ -104,7 +114,20 @@ func (m *Main) Close() error {
 	return errors.Join(errs...)
 }
 
-// openDB opens the warehouse once per run.
+// openExisting opens the warehouse for a command that only reads it (or,
+// like analyze, needs what is in it): a missing file is an error that says
+// how to make one, never a new empty warehouse left behind.
+func (m *Main) openExisting(ctx context.Context) (*store.DB, error) {
+	if m.db == nil {
+		if _, err := os.Stat(m.cli.DB); errors.Is(err, fs.ErrNotExist) {
+			return nil, store.Errorf(store.ENOTFOUND, "no warehouse at %s: run \"restorewatch import …\" or \"restorewatch demo\"", m.cli.DB)
+		}
+	}
+	return m.openDB(ctx)
+}
+
+// openDB opens the warehouse once per run, creating it when it does not
+// exist: for the commands that write (import, demo, serve, collect).
 func (m *Main) openDB(ctx context.Context) (*store.DB, error) {
 	if m.db != nil {
 		return m.db, nil
@@ -211,7 +234,7 @@ func (c *BackupCmd) Run(ctx context.Context, m *Main) error {
 	if _, err := os.Stat(c.Out); err == nil {
 		return store.Errorf(store.ECONFLICT, "%s already exists: choose a new file", c.Out)
 	}
-	db, err := m.openDB(ctx)
+	db, err := m.openExisting(ctx)
 	if err != nil {
 		return err
 	}

@@ -15,17 +15,19 @@ func writeRegressionsCSV(m *Main, rows []export.RegressionRow) error {
 	w := csv.NewWriter(m.Stdout)
 	_ = w.Write([]string{"id", "status", "instance", "database", "kind", "changed_at", "baseline_mibps", "current_mibps",
 		"ratio", "ratio_low", "ratio_high", "baseline_n", "current_n", "p_value", "changed_factors", "known_issues",
-		"hours_lost_per_restore", "hours_lost_per_year"})
+		"hours_lost_per_restore", "hours_lost_per_year", "changed_factor_labels"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, r := range rows {
-		var changed []string
+		var changed, labelled []string
 		for _, c := range r.ChangedFactors {
 			changed = append(changed, c.Factor+": "+c.Before+" -> "+c.After)
+			labelled = append(labelled, c.FactorLabel+": "+c.Before+" -> "+c.After)
 		}
 		_ = w.Write([]string{strconv.FormatInt(r.ID, 10), r.Status, export.Cell(r.Instance), export.Cell(r.Database), r.Kind,
 			r.ChangedAt, f(r.BaselineMiBps), f(r.CurrentMiBps), f(r.Ratio), f(r.RatioLow), f(r.RatioHigh),
 			strconv.Itoa(r.BaselineN), strconv.Itoa(r.CurrentN), f(r.PValue), export.Cell(strings.Join(changed, "; ")),
-			strings.Join(r.KnownIssues, " "), f(r.HoursLostPerRestore), f(r.HoursLostPerYear)})
+			strings.Join(r.KnownIssues, " "), f(r.HoursLostPerRestore), f(r.HoursLostPerYear),
+			export.Cell(strings.Join(labelled, "; "))})
 	}
 	w.Flush()
 	return w.Error()

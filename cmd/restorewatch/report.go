@@ -21,9 +21,9 @@ import (
 // ReportCmd writes the printable evidence report of a regression or a build
 // comparison as HTML, or as PDF through headless Chromium.
 type ReportCmd struct {
-	Regression int64  `help:"The regression's id." xor:"what" required:""`
-	Builds     string `help:"Two builds to compare, A,B (e.g. 13.0.4474.0,13.0.5149.0)." xor:"what" required:""`
-	Out        string `short:"o" required:"" help:"FILE.html or FILE.pdf." type:"path"`
+	Regression int64  `help:"The regression's id; or give --builds." xor:"what" required:"" placeholder:"ID"`
+	Builds     string `help:"Two builds to compare, A,B (e.g. 13.0.4474.0,13.0.5149.0); or give --regression." xor:"what" required:"" placeholder:"A,B"`
+	Out        string `short:"o" required:"" help:"FILE.html or FILE.pdf." type:"path" placeholder:"FILE"`
 }
 
 // Run implements the command.
@@ -32,7 +32,7 @@ func (c *ReportCmd) Run(ctx context.Context, m *Main) error {
 	if ext != ".html" && ext != ".pdf" {
 		return usageError{fmt.Errorf("-o %s: want a .html or .pdf file", c.Out)}
 	}
-	db, err := m.openDB(ctx)
+	db, err := m.openExisting(ctx)
 	if err != nil {
 		return err
 	}

@@ -77,6 +77,15 @@ func itoa(n int64) string {
 	return group(strconv.FormatInt(n, 10))
 }
 
+// Count writes a count with its thousands separated by commas ("1,234",
+// "-5"), as every count beside a Duration or MiBps reads.
+func Count(n int64) string {
+	if n < 0 {
+		return "-" + group(strconv.FormatInt(n, 10)[1:])
+	}
+	return itoa(n)
+}
+
 // group inserts commas into a string of digits ("1234567" → "1,234,567").
 func group(digits string) string {
 	if len(digits) <= 3 {

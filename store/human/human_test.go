@@ -183,3 +183,12 @@ func TestFactorLabels(t *testing.T) {
 		t.Errorf("an unknown key = %q, want itself", got)
 	}
 }
+
+func TestCount(t *testing.T) {
+	for in, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234",
+		math.MinInt64: "-9,223,372,036,854,775,808"} {
+		if got := human.Count(in); got != want {
+			t.Errorf("Count(%d) = %q, want %q", in, got, want)
+		}
+	}
+}
