@@ -23,15 +23,15 @@ type RelativeSpeed struct {
 // baseline. With an empty filter it reads every measured restore once,
 // which is what the fleet-wide build cohorts need; callers cache it.
 func (db *DB) RelativeSpeeds(ctx context.Context, f RestoreFilter) ([]RelativeSpeed, error) {
-	where, args, err := db.pageWhere(ctx, f)
-	if err != nil || where == "none" {
+	where, args, ok, err := db.cond(ctx, f.normal())
+	if err != nil || !ok {
 		return nil, err
 	}
 	// The whole fleet is read fastest straight from the table (a tenth of
 	// the time of a million index look-ups); a filter uses its own index,
 	// never the throughput one ("+" keeps that term off every index).
 	from := "restore r"
-	if where == "1" {
+	if where == "1" { // no filter
 		from = "restore r NOT INDEXED"
 	}
 	q := `SELECT r.at_utc, COALESCE(r.instance_build,''), COALESCE(r.source_build,''), r.logical_mibps,
@@ -75,8 +75,8 @@ type ChartPoint struct {
 // f.Limit, with only the columns a chart needs. A series (instance,
 // database and kind) is one seek on restore_series, whose order this is.
 func (db *DB) ChartPoints(ctx context.Context, f RestoreFilter) ([]ChartPoint, error) {
-	where, args, err := db.pageWhere(ctx, f)
-	if err != nil || where == "none" {
+	where, args, ok, err := db.cond(ctx, f.normal())
+	if err != nil || !ok {
 		return nil, err
 	}
 	q := `SELECT r.id, r.at_utc, r.database_name, r.kind, r.logical_mibps, r.duration_s, r.backup_bytes,
