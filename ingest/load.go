@@ -165,6 +165,9 @@ func (l *Loader) Records(ctx context.Context, source, name string, fn func(store
 type Derived struct {
 	Instances []string // the instances this loader touched, sorted
 	Analysis  analysis.RunStats
+	// Untimed lists the warehouse's records that nothing places in time
+	// (kept, listed nowhere until dated), by source, with their remedy.
+	Untimed []store.Untimed
 }
 
 // Derive derives the restores of every instance whose facts changed (those
@@ -192,6 +195,10 @@ func (l *Loader) Derive(ctx context.Context) (Derived, error) {
 	}
 	st, err := analysis.Run(ctx, l.db, ids, l.opt.Analysis)
 	d.Analysis = st
+	if err != nil {
+		return d, err
+	}
+	d.Untimed, err = l.db.Untimed(ctx)
 	return d, err
 }
 

@@ -56,8 +56,12 @@ func TestRealWorldFolder(t *testing.T) {
 	}
 
 	got := map[string]int{}
+	timedByDbatools := 0
 	err = db.EachRestore(ctx, store.RestoreFilter{}, func(r *store.Restore) error {
 		got[r.Instance+"|"+r.Database+"|"+string(r.Kind)]++
+		if r.DurationSource == "dbatools_file_restore_time" {
+			timedByDbatools++
+		}
 		return nil
 	})
 	if err != nil {
@@ -65,8 +69,10 @@ func TestRealWorldFolder(t *testing.T) {
 	}
 	want := map[string]int{
 		// dbatools: five renderings (PowerShell 5.1/7, en-GB, en-US, de-DE
-		// with ';', ja-JP, invariant) of one five-row history.
-		`SQLPROD01\BILLING|Billing|full`: 2, `SQLPROD01\BILLING|Billing|diff`: 1, `SQLPROD01\BILLING|Billing|log`: 1,
+		// with ';', ja-JP, invariant) of one five-row history — a VERIFYONLY
+		// kept apart and four restores, each counted once whatever the
+		// rendering — and Restore-DbaDatabase's timings of three of them.
+		`SQLPROD01\BILLING|Billing|full`: 1, `SQLPROD01\BILLING|Billing|diff`: 1, `SQLPROD01\BILLING|Billing|log`: 1,
 		`SQLPROD01\BILLING|Sales|full`: 1,
 		// Error logs: two UTF-16 logs joined with cat (it names SQLMOCK);
 		// the same log pasted into, appended to UTF-8 or copied from a
@@ -100,6 +106,11 @@ func TestRealWorldFolder(t *testing.T) {
 				t.Errorf("%s: missing, want %d", k, want[k])
 			}
 		}
+	}
+
+	// Restore-DbaDatabase's three rows time the Billing chain's restores.
+	if timedByDbatools != 3 {
+		t.Errorf("%d restores timed by Restore-DbaDatabase, want 3", timedByDbatools)
 	}
 
 	tot := run.Sum()

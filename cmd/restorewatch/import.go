@@ -116,6 +116,10 @@ func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
 	c.printResults(m, run.Files, tot)
 	fmt.Fprintf(m.Stdout, "derived and analysed %d instances: %d regressions, %d improvements (files %.1f s, derivation and analysis %.1f s)\n",
 		len(derived.Instances), derived.Analysis.Regressions, derived.Analysis.Improvements, stored.Seconds(), (time.Since(start) - stored).Seconds())
+	for _, u := range derived.Untimed {
+		fmt.Fprintf(m.Stdout, "%d %s records on %d instances are kept without a time, listed nowhere until dated: %s\n",
+			u.Records, u.Source, u.Instances, u.Remedy())
+	}
 	if c.DryRun {
 		fmt.Fprintf(m.Stdout, "dry run: nothing was written to %s\n", m.cli.DB)
 	}
