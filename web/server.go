@@ -104,6 +104,9 @@ type Config struct {
 	// collector page judges freshness by (a run older than twice it is
 	// stale); zero is the collector's default (mssql.DefaultInterval).
 	CollectorInterval time.Duration
+	// Push, when set, applies the batches collectors push to POST
+	// /api/push (collect --push); nil refuses them.
+	Push PushSink
 }
 
 // Server is the dashboard.

@@ -29,6 +29,10 @@ type Options struct {
 	// Analysis configures the regression engine run after each pass that
 	// added facts.
 	Analysis analysis.Options
+	// Writer, when set, makes the writer each pass stores its records with
+	// (collect --push spools them for a central server); nil stores them
+	// in db with an ingest.Loader.
+	Writer func() Writer
 }
 
 // Per-pass row caps: a first pass over a large msdb or error log is spread

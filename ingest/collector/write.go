@@ -118,7 +118,7 @@ func (c *collector) write(ctx context.Context, in mssql.Instance, f *fetched, ru
 	// each at 500 instances and concurrency 32).
 	c.importMu.Lock()
 	defer c.importMu.Unlock()
-	l := ingest.NewLoader(c.db, ingest.LoaderOptions{Analysis: c.opt.Analysis})
+	l := c.writer()
 	feed := func(im store.Sink) error {
 		if h != nil {
 			run.Rows[mssql.SourceHost] = 1
@@ -212,11 +212,24 @@ func (c *collector) write(ctx context.Context, in mssql.Instance, f *fetched, ru
 // derive derives the instance's restores from what the pass stored and
 // re-judges its series. Findings are derived; the facts are in: a failure
 // is logged and noted, and the next pass or import derives again.
-func (c *collector) derive(ctx context.Context, l *ingest.Loader, in mssql.Instance, run *store.CollectorRun) {
+func (c *collector) derive(ctx context.Context, l Writer, in mssql.Instance, run *store.CollectorRun) {
 	if _, err := l.Derive(ctx); err != nil {
 		c.log.Error("derivation or analysis failed", "instance", in.Name, "error", err.Error())
 		run.Errors["analysis"] = err.Error()
 	}
+}
+
+// Writer stores what a pass read; *ingest.Loader is one.
+type Writer interface {
+	Records(ctx context.Context, source, name string, fn func(store.Sink) error) (store.ImportSummary, error)
+	Derive(ctx context.Context) (ingest.Derived, error)
+}
+
+func (c *collector) writer() Writer {
+	if c.opt.Writer != nil {
+		return c.opt.Writer()
+	}
+	return ingest.NewLoader(c.db, ingest.LoaderOptions{Analysis: c.opt.Analysis})
 }
 
 // status sums a pass up.

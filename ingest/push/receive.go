@@ -1,0 +1,95 @@
+package push
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/restorewatch/restorewatch/ingest"
+	"github.com/restorewatch/restorewatch/store"
+)
+
+// Result is the server's acknowledgement of a batch.
+type Result struct {
+	Batch string `json:"batch"`
+	// Status is "applied", or "duplicate" for a batch applied before
+	// (acknowledged again, not applied again).
+	Status  string `json:"status"`
+	Records int64  `json:"records"`
+	Added   int64  `json:"added"`
+}
+
+// Acknowledgement statuses.
+const (
+	Applied   = "applied"
+	Duplicate = "duplicate"
+)
+
+// Receiver applies pushed batches to the warehouse, one at a time, through
+// an ingest.Loader: the central server stays the single writer, and a
+// batch's records are stored, derived and analysed as a collector pass's
+// are.
+type Receiver struct {
+	db  *store.DB
+	opt ingest.LoaderOptions
+	log *slog.Logger
+	mu  sync.Mutex
+}
+
+// NewReceiver returns a receiver writing to db.
+func NewReceiver(db *store.DB, opt ingest.LoaderOptions, log *slog.Logger) *Receiver {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Receiver{db: db, opt: opt, log: log}
+}
+
+// Collector returns the name of the collector whose valid token token is.
+func (r *Receiver) Collector(ctx context.Context, token string) (string, error) {
+	return r.db.CollectorForToken(ctx, token)
+}
+
+// applyTimeout bounds applying one batch. The request's own context is not
+// used for it: a collector that gives up waiting sends the batch again, and
+// the work done meanwhile is better finished than thrown away.
+const applyTimeout = 5 * time.Minute
+
+// Push decodes a batch from collector and applies it, unless a batch of
+// that id was applied before. A malformed batch is EINVALID and nothing of
+// it is applied.
+func (r *Receiver) Push(ctx context.Context, collector string, body io.Reader) (Result, error) {
+	b, err := Decode(body)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Batch: b.Batch, Records: int64(b.Records)}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), applyTimeout)
+	defer cancel()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	done, err := r.db.PushApplied(wctx, collector, b.Batch)
+	if err != nil {
+		return Result{}, err
+	}
+	if done {
+		res.Status = Duplicate
+		return res, nil
+	}
+	l := ingest.NewLoader(r.db, r.opt)
+	sum, err := l.Records(wctx, b.Source, collector+"/"+b.Name, b.Feed)
+	if err != nil {
+		return Result{}, err
+	}
+	if _, err := l.Derive(wctx); err != nil {
+		// The facts are in and the next derivation finishes the work, as
+		// after an import whose analysis failed.
+		r.log.Error("push: derivation or analysis failed", "collector", collector, "batch", b.Batch, "error", err.Error())
+	}
+	if err := r.db.RecordPush(wctx, collector, b.Batch, sum.Read, sum.Added); err != nil {
+		return Result{}, err
+	}
+	res.Status, res.Added = Applied, sum.Added
+	return res, nil
+}

@@ -1,0 +1,223 @@
+// Package push carries a collector's records from its network zone to a
+// central restorewatch serve: the client (collect --push) writes each pass's
+// records to an on-disk spool as compressed batches and sends them over
+// HTTPS until the server acknowledges them; the receiver (serve's POST
+// /api/push) applies a batch through the same ingest.Loader an import uses,
+// so the central server stays the warehouse's single writer.
+//
+// A batch is version 1 of this wire format: gzip-compressed JSON lines, a
+// header line then one record per line.
+//
+//	{"restorewatch_push":1,"batch":"<32 hex>","source":"live","name":"SQL01","records":2}
+//	{"history":{…store.HistoryRow…}}
+//	{"log":{…store.LogRestore…}}
+//
+// A record line has exactly one key: history, log, host (store.HostSnapshot)
+// or reject (store.Reject), whose value is the store record's JSON encoding.
+// Unknown keys are refused rather than dropped, so a collector and a server
+// of different versions fail loudly instead of losing a field. Replays are
+// harmless twice over: the server remembers applied batch ids, and the
+// warehouse's keys deduplicate the facts themselves.
+package push
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/restorewatch/restorewatch/store"
+)
+
+// Version is the wire format's version, the header's restorewatch_push.
+const Version = 1
+
+// Limits of one batch. The client writes at most BatchRecords records per
+// batch; the server accepts up to MaxRecords and MaxBytes decompressed, and
+// lines up to maxLine bytes (a history row with many devices and files is a
+// few KiB).
+const (
+	BatchRecords = 5000
+	MaxRecords   = 50_000
+	MaxBytes     = 256 << 20
+	maxLine      = 4 << 20
+)
+
+// Header is a batch's first line.
+type Header struct {
+	Version int    `json:"restorewatch_push"`
+	Batch   string `json:"batch"`  // 32 lowercase hex digits, unique per batch
+	Source  string `json:"source"` // the import source, "live"
+	Name    string `json:"name"`   // the instance the pass collected
+	Records int    `json:"records"`
+}
+
+// line is one record line; exactly one field is set.
+type line struct {
+	History *store.HistoryRow   `json:"history,omitempty"`
+	Log     *store.LogRestore   `json:"log,omitempty"`
+	Host    *store.HostSnapshot `json:"host,omitempty"`
+	Reject  *store.Reject       `json:"reject,omitempty"`
+}
+
+// Batch is a decoded batch.
+type Batch struct {
+	Header
+	lines []line
+}
+
+// Feed hands the batch's records to sink in their order.
+func (b *Batch) Feed(sink store.Sink) error {
+	for _, l := range b.lines {
+		var err error
+		switch {
+		case l.History != nil:
+			err = sink.History(*l.History)
+		case l.Log != nil:
+			err = sink.LogRestore(*l.Log)
+		case l.Host != nil:
+			err = sink.Host(*l.Host)
+		case l.Reject != nil:
+			sink.Reject(*l.Reject)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// encoder writes one batch. It is a store.Sink: the collector's pass feeds
+// it as it would feed an import.
+type encoder struct {
+	gz  *gzip.Writer
+	enc *json.Encoder
+	n   int
+}
+
+func newEncoder(w io.Writer, h Header) (*encoder, error) {
+	gz := gzip.NewWriter(w)
+	e := &encoder{gz: gz, enc: json.NewEncoder(gz)}
+	e.enc.SetEscapeHTML(false)
+	h.Version = Version
+	if err := e.enc.Encode(h); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *encoder) put(l line) error { e.n++; return e.enc.Encode(l) }
+
+func (e *encoder) close() error { return e.gz.Close() }
+
+// Decode reads a batch: the header, then every record line, checking the
+// version, the batch id, the limits and that the header's count matches.
+// An error names the line it is about; nothing of a bad batch is applied.
+func Decode(r io.Reader) (*Batch, error) {
+	gz, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, store.Errorf(store.EINVALID, "push batch: not gzip: %v", err)
+	}
+	lim := &io.LimitedReader{R: gz, N: MaxBytes + 1}
+	sc := bufio.NewScanner(lim)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	b := &Batch{}
+	n := 0
+	for sc.Scan() {
+		n++
+		text := sc.Bytes()
+		if n == 1 {
+			if err := strict(text, &b.Header); err != nil {
+				return nil, store.Errorf(store.EINVALID, "push batch line 1 (header): %v", err)
+			}
+			if err := b.Header.check(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if len(bytes.TrimSpace(text)) == 0 {
+			return nil, store.Errorf(store.EINVALID, "push batch line %d: empty line", n)
+		}
+		if len(b.lines) >= b.Records {
+			return nil, store.Errorf(store.EINVALID, "push batch line %d: more records than the header's %d", n, b.Records)
+		}
+		var l line
+		if err := strict(text, &l); err != nil {
+			return nil, store.Errorf(store.EINVALID, "push batch line %d: %v", n, err)
+		}
+		if k := l.kinds(); k != 1 {
+			return nil, store.Errorf(store.EINVALID, "push batch line %d: want one of history, log, host or reject, got %d", n, k)
+		}
+		b.lines = append(b.lines, l)
+	}
+	switch err := sc.Err(); {
+	case lim.N <= 0:
+		return nil, store.Errorf(store.EINVALID, "push batch: more than %d bytes decompressed", MaxBytes)
+	case errors.Is(err, bufio.ErrTooLong):
+		return nil, store.Errorf(store.EINVALID, "push batch line %d: longer than %d bytes", n+1, maxLine)
+	case err != nil:
+		return nil, store.Errorf(store.EINVALID, "push batch line %d: %v", n+1, err)
+	case n == 0:
+		return nil, store.Errorf(store.EINVALID, "push batch: empty")
+	case len(b.lines) != b.Records:
+		return nil, store.Errorf(store.EINVALID, "push batch: %d records, the header says %d (truncated?)", len(b.lines), b.Records)
+	}
+	return b, nil
+}
+
+// strict decodes one JSON value, refusing unknown fields and trailing data.
+func strict(text []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(text))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("data after the JSON value")
+	}
+	return nil
+}
+
+func (h *Header) check() error {
+	switch {
+	case h.Version != Version:
+		return store.Errorf(store.EINVALID, "push batch: wire format version %d, this server reads %d: upgrade the older side", h.Version, Version)
+	case !batchID(h.Batch):
+		return store.Errorf(store.EINVALID, "push batch: batch id %q is not 32 lowercase hex digits", h.Batch)
+	case h.Source == "" || len(h.Source) > 32:
+		return store.Errorf(store.EINVALID, "push batch: source %q: want 1 to 32 characters", h.Source)
+	case len(h.Name) > 256:
+		return store.Errorf(store.EINVALID, "push batch: name longer than 256 characters")
+	case h.Records < 0 || h.Records > MaxRecords:
+		return store.Errorf(store.EINVALID, "push batch: %d records, at most %d", h.Records, MaxRecords)
+	}
+	return nil
+}
+
+func batchID(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func (l line) kinds() int {
+	n := 0
+	for _, set := range []bool{l.History != nil, l.Log != nil, l.Host != nil, l.Reject != nil} {
+		if set {
+			n++
+		}
+	}
+	return n
+}
+
+// errLine is what a sink method returns for a record it cannot encode.
+func errLine(kind string, err error) error { return fmt.Errorf("push: encode %s: %w", kind, err) }
