@@ -268,6 +268,14 @@ func TestRestoresList(t *testing.T) {
 				t.Errorf("--instance NOPE does not list %s: %q", n, stderr)
 			}
 		}
+		for _, blank := range []string{" ", "\x01"} {
+			if _, stderr, code := runMain(t, "restores", "--db", db, "--instance", blank); code != 2 || !strings.Contains(stderr, "give a name") {
+				t.Errorf("--instance %q: exit %d, %q; want 2, not every instance", blank, code, stderr)
+			}
+			if _, stderr, code := runMain(t, "restores", "--db", db, "--database", blank); code != 2 || !strings.Contains(stderr, "give a name") {
+				t.Errorf("--database %q: exit %d, %q; want 2, not every database", blank, code, stderr)
+			}
+		}
 		name := all[0].Instance
 		// A near miss is suggested first.
 		miss := name[:len(name)-1] + "Z"

@@ -122,6 +122,13 @@ func (c *RestoresCmd) filter() (store.RestoreFilter, error) {
 	case c.Limit > 0:
 		f.Limit = c.Limit
 	}
+	// A blank name would be a prefix of every name.
+	if c.Instance != "" && strings.TrimSpace(store.InstanceName(c.Instance)) == "" {
+		return f, usageError{fmt.Errorf("--instance %q: give a name or the beginning of one", c.Instance)}
+	}
+	if c.Database != "" && strings.TrimSpace(store.DatabaseName(c.Database)) == "" {
+		return f, usageError{fmt.Errorf("--database %q: give a name or the beginning of one", c.Database)}
+	}
 	var err error
 	if f.From, err = parseDay(c.From, "--from"); err != nil {
 		return f, err
