@@ -3,13 +3,14 @@ package mssql
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
+	"fmt"
 	"math"
 	"net"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	mssql "github.com/microsoft/go-mssqldb"
@@ -45,7 +46,14 @@ func Connect(ctx context.Context, in Instance, timeout time.Duration) (*Session,
 	for i, mode := range modes {
 		try := in
 		try.Encrypt = mode
-		db, err := open(ctx, &try, pw, timeout)
+		login := timeout
+		if i+1 < len(modes) {
+			// A server before 2022 may leave a ClientHello unanswered
+			// (SqlClient meets a timeout there: dotnet/SqlClient#1905);
+			// a third of the time leaves the rest to TDS 7.x.
+			login = max(time.Second, timeout/3)
+		}
+		db, err := open(ctx, &try, pw, login)
 		if err == nil {
 			return &Session{inst: in, db: db, Encrypt: mode}, nil
 		}
@@ -67,7 +75,7 @@ func Connect(ctx context.Context, in Instance, timeout time.Duration) (*Session,
 // open logs in with in.Encrypt and returns the pool, or the driver's error.
 func open(ctx context.Context, in *Instance, pw secret, timeout time.Duration) (*sql.DB, error) {
 	dsn := buildDSN(in, pw, timeout)
-	var conn driver.Connector
+	var conn *mssql.Connector
 	var err error
 	if in.Auth == "entra" {
 		tok := string(pw)
@@ -81,14 +89,72 @@ func open(ctx context.Context, in *Instance, pw secret, timeout time.Duration) (
 		}
 		return nil, &Error{Source: SourceConnect, Kind: KindConfig, Msg: "connection settings: " + scrub(err.Error(), pw)}
 	}
+	var d *recordingDialer
+	if in.Encrypt == EncryptStrict {
+		// go-mssqldb bounds neither a TDS 8 handshake by the login
+		// timeout nor the login by ctx: a server that never answers the
+		// ClientHello would hold the connection for ever. Closing it
+		// after the timeout ends the handshake.
+		d = &recordingDialer{nd: net.Dialer{KeepAlive: 30 * time.Second}}
+		conn.Dialer = d
+		stop := time.AfterFunc(timeout, d.closeAll)
+		defer stop.Stop()
+	}
 	db := sql.OpenDB(conn)
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
+		if d != nil && d.closed() {
+			err = fmt.Errorf("TLS Handshake failed: no answer to the TDS 8 ClientHello within %v: %w", timeout, err)
+		}
 		return nil, err
 	}
+	if d != nil && d.closed() {
+		db.Close()
+		return nil, fmt.Errorf("TLS Handshake failed: the login took longer than %v", timeout)
+	}
 	return db, nil
+}
+
+// recordingDialer dials TCP and keeps the connections it made, so that
+// open can close a login that outlives its timeout.
+type recordingDialer struct {
+	nd     net.Dialer
+	mu     sync.Mutex
+	conns  []net.Conn
+	closeD bool
+}
+
+// DialContext implements mssql.Dialer.
+func (d *recordingDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := d.nd.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closeD {
+		c.Close()
+		return nil, fmt.Errorf("dial %s: the login timed out", addr)
+	}
+	d.conns = append(d.conns, c)
+	return c, nil
+}
+
+func (d *recordingDialer) closeAll() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.closeD = true
+	for _, c := range d.conns {
+		c.Close()
+	}
+}
+
+func (d *recordingDialer) closed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.closeD
 }
 
 // Close closes the connection.

@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"path/filepath"
 	"strings"
 )
@@ -72,20 +71,17 @@ func (in *Instance) Insecure() string {
 }
 
 // noTDS8 reports whether a strict login failed because the server does not
-// speak TDS 8: it closed the connection or answered the ClientHello
-// without TLS 1.2+/ALPN, as SQL Server before 2022 does. A certificate
-// that fails validation, a timeout or a refused connection is not that:
-// the fallback would meet the same certificate or the same network.
+// speak TDS 8: the TCP connection was made but the TLS handshake got no
+// TLS answer (the server closed the connection, or let the ClientHello
+// wait until the login timeout, as servers before SQL Server 2022 do). A
+// certificate that fails validation is not that: the fallback would meet
+// the same certificate. Neither is a refused connection (no handshake).
 func noTDS8(err error) bool {
 	if err == nil || !strings.HasPrefix(err.Error(), "TLS Handshake failed") {
 		return false
 	}
 	var cv *tls.CertificateVerificationError
-	if errors.As(err, &cv) || strings.Contains(err.Error(), "x509:") {
-		return false
-	}
-	var ne net.Error
-	return !errors.As(err, &ne) || !ne.Timeout()
+	return !errors.As(err, &cv) && !strings.Contains(err.Error(), "x509:")
 }
 
 // tlsFailure turns the driver's TLS failures into configuration errors

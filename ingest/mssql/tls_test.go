@@ -115,6 +115,43 @@ func TestDefaultLoginIsEncryptedAndValidated(t *testing.T) {
 	}
 }
 
+// A server before 2022 that leaves the TDS 8 ClientHello unanswered costs
+// the strict attempt a third of the login timeout, then TDS 7.x TLS logs in.
+func TestStrictUnansweredFallsBack(t *testing.T) {
+	ca, err := tdstest.NewCA("restorewatch test CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(caFile, ca.PEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tc, err := ca.ServerTLS("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := tdstest.New(tdstest.Config{User: "rw", Password: tlsPass, ServerVersion: "15.0.4236.7", TLS: tc, TDS8Unanswered: true})
+	addr, err := srv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	in := instance(t, port(t, addr), func(in *mssql.Instance) { in.Certificate = caFile })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := mssql.Connect(ctx, in, 3*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if l := srv.Logins(); s.Encrypt != mssql.EncryptTrue || len(l) != 1 || l[0].Encryption != tdstest.TLS {
+		t.Errorf("encryption %q, logins %+v", s.Encrypt, l)
+	}
+	if n := srv.Accepted(); n != 2 {
+		t.Errorf("%d connections, want the unanswered TDS 8 one and the TDS 7.x one", n)
+	}
+}
+
 // The fake server: it offers no TLS and reads the password from
 // LOGIN7. With the default settings the collector never sends it LOGIN7.
 func TestDefaultRefusesServerWithoutTLS(t *testing.T) {

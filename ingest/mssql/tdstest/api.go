@@ -42,6 +42,12 @@ type Config struct {
 	//     version closes such a connection, as SQL Server 2019 does.
 	// Logins records which of these each login used.
 	TLS *tls.Config
+
+	// TDS8Unanswered makes a server that does not speak TDS 8 leave a
+	// TLS ClientHello unanswered until the client gives up, instead of
+	// closing the connection: SqlClient meets a timeout there against
+	// SQL Server 2019 (github.com/dotnet/SqlClient issue 1905).
+	TDS8Unanswered bool
 }
 
 // Handler answers one query. The context is cancelled when the client

@@ -93,8 +93,8 @@ func (c *conn) negotiate() (*message, bool) {
 	raw := &replayConn{Conn: c.nc, head: b[:]}
 	c.rd = raw
 	if b[0] == tlsRecordHandshake {
-		if c.s.hang.Load() {
-			_, _ = io.Copy(io.Discard, raw) // never answered, until Close
+		if c.s.hang.Load() || (!c.s.strictCapable() && c.s.cfg.TDS8Unanswered) {
+			_, _ = io.Copy(io.Discard, raw) // never answered, until either side closes
 			return nil, false
 		}
 		if !c.s.strictCapable() {
