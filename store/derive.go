@@ -97,7 +97,7 @@ func build(h *histFact, l, m, dba *logFact, semantics string, tl *timeline) *der
 		d.key = h.id
 		r.Database = h.db
 		r.Kind, _ = KindOfRestoreType(h.rtype)
-		sources = append(sources, "history")
+		sources = append(sources, string(SourceHistory))
 	} else {
 		d.key = -l.id
 		r.Database = l.db
@@ -113,7 +113,7 @@ func build(h *histFact, l, m, dba *logFact, semantics string, tl *timeline) *der
 		if x == nil {
 			continue
 		}
-		sources = append(sources, x.source)
+		sources = append(sources, string(x.source))
 		if completed == nil && x.completed.Valid {
 			v := x.completed.Int64
 			completed = &v
@@ -135,7 +135,7 @@ func build(h *histFact, l, m, dba *logFact, semantics string, tl *timeline) *der
 	}
 	var dbatoolsS float64
 	if dba != nil {
-		sources = append(sources, dba.source)
+		sources = append(sources, string(dba.source))
 		if dba.upper.Valid && dba.upper.Float64 > 0 {
 			dbatoolsS = dba.upper.Float64
 		}

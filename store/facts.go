@@ -23,7 +23,8 @@ type histFact struct {
 
 type logFact struct {
 	id                         int64
-	source, db                 string
+	source                     Source
+	db                         string
 	kind                       Kind
 	msgID                      int
 	completed, offset          sql.NullInt64

@@ -62,7 +62,7 @@ func appendHistoryFacts(b []byte, h *HistoryRow) []byte {
 	b = appendOptInt(b, h.DeviceType)
 	b = appendStrings(append(b, ','), h.Devices)
 	b = appendStrings(append(b, ','), h.DestinationFiles)
-	b = appendJSONString(append(b, ','), h.Origin.Source)
+	b = appendJSONString(append(b, ','), string(h.Origin.Source))
 	return append(b, ']')
 }
 

@@ -407,8 +407,8 @@ type instRef struct {
 func (im *Import) logKey(instanceID int64, l *LogRestore) string {
 	h := sha256.New()
 	src := l.Origin.Source
-	if src == "live-errorlog" {
-		src = "errorlog"
+	if src.ErrorLog() {
+		src = SourceErrorLog
 	}
 	fmt.Fprintf(h, "%d\x00%s\x00%s\x00%s\x00%d\x00%d\x00%s\x00%s\x00%t\x00%s\x00%d\x00%.3f",
 		instanceID, src, l.Database, l.Kind, l.MessageID, l.CompletedAt.UnixMilli()/10,
@@ -416,7 +416,7 @@ func (im *Import) logKey(instanceID int64, l *LogRestore) string {
 	switch {
 	case l.CompletedAt.IsZero():
 		fmt.Fprintf(h, "\x00%s\x00%d", l.Origin.File, l.Origin.Line)
-	case l.Origin.Source == "messages":
+	case l.Origin.Source == SourceMessages:
 		base := string(h.Sum(nil))
 		if im.occurrence == nil {
 			im.occurrence = map[string]int{}
@@ -483,7 +483,7 @@ func (w *batchWriter) host(h *HostSnapshot) (bool, error) {
 		return false, err
 	}
 	hash := hostHash(h)
-	if h.Origin.Source == "live" {
+	if h.Origin.Source == SourceLive {
 		// A live snapshot is kept only when something changed since the
 		// previous one, so a year of passes does not store a year of copies.
 		var last string

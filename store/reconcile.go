@@ -322,7 +322,7 @@ type derived struct {
 	// because nothing places them in time: client output without a
 	// completion stamp or --at, a Restore-DbaDatabase row that pairs with
 	// no history row. They stay stored and are dated by a later import.
-	untimed map[string]int
+	untimed map[Source]int
 }
 
 type derivedRestore struct {
@@ -351,10 +351,10 @@ func derive(f *facts) derived {
 	var logs, clients, dbatools []*logFact
 	for i := range f.logs {
 		l := &f.logs[i]
-		switch l.source {
-		case "errorlog", "live-errorlog":
+		switch {
+		case l.source.ErrorLog():
 			logs = append(logs, l)
-		case "dbatools":
+		case l.source == SourceDbatools:
 			dbatools = append(dbatools, l)
 		default:
 			clients = append(clients, l)
@@ -380,7 +380,7 @@ func derive(f *facts) derived {
 	var unmatchedLogs []*logFact
 	for i := range f.logs {
 		l := &f.logs[i]
-		if l.source != "dbatools" && (!used[l] || merged[l] != nil) {
+		if l.source != SourceDbatools && (!used[l] || merged[l] != nil) {
 			unmatchedLogs = append(unmatchedLogs, l)
 		}
 	}
@@ -388,7 +388,7 @@ func derive(f *facts) derived {
 	pairs := matchHistory(f.history, gone, unmatchedLogs)
 	timed, unpaired := pairDbatools(f.history, gone, dbatools)
 	if len(unpaired) > 0 {
-		out.untimed = map[string]int{"dbatools": len(unpaired)}
+		out.untimed = map[Source]int{SourceDbatools: len(unpaired)}
 	}
 	// 3. restore_date semantics, measured on pairs with engine seconds.
 	var startVotes, endVotes int
@@ -443,7 +443,7 @@ func derive(f *facts) derived {
 			continue
 		}
 		if out.untimed == nil {
-			out.untimed = map[string]int{}
+			out.untimed = map[Source]int{}
 		}
 		out.untimed[l.source]++
 	}

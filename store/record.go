@@ -202,10 +202,41 @@ func (h *HostSnapshot) Validate() error {
 
 // Origin says where a record came from, so a page can cite its evidence.
 type Origin struct {
-	Source string // "errorlog", "history", "messages", "agent", "live"
+	Source Source
 	File   string // file name (base) or instance for live sources
 	Line   int
 }
+
+// Source names the reader a record came from. The warehouse stores it
+// with each record and compares it in the duplicate check and in
+// derivation; readers name theirs with these constants (an untyped
+// constant of the same text, as some readers declare, is the same source).
+type Source string
+
+// The sources of records.
+const (
+	// SourceErrorLog is an ERRORLOG file; SourceLiveErrorLog the same log
+	// read from a server (xp_readerrorlog): one log, so one duplicate
+	// check.
+	SourceErrorLog     Source = "errorlog"
+	SourceLiveErrorLog Source = "live-errorlog"
+	// SourceHistory is a restore history export (CSV); SourceLive what the
+	// collector reads from msdb and the server itself.
+	SourceHistory Source = "history"
+	SourceLive    Source = "live"
+	// SourceMessages is captured client output (SSMS, sqlcmd); SourceAgent
+	// an Agent job step's output, timed by the step.
+	SourceMessages Source = "messages"
+	SourceAgent    Source = "agent"
+	// SourceDbatools is a Restore-DbaDatabase export: restores timed by
+	// dbatools, placed by their history rows.
+	SourceDbatools Source = "dbatools"
+	// SourceBackups is a backup history export.
+	SourceBackups Source = "backups"
+)
+
+// ErrorLog reports whether s reads an instance's error log.
+func (s Source) ErrorLog() bool { return s == SourceErrorLog || s == SourceLiveErrorLog }
 
 // String formats the origin as file:line.
 func (o Origin) String() string {
