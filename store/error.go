@@ -19,14 +19,27 @@ const (
 type Error struct {
 	Code    string
 	Message string
+	// Err is what the message wraps (Errorf's %w operands), or nil.
+	Err error
 }
 
 // Error implements the error interface.
 func (e *Error) Error() string { return e.Message }
 
-// Errorf returns an *Error with the given code and formatted message.
+// Unwrap returns the wrapped error, so errors.Is and errors.As see
+// through an *Error to the cause Errorf's %w named.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with the given code and formatted message. It
+// formats as fmt.Errorf does, so a %w operand is wrapped.
 func Errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	err := fmt.Errorf(format, args...)
+	e := &Error{Code: code, Message: err.Error()}
+	switch err.(type) {
+	case interface{ Unwrap() error }, interface{ Unwrap() []error }:
+		e.Err = err
+	}
+	return e
 }
 
 // ErrorCode returns the code of the first *Error in err's chain, EINTERNAL
