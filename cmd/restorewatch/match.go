@@ -1,53 +1,11 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/restorewatch/restorewatch/store/human"
 )
-
-// matchNames resolves what a user typed for an instance or database filter
-// to the names it means: the name spelt exactly as typed; else every name
-// equal to it but for case; else every name it begins (prefix), case
-// ignored. SQL Server compares instance names, and usually database names,
-// without case, and a prefix saves typing SQLPROD01.contoso.com. Nil when
-// nothing matches.
-func matchNames(text string, names []string) []string {
-	if slices.Contains(names, text) {
-		return []string{text}
-	}
-	var equal, prefix []string
-	for _, n := range names {
-		switch {
-		case strings.EqualFold(n, text):
-			equal = append(equal, n)
-		case hasPrefixFold(n, text):
-			prefix = append(prefix, n)
-		}
-	}
-	if len(equal) > 0 {
-		return equal
-	}
-	return prefix
-}
-
-// hasPrefixFold reports whether s begins with prefix, case ignored.
-func hasPrefixFold(s, prefix string) bool {
-	for prefix != "" {
-		if s == "" {
-			return false
-		}
-		a, na := utf8.DecodeRuneInString(s)
-		b, nb := utf8.DecodeRuneInString(prefix)
-		if a != b && !strings.EqualFold(string(a), string(b)) {
-			return false
-		}
-		s, prefix = s[na:], prefix[nb:]
-	}
-	return true
-}
 
 // A "no match" message lists every name when there are at most allNames,
 // else the closest suggestions.
@@ -64,7 +22,7 @@ func noMatch(what, plural, text, where string, names []string) string {
 	if len(names) == 0 {
 		return msg + fmt.Sprintf("; there are no %s", plural)
 	}
-	s := closest(text, names)
+	s := human.Closest(text, names)
 	if len(s) > allNames {
 		s = s[:suggestions]
 	}
@@ -73,56 +31,4 @@ func noMatch(what, plural, text, where string, names []string) string {
 		return msg + fmt.Sprintf("; %s: %s", plural, strings.Join(list, ", "))
 	}
 	return msg + fmt.Sprintf("; closest of the %d %s: %s, …", len(names), plural, strings.Join(list, ", "))
-}
-
-// closest orders names by how near they are to text: those containing it
-// (case ignored) first, then by edit distance, then by name.
-func closest(text string, names []string) []string {
-	t := strings.ToLower(text)
-	type scored struct {
-		name     string
-		contains bool
-		dist     int
-	}
-	s := make([]scored, len(names))
-	for i, n := range names {
-		l := strings.ToLower(n)
-		s[i] = scored{n, strings.Contains(l, t), levenshtein(t, l)}
-	}
-	slices.SortFunc(s, func(a, b scored) int {
-		if a.contains != b.contains {
-			if a.contains {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Or(cmp.Compare(a.dist, b.dist), cmp.Compare(a.name, b.name))
-	})
-	out := make([]string, len(s))
-	for i := range s {
-		out[i] = s[i].name
-	}
-	return out
-}
-
-// levenshtein is the edit distance between a and b in runes.
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			sub := prev[j-1]
-			if ra[i-1] != rb[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

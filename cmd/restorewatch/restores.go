@@ -177,7 +177,7 @@ func (c *RestoresCmd) scopes(ctx context.Context, db *store.DB) ([]scope, error)
 		for i, s := range all {
 			names[i] = s.Name
 		}
-		if instances = matchNames(store.InstanceName(c.Instance), names); instances == nil {
+		if instances = human.MatchNames(store.InstanceName(c.Instance), names); instances == nil {
 			return nil, store.Errorf(store.ENOTFOUND, "%s", noMatch("instance", "instances", c.Instance, "", names))
 		}
 	}
@@ -205,7 +205,7 @@ func (c *RestoresCmd) scopes(ctx context.Context, db *store.DB) ([]scope, error)
 			names = append(names, s.Database)
 		}
 	}
-	databases := matchNames(store.DatabaseName(c.Database), names)
+	databases := human.MatchNames(store.DatabaseName(c.Database), names)
 	if databases == nil {
 		where := ""
 		if instances != nil {
