@@ -1,8 +1,10 @@
 // Package human writes measures and names the way a reader expects them:
 // one duration format ("2.6 s", "16 min", "9 h 46 min", "3 d 4 h"), one
-// throughput format, human tick steps for duration axes and the factor
-// names of the analysis in words. The command line and the web both call
-// it, so a restore reads the same everywhere.
+// throughput format, human tick steps for duration axes, the factor names
+// of the analysis in words, and how a typed instance or database name
+// matches (by case and prefix) with the closest names to suggest when it
+// does not. The command line and the web both call it, so a restore reads,
+// and a filter matches, the same everywhere.
 package human
 
 import (
