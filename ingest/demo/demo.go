@@ -98,6 +98,8 @@ type Fleet struct {
 	Bytes    int64 // bytes written, all files
 	// Truth is the path of truth.csv when Config.Truth was set.
 	Truth string
+	// Backups says what the backup history (for restore plans) holds.
+	Backups BackupTruth
 }
 
 // Generate writes the fleet into cfg.Dir.
@@ -124,8 +126,14 @@ func Generate(cfg Config) (Fleet, error) {
 	if err := g.close(); err != nil {
 		return Fleet{}, err
 	}
-	f := Fleet{Stories: p.stories, Restores: g.restores, Bytes: g.bytes}
+	backups := filepath.Join(cfg.Dir, "backups", "backup-history.csv")
+	bt, err := g.writeBackups(backups)
+	if err != nil {
+		return Fleet{}, err
+	}
+	f := Fleet{Stories: p.stories, Restores: g.restores, Bytes: g.bytes, Backups: bt}
 	f.Files = append(f.Files, File{Kind: ingest.History, Path: g.history.path})
+	f.Files = append(f.Files, File{Kind: ingest.Backups, Path: backups})
 	f.Files = append(f.Files, g.logFiles...)
 	if g.messages.n > 0 {
 		f.Files = append(f.Files, File{Kind: ingest.Messages, Path: g.messages.path, Instance: g.messages.instance})
