@@ -58,6 +58,8 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/static/report.css", s.handleAsset(s.report, "text/css; charset=utf-8"))
 	e.GET("/static/favicon.svg", s.handleFavicon)
 	e.GET("/favicon.ico", s.handleFavicon) // browsers ask for it whatever the page says
+	e.GET("/instances/:name/databases/:db/plan", s.handlePlan)
+	e.GET("/api/plan", s.handleAPIPlan)
 	return e
 }
 

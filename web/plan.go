@@ -1,0 +1,167 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/plan"
+	"github.com/restorewatch/restorewatch/web/chart"
+	"github.com/restorewatch/restorewatch/web/view"
+)
+
+// The restore plan page and API (issue 18): the chain of backups that
+// brings a database back to an instant, each step's expected duration and
+// the T-SQL script. The warehouse answers through plan.Source, which
+// *store.DB has; a store without it says the feature is unavailable.
+
+func (s *Server) planSource() (plan.Source, error) {
+	src, ok := s.db.(plan.Source)
+	if !ok {
+		return nil, store.Errorf(store.EUNAVAILABLE, "this warehouse cannot build restore plans")
+	}
+	return src, nil
+}
+
+// planRequest reads the instant, target instance and folders of a plan
+// from the query string.
+func (s *Server) planRequest(c echo.Context, inst, db string) (plan.Request, error) {
+	r := plan.Request{Instance: inst, Database: db, TargetInstance: c.QueryParam("to_instance"),
+		DataPath: c.QueryParam("data_path"), LogPath: c.QueryParam("log_path"), DefaultRTO: s.cfg.DefaultRTO}
+	if v := c.QueryParam("at"); v != "" {
+		t, err := parsePlanInstant(v)
+		if err != nil {
+			return r, err
+		}
+		r.At = t
+	}
+	return r, nil
+}
+
+func parsePlanInstant(v string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, store.Errorf(store.EINVALID, "at=%q is not a time: use 2026-11-03T20:00:00Z (or without Z, UTC)", v)
+}
+
+func (s *Server) makePlan(ctx context.Context, r plan.Request) (plan.Plan, plan.ScriptOptions, error) {
+	src, err := s.planSource()
+	if err != nil {
+		return plan.Plan{}, plan.ScriptOptions{}, err
+	}
+	return plan.Make(ctx, src, r)
+}
+
+func (s *Server) handlePlan(c echo.Context) error {
+	inst, err := nameParam(c, "name")
+	if err != nil {
+		return err
+	}
+	dbName, err := nameParam(c, "db")
+	if err != nil {
+		return err
+	}
+	r, err := s.planRequest(c, inst, dbName)
+	if err != nil {
+		return err
+	}
+	p, opt, err := s.makePlan(c.Request().Context(), r)
+	var gap *plan.GapError
+	if err != nil && !errors.As(err, &gap) {
+		return err
+	}
+	m := planModel(r, p, opt, gap)
+	return s.render(c, http.StatusOK, view.PlanPage(s.page(c, "Restore plan: "+dbName+" on "+inst, "instances"), m))
+}
+
+// APIPlan is GET /api/plan's answer: the plan, its script, or the break in
+// the log chain that stops it.
+type APIPlan struct {
+	plan.Plan
+	Script string      `json:"script,omitempty"`
+	Gap    *APIPlanGap `json:"gap,omitempty"`
+}
+
+// APIPlanGap is a broken log chain.
+type APIPlanGap struct {
+	Message       string    `json:"message"`
+	FromLSN       string    `json:"from_lsn"`
+	ToLSN         string    `json:"to_lsn"`
+	LastReachable time.Time `json:"last_reachable"`
+}
+
+func (s *Server) handleAPIPlan(c echo.Context) error {
+	inst, db := c.QueryParam("instance"), c.QueryParam("database")
+	if inst == "" || db == "" {
+		return store.Errorf(store.EINVALID, "give instance= and database=")
+	}
+	r, err := s.planRequest(c, inst, db)
+	if err != nil {
+		return err
+	}
+	p, opt, err := s.makePlan(c.Request().Context(), r)
+	var gap *plan.GapError
+	if errors.As(err, &gap) {
+		return c.JSON(http.StatusUnprocessableEntity, APIPlan{Plan: p, Gap: &APIPlanGap{Message: gap.Error(),
+			FromLSN: gap.FromLSN, ToLSN: gap.ToLSN, LastReachable: gap.LastReachable}})
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, APIPlan{Plan: p, Script: plan.Script(p, opt)})
+}
+
+// planModel shapes a plan for the page.
+func planModel(r plan.Request, p plan.Plan, opt plan.ScriptOptions, gap *plan.GapError) view.PlanModel {
+	m := view.PlanModel{Instance: r.Instance, InstanceURL: view.InstanceURL(r.Instance), Database: r.Database,
+		DatabaseURL: view.DatabaseURL(r.Instance, r.Database), Target: p.TargetInstance, Notes: p.Notes}
+	if m.Target == "" {
+		m.Target = r.Instance
+	}
+	if !r.At.IsZero() {
+		m.At = r.At.Format("2006-01-02T15:04:05")
+	}
+	if gap != nil {
+		m.Gap = gap.Error()
+		m.GapURL = view.DatabaseURL(r.Instance, r.Database) + "/plan?at=" + gap.LastReachable.UTC().Format("2006-01-02T15:04:05Z")
+		return m
+	}
+	m.Reaches = p.Reaches.UTC().Format("2006-01-02 15:04:05 UTC")
+	m.Total, m.Range = plan.Duration(p.TotalS), plan.Duration(p.LowS)+" – "+plan.Duration(p.HighS)
+	m.RTO, m.OverRTO = plan.Duration(p.RTO.Seconds()), p.OverRTO
+	if p.Dominant != "" {
+		m.Dominant = p.Dominant
+		m.DominantShare = fmt.Sprintf("%.0f%%", 100*p.DominantShare)
+	}
+	if p.Unestimated > 0 {
+		m.Unestimated = view.Int(int64(p.Unestimated))
+	}
+	series := map[store.Kind]int{store.KindFull: 0, store.KindDiff: 1, store.KindLog: 2}
+	names := map[store.Kind]string{store.KindFull: "full backup", store.KindDiff: "differential", store.KindLog: "log backups"}
+	tl := chart.Timeline{Frame: chart.Frame{Title: "Expected duration of each step, in order"}, Target: p.RTO.Seconds(), TargetLabel: "RTO target"}
+	for i, st := range p.Steps {
+		row := view.PlanStep{N: view.Int(int64(i + 1)), Kind: string(st.Kind), Finished: st.Set.Finish.UTC().Format("2006-01-02 15:04:05"),
+			Size: view.Bytes(st.Set.Size), Devices: st.Devices, Expected: plan.Duration(st.Estimate.Seconds), Basis: st.Estimate.Basis,
+			N2: view.Int(int64(st.Estimate.N)), Fleet: st.Estimate.Fleet}
+		if st.Estimate.N > 0 {
+			row.Range = plan.Duration(st.Estimate.LowS) + " – " + plan.Duration(st.Estimate.HighS)
+		}
+		if st.StopAt != nil {
+			row.StopAt = st.StopAt.UTC().Format("2006-01-02 15:04:05")
+		}
+		m.Steps = append(m.Steps, row)
+		tl.Segments = append(tl.Segments, chart.Segment{Label: names[st.Kind], Seconds: st.Estimate.Seconds, Series: series[st.Kind],
+			Tooltip: "Step " + row.N + ": " + string(st.Kind) + " finished " + row.Finished + " UTC, " + row.Expected})
+	}
+	m.Timeline = tl
+	m.Script = plan.Script(p, opt)
+	return m
+}

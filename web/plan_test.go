@@ -1,0 +1,147 @@
+package web_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/restorewatch/restorewatch/ingest/demo"
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/web"
+	"github.com/restorewatch/restorewatch/web/view"
+)
+
+// demoBackups is what the shared demo's backup history planted: the same
+// seed and period write the same history.
+func demoBackups(t *testing.T) demo.BackupTruth {
+	t.Helper()
+	f, err := demo.Generate(demo.Config{Seed: 1, Dir: filepath.Join(t.TempDir(), "fleet")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Backups
+}
+
+func apiPlan(t *testing.T, c *http.Client, base, instance, database, at string) (int, web.APIPlan) {
+	t.Helper()
+	q := url.Values{"instance": {instance}, "database": {database}}
+	if at != "" {
+		q.Set("at", at)
+	}
+	code, body, _ := get(t, c, base+"/api/plan?"+q.Encode())
+	var p web.APIPlan
+	if code == http.StatusOK || code == http.StatusUnprocessableEntity {
+		if err := json.Unmarshal([]byte(body), &p); err != nil {
+			t.Fatalf("%s %s: %v in %.200s", instance, database, err, body)
+		}
+	}
+	return code, p
+}
+
+// Every database of the demo fleet has a plan to the latest instant: its
+// week's full, the last differential and the 80 log backups of the 20
+// hours since, with a total time; its page links to it.
+func TestPlanForEveryDemoDatabase(t *testing.T) {
+	db := demoDB(t)
+	_, ts := serve(t, webConfig(db))
+	c := client(t)
+	series, err := db.ListSeries(t.Context(), store.SeriesFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := demoBackups(t)
+	seen := map[string]bool{}
+	for _, s := range series {
+		key := s.Instance + "\x00" + s.Database
+		if seen[key] || s.Instance == hostileInstance || s.Instance == slashInstance {
+			continue
+		}
+		seen[key] = true
+		code, p := apiPlan(t, c, ts.URL, s.Instance, s.Database, "")
+		if code != http.StatusOK {
+			t.Errorf("%s %s: status %d", s.Instance, s.Database, code)
+			continue
+		}
+		var kinds []string
+		for _, st := range p.Steps {
+			kinds = append(kinds, string(st.Kind))
+		}
+		logs := strings.Count(strings.Join(kinds, " "), "log")
+		if len(kinds) != 82 || kinds[0] != "full" || kinds[1] != "diff" || logs != 80 || p.TotalS <= 0 {
+			t.Errorf("%s %s: %d steps (%d logs), total %v", s.Instance, s.Database, len(kinds), logs, p.TotalS)
+		}
+		if !strings.Contains(p.Script, "WITH RECOVERY;") || strings.Count(p.Script, "RESTORE LOG ") != 80 {
+			t.Errorf("%s %s: script %.300s", s.Instance, s.Database, p.Script)
+		}
+		_, page, _ := get(t, c, ts.URL+view.DatabaseURL(s.Instance, s.Database))
+		if !strings.Contains(page, `id="plan-link"`) {
+			t.Errorf("%s %s: the database page does not link its plan", s.Instance, s.Database)
+		}
+		if code, page, _ := get(t, c, ts.URL+view.DatabaseURL(s.Instance, s.Database)+"/plan"); code != http.StatusOK ||
+			!strings.Contains(page, `id="plan-script"`) {
+			t.Errorf("%s %s: plan page %d", s.Instance, s.Database, code)
+		}
+	}
+	if len(seen) != truth.Databases {
+		t.Errorf("%d databases checked, the demo backs up %d", len(seen), truth.Databases)
+	}
+	// The planted broken chain: an instant inside the gap is a 422 naming
+	// the missing LSN range and the last instant that can be reached.
+	code, p := apiPlan(t, c, ts.URL, truth.Gap[0], truth.Gap[1], truth.GapAt.Add(30*60e9).Format("2006-01-02T15:04:05Z"))
+	if code != http.StatusUnprocessableEntity || p.Gap == nil || p.Gap.FromLSN == "" || !p.Gap.LastReachable.Before(truth.GapAt) {
+		t.Errorf("gap: status %d, %+v", code, p.Gap)
+	}
+	// Unknown database: not found, in words.
+	if code, _ := apiPlan(t, c, ts.URL, truth.Gap[0], "no such database", ""); code != http.StatusNotFound {
+		t.Errorf("unknown database: %d", code)
+	}
+	if code, _, _ := get(t, c, ts.URL+"/api/plan?instance=x&database=y&at=yesterday"); code != http.StatusBadRequest {
+		t.Errorf("bad at: %d", code)
+	}
+}
+
+// TestBrowserPlan follows a DBA from a database page to its plan, reads
+// the script and the timeline, then asks for an instant inside the broken
+// chain and is offered the last reachable one.
+func TestBrowserPlan(t *testing.T) {
+	db := demoDB(t)
+	truth := demoBackups(t)
+	b := newBrowser(t)
+	_, ts := serve(t, webConfig(db))
+	inst, name := truth.Fork[0], truth.Fork[1]
+	b.do(t, chromedp.Navigate(ts.URL+view.DatabaseURL(inst, name)), chromedp.WaitVisible(chromedp.CSS("#plan-link")),
+		chromedp.Click(chromedp.CSS("#plan-link")), chromedp.WaitVisible(chromedp.CSS("#plan-script")))
+	if p := b.location(t).Path; p != view.DatabaseURL(inst, name)+"/plan" {
+		t.Fatalf("the plan link led to %s", p)
+	}
+	script := b.text(t, "#plan-script")
+	if !strings.HasPrefix(script, "-- Restore plan for database "+name) || strings.Count(script, "RESTORE LOG ") != 80 ||
+		!strings.Contains(script, "WITH RECOVERY;") {
+		t.Errorf("script %.400s", script)
+	}
+	if n := b.text(t, "#plan-steps tbody tr:nth-child(82) td:nth-child(2)"); n != "log" {
+		t.Errorf("step 82 is %q", n)
+	}
+	if d := b.attr(t, "svg.rw-timeline", "role"); d != "img" {
+		t.Errorf("timeline role %q", d)
+	}
+	b.shot(t, "plan")
+	gi, gdb := truth.Gap[0], truth.Gap[1]
+	at := truth.GapAt.Add(30 * 60e9).Format("2006-01-02T15:04:05")
+	b.do(t, chromedp.Navigate(ts.URL+view.DatabaseURL(gi, gdb)+"/plan"), chromedp.WaitVisible(chromedp.CSS("#plan-script")),
+		chromedp.SetValue(chromedp.CSS(`input[name="at"]`), at), chromedp.Click(chromedp.CSS(`form.filters button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS("#plan-gap")))
+	if txt := b.text(t, "#plan-gap"); !strings.Contains(txt, "the last instant that can be reached is") {
+		t.Errorf("gap %q", txt)
+	}
+	b.shot(t, "plan-gap")
+	b.do(t, chromedp.Click(chromedp.CSS("#plan-gap a")), chromedp.WaitVisible(chromedp.CSS("#plan-script")))
+	if q := b.location(t).Query().Get("at"); q == "" {
+		t.Error("the gap's link does not name an instant")
+	}
+}
