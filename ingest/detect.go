@@ -107,6 +107,18 @@ func startsText(line string) bool {
 	return line != "" && !strings.ContainsRune("#|>*`-\t", rune(line[0]))
 }
 
+// DetectStream is Detect for a stream that cannot be read twice (an
+// upload): it returns a reader that yields the whole stream again, the
+// bytes Detect looked at included.
+func DetectStream(r io.Reader) (kind FileKind, why string, whole io.Reader, err error) {
+	head, err := io.ReadAll(io.LimitReader(r, sniffBytes))
+	if err != nil {
+		return "", "", nil, err
+	}
+	kind, why, err = Detect(bytes.NewReader(head))
+	return kind, why, io.MultiReader(bytes.NewReader(head), r), err
+}
+
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s

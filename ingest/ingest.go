@@ -76,9 +76,20 @@ func ImportFile(ctx context.Context, db *store.DB, kind FileKind, path string, o
 	return Import(ctx, db, kind, filepath.Base(path), f, size, opt)
 }
 
-// Import imports one stream named name (for messages and rejects), derives
-// and analyses: a one-stream run of a Loader.
+// Import imports one stream named name (for messages and rejects) of the
+// given kind, or of the kind its content shows when kind is empty (the
+// summary's Source says which), then derives and analyses: a one-stream run
+// of a Loader, as the dashboard's uploads are.
 func Import(ctx context.Context, db *store.DB, kind FileKind, name string, r io.Reader, size int64, opt Options) (store.ImportSummary, error) {
+	if kind == "" {
+		k, _, whole, err := DetectStream(r)
+		if err != nil {
+			return store.ImportSummary{File: name}, store.Errorf(store.EINVALID, "%s: %v", name, err)
+		}
+		kind, r = k, whole
+	} else if _, err := ParseKind(string(kind)); err != nil {
+		return store.ImportSummary{Source: string(kind), File: name}, err
+	}
 	l := NewLoader(db, LoaderOptions{Analysis: opt.Analysis})
 	st, err := l.Store(ctx, Input{Kind: kind, Name: name, R: r, Size: size, Options: opt})
 	if _, derr := l.Derive(ctx); err == nil {

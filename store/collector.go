@@ -33,6 +33,16 @@ const (
 	RunCanceled = "canceled" // the collector stopped during the pass
 )
 
+// NoteInsecureLogin starts the run-record note of an instance whose login
+// can be read or altered on the way (encryption off, any certificate
+// trusted): the collector writes it, the collector page turns it into a
+// warning.
+const NoteInsecureLogin = "insecure login: "
+
+// DefaultCollectorInterval is the time between a collector's passes when
+// its configuration does not say.
+const DefaultCollectorInterval = 15 * time.Minute
+
 // keepRuns bounds the runs kept per instance: a 15-minute interval makes
 // about five days of them.
 const keepRuns = 500

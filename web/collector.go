@@ -11,7 +11,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/restorewatch/restorewatch/ingest/mssql"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -95,8 +94,8 @@ func runRow(r store.CollectorRun, now time.Time, interval time.Duration) view.Ru
 		HistoryURL: "/collector?" + url.Values{"instance": {r.Instance}}.Encode(),
 		Status:     r.Status, Started: view.Time(r.Started)}
 	for _, n := range r.Notes {
-		if strings.HasPrefix(n, mssql.InsecureNote) {
-			row.Warnings = append(row.Warnings, strings.TrimPrefix(n, mssql.InsecureNote))
+		if strings.HasPrefix(n, store.NoteInsecureLogin) {
+			row.Warnings = append(row.Warnings, strings.TrimPrefix(n, store.NoteInsecureLogin))
 		} else {
 			row.Notes = append(row.Notes, n)
 		}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
@@ -188,10 +189,22 @@ func serve(t testing.TB, cfg web.Config) (*web.Server, *httptest.Server) {
 		cfg.Now = func() time.Time { return demo.DefaultNow }
 	}
 	cfg.Version = "test"
+	if db, ok := cfg.DB.(*store.DB); ok && cfg.Importer == nil {
+		cfg.Importer = uploads{db}
+	}
 	s := web.New(cfg)
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
 	return s, ts
+}
+
+// uploads wires the one import pipeline to the dashboard, as serve does.
+type uploads struct{ db *store.DB }
+
+func (u uploads) Import(ctx context.Context, up web.Upload) (web.Imported, error) {
+	sum, err := ingest.Import(ctx, u.db, ingest.FileKind(up.Kind), up.Name, up.R, -1,
+		ingest.Options{Instance: up.Instance, Database: up.Database})
+	return web.Imported{Kind: sum.Source, ImportSummary: sum}, err
 }
 
 type testWriter struct{ t testing.TB }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -22,13 +21,14 @@ import (
 const maxRejectsShown = 200
 
 var importKinds = []view.Option{
-	{Value: string(ingest.ErrorLog), Label: "SQL Server error log (ERRORLOG, errorlog, ERRORLOG.n)", Selected: true},
-	{Value: string(ingest.History), Label: "Restore history CSV (export query)"},
-	{Value: string(ingest.Messages), Label: "Captured RESTORE output (SSMS, sqlcmd, Agent)"},
+	{Value: "", Label: "Tell from the content (error log, history CSV, captured output, backup history)", Selected: true},
+	{Value: "errorlog", Label: "SQL Server error log (ERRORLOG, errorlog, ERRORLOG.n)"},
+	{Value: "history", Label: "Restore history CSV (export query, dbatools Get-DbaDbRestoreHistory or Restore-DbaDatabase)"},
+	{Value: "messages", Label: "Captured RESTORE output (SSMS, sqlcmd, Agent)"},
 }
 
 func (s *Server) importModel() view.Import {
-	return view.Import{Available: s.cfg.Import != nil, Kinds: slices.Clone(importKinds), MaxMiB: view.Int(s.cfg.MaxUpload >> 20)}
+	return view.Import{Available: s.cfg.Importer != nil, Kinds: slices.Clone(importKinds), MaxMiB: view.Int(s.cfg.MaxUpload >> 20)}
 }
 
 func (s *Server) handleImportForm(c echo.Context) error {
@@ -38,7 +38,7 @@ func (s *Server) handleImportForm(c echo.Context) error {
 // handleImport runs an upload and shows (or, for a JSON client, returns)
 // what each file added and rejected.
 func (s *Server) handleImport(c echo.Context) error {
-	if s.cfg.Import == nil {
+	if s.cfg.Importer == nil {
 		return store.Errorf(store.EUNAVAILABLE, "uploads are not available on this server")
 	}
 	m, sums, err := s.readUpload(c)
@@ -91,7 +91,7 @@ func (s *Server) readUpload(c echo.Context) (view.Import, []APIImport, error) {
 		body.open(&uploadBody{r: body.r, rc: http.NewResponseController(c.Response()), idle: s.cfg.UploadIdle})
 		return nil
 	}
-	var kind ingest.Kind
+	var kind string
 	nfields := 0
 	for {
 		part, err := mr.NextPart()
@@ -115,9 +115,7 @@ func (s *Server) readUpload(c echo.Context) (view.Import, []APIImport, error) {
 			if err := check(); err != nil {
 				return m, nil, err
 			}
-			if kind, err = ingest.ParseKind(fields["kind"]); err != nil {
-				return m, nil, err
-			}
+			kind = strings.TrimSpace(fields["kind"])
 		}
 		res, sum, err := s.importPart(c, part, kind, fields)
 		if err != nil {
@@ -141,13 +139,17 @@ func (s *Server) readUpload(c echo.Context) (view.Import, []APIImport, error) {
 // importPart runs one file. A file the parser rejects as a whole is shown
 // in its result; an upload cut short or a warehouse failure ends the
 // request.
-func (s *Server) importPart(c echo.Context, part *multipart.Part, kind ingest.Kind, fields map[string]string) (view.ImportResult, APIImport, error) {
+func (s *Server) importPart(c echo.Context, part *multipart.Part, kind string, fields map[string]string) (view.ImportResult, APIImport, error) {
 	name := filepath.Base(strings.ReplaceAll(part.FileName(), `\`, "/"))
-	sum, err := s.cfg.Import(c.Request().Context(), kind, name, part, -1,
-		ingest.Options{Instance: strings.TrimSpace(fields["instance"]), Database: strings.TrimSpace(fields["database"]), Analysis: s.cfg.Analysis})
-	res := view.ImportResult{File: name, Kind: string(kind), Read: view.Int(sum.Read), Added: view.Int(sum.Added),
+	out, err := s.cfg.Importer.Import(c.Request().Context(), Upload{Kind: kind, Name: name, R: part,
+		Instance: strings.TrimSpace(fields["instance"]), Database: strings.TrimSpace(fields["database"])})
+	if out.Kind != "" {
+		kind = out.Kind
+	}
+	sum := out.ImportSummary
+	res := view.ImportResult{File: name, Kind: kind, Read: view.Int(sum.Read), Added: view.Int(sum.Added),
 		Duplicates: view.Int(sum.Duplicates), Rejected: view.Int(int64(len(sum.Rejects)))}
-	api := APIImport{File: name, Kind: string(kind), Read: sum.Read, Added: sum.Added, Duplicates: sum.Duplicates,
+	api := APIImport{File: name, Kind: kind, Read: sum.Read, Added: sum.Added, Duplicates: sum.Duplicates,
 		Rejects: []string{}, Instances: sum.Instances}
 	var mbe *http.MaxBytesError
 	var ne net.Error

@@ -10,8 +10,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/restorewatch/restorewatch/ingest/collector"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/web/chart"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -107,7 +107,7 @@ func liveRestore(c store.InflightCurve, now time.Time, id string) view.LiveResto
 	}
 	r.Curve = chart.Line{Frame: chart.Frame{ID: id, Title: "Progress of " + c.Database + " on " + c.Instance, Height: 240},
 		Series: []chart.LineSeries{{Points: pts}}, XKind: chart.XDuration, XLabel: "elapsed", YLabel: "%", YMin: 0, YMax: 100}
-	if k, ok := collector.Knee(c.Points); ok {
+	if k, ok := analysis.Knee(c.Points); ok {
 		r.Knee = kneeLabel(c.Points, k)
 		r.Curve.Knee = &chart.Annotation{X: pts[k].X, Y: pts[k].Y, Label: r.Knee}
 	}
@@ -115,23 +115,10 @@ func liveRestore(c store.InflightCurve, now time.Time, id string) view.LiveResto
 }
 
 // kneeLabel states a knee as the progress it came at and the copy rates
-// before and after it: "slowed after 55 %: 2.0 → 0.1 %/min". The rates
-// leave out the flat start (file zeroing) and the flat end (redo and undo
-// at 100 %), as collector.Knee does.
+// before and after it: "slowed after 55 %: 2.0 → 0.1 %/min".
 func kneeLabel(pts []store.CurvePoint, k int) string {
-	first := 0
-	for first < k && pts[first+1].Percent <= pts[first].Percent {
-		first++
-	}
-	last := len(pts) - 1
-	if i := slices.IndexFunc(pts[k:], func(p store.CurvePoint) bool { return p.Percent >= 100 }); i > 0 {
-		last = k + i
-	}
-	rate := func(a, b store.CurvePoint) float64 {
-		return (b.Percent - a.Percent) / b.At.Sub(a.At).Minutes()
-	}
-	return fmt.Sprintf("slowed after %s %%: %s → %s %%/min", percent(pts[k].Percent),
-		perMinute(rate(pts[first], pts[k])), perMinute(rate(pts[k], pts[last])))
+	before, after := analysis.KneeRates(pts, k)
+	return fmt.Sprintf("slowed after %s %%: %s → %s %%/min", percent(pts[k].Percent), perMinute(before), perMinute(after))
 }
 
 // percent formats progress to a tenth, dropping a trailing ".0".

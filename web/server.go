@@ -24,8 +24,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/restorewatch/restorewatch/ingest"
-	"github.com/restorewatch/restorewatch/ingest/mssql"
 	"github.com/restorewatch/restorewatch/static"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
@@ -33,9 +31,30 @@ import (
 	"github.com/restorewatch/restorewatch/web/chart"
 )
 
-// ImportFunc imports one uploaded stream; ingest.Import has this shape once
-// its *store.DB is bound.
-type ImportFunc func(ctx context.Context, kind ingest.Kind, name string, r io.Reader, size int64, opt ingest.Options) (store.ImportSummary, error)
+// Importer runs an upload through the import pipeline (store the records,
+// derive the touched instances, analyse them). web declares it and cmd wires
+// ingest's loader to it, so the dashboard depends on no importer.
+type Importer interface {
+	// Import imports one uploaded stream named name. An empty kind means
+	// "tell it from the content"; the result says what was decided. An
+	// unknown kind is an EINVALID error before anything is read.
+	Import(ctx context.Context, u Upload) (Imported, error)
+}
+
+// Upload is one uploaded file and the form's fields that apply to it.
+type Upload struct {
+	Kind     string // errorlog, history, messages, backups…; empty: detect
+	Name     string // the file's base name, for rejects
+	R        io.Reader
+	Instance string // names the instance where the file does not
+	Database string // captured output that names no database
+}
+
+// Imported is what an upload did.
+type Imported struct {
+	Kind string // the kind given or detected
+	store.ImportSummary
+}
 
 // Config configures a Server. Only DB is required.
 type Config struct {
@@ -88,9 +107,9 @@ type Config struct {
 	Analysis analysis.Options
 	// DefaultRTO is the RTO target of instances without an "rto" tag (4 h).
 	DefaultRTO time.Duration
-	// Import runs an upload; nil uses ingest.Import when DB is a *store.DB,
-	// and the import page says uploads are unavailable otherwise.
-	Import ImportFunc
+	// Importer runs uploads; without one the import page says uploads are
+	// not available here.
+	Importer Importer
 	// MaxUpload caps the bytes of one upload request (512 MiB).
 	MaxUpload int64
 	// ImportBurst and ImportEvery shape the per-client token bucket of
@@ -169,18 +188,11 @@ func New(cfg Config) *Server {
 	cfg.UploadIdle = orDefault(cfg.UploadIdle, defaultUploadIdle)
 	cfg.IdleTimeout = orDefault(cfg.IdleTimeout, defaultIdleTimeout)
 	if cfg.CollectorInterval <= 0 {
-		cfg.CollectorInterval = mssql.DefaultInterval
+		cfg.CollectorInterval = store.DefaultCollectorInterval
 	}
 	if cfg.Analysis.Config == (analysis.Config{}) {
 		// A zero Config would skip the bootstrap interval of uploads' findings.
 		cfg.Analysis.Config = analysis.DefaultConfig()
-	}
-	if cfg.Import == nil {
-		if db, ok := cfg.DB.(*store.DB); ok {
-			cfg.Import = func(ctx context.Context, kind ingest.Kind, name string, r io.Reader, size int64, opt ingest.Options) (store.ImportSummary, error) {
-				return ingest.Import(ctx, db, kind, name, r, size, opt)
-			}
-		}
 	}
 	s := &Server{cfg: cfg, db: cfg.DB, log: cfg.Logger, cache: newCache(),
 		imports: newLimiter(cfg.ImportBurst, cfg.ImportEvery), writes: newLimiter(30, 2*time.Second),

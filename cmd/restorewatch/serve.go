@@ -72,6 +72,7 @@ func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 	wc := web.Config{DB: db, Logger: m.Logger, Addr: c.Addr, Token: token, Reference: ref,
 		Namer: ref.Namer(), Version: Version, Analysis: opt, AllowedHosts: c.AllowedHost, TLS: tlsCfg,
 		ProtectReads: beyond && !c.PublicRead, MaxConns: c.MaxConns}
+	wc.Importer = uploads{db: db, opt: opt}  // the import page's uploads
 	wc.Push = newPushSink(db, opt, m.Logger) // collectors of other zones (collect --push)
 	if beyond && tlsCfg == nil {
 		fmt.Fprintf(m.Stderr, "restorewatch: warning: serving plain HTTP beyond loopback: the token crosses the network in clear; give --tls-cert and --tls-key (or put a TLS proxy in front)\n")

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/restorewatch/restorewatch/store"
 )
 
 // Config is the collector's TOML configuration (SPEC §6.2).
@@ -98,7 +100,7 @@ type CMS struct {
 
 // Defaults.
 const (
-	DefaultInterval         = 15 * time.Minute
+	DefaultInterval         = store.DefaultCollectorInterval
 	DefaultTimeout          = 30 * time.Second
 	DefaultConcurrency      = 16
 	DefaultInflightInterval = 10 * time.Second

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/restorewatch/restorewatch/store"
 )
 
 // Encryption settings (the instance's encrypt key, go-mssqldb's encrypt).
@@ -22,7 +24,7 @@ const (
 
 // InsecureNote starts the run-record note of an instance whose login can
 // cross the network readable, so pages can pick it out.
-const InsecureNote = "insecure login: "
+const InsecureNote = store.NoteInsecureLogin
 
 // normalEncrypt maps go-mssqldb's synonyms to the four settings; "" is the
 // default.
