@@ -133,9 +133,8 @@ func parse(ctx context.Context, sink store.Sink, in Input) (Stored, error) {
 		out.Untimed, out.Failed, out.Backups, out.Ignored = st.Untimed, st.Failed, st.Backups, st.Ignored
 		out.UntimedAdvice = st.UntimedAdvice
 	case Backups:
-		var st backups.Stats
-		st, perr = backups.Store(ctx, in.R, backups.Options{File: in.Name, Instance: inst, DateFormat: in.DateFormat}, sink)
-		out.InstanceSource, out.Backups = "file", st.Sets
+		_, perr = backups.Store(ctx, in.R, backups.Options{File: in.Name, Instance: inst, DateFormat: in.DateFormat}, sink)
+		out.InstanceSource = "file"
 	default:
 		perr = store.Errorf(store.EINVALID, "unknown import kind %q", in.Kind)
 	}

@@ -395,8 +395,18 @@ func (db *DB) FileFolders(ctx context.Context, instance string) (data, log strin
 }
 
 // BackupSets stores backup sets in the import's warehouse (PutBackupSets:
-// they are not batched with the import's restore records) and returns how
-// many were new.
+// they are not batched with the import's restore records) and counts them
+// in the import's summary: read, added, and the rest as duplicates.
 func (im *Import) BackupSets(ctx context.Context, sets []BackupSet) (int64, error) {
-	return im.db.PutBackupSets(ctx, sets)
+	if err := im.wait(); err != nil {
+		return 0, err
+	}
+	added, err := im.db.PutBackupSets(ctx, sets)
+	if err != nil {
+		return 0, err
+	}
+	im.summary.Read += int64(len(sets))
+	im.summary.Added += added
+	im.summary.Duplicates += int64(len(sets)) - added
+	return added, nil
 }

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"path/filepath"
+)
+
+// import backups, then plan in the three formats; an instant in a broken
+// chain and a database without history are clear errors.
+func TestImportBackupsThenPlan(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "w.db")
+	out, stderr, code := runMain(t, "import", "backups", "--db", db, "../../ingest/backups/testdata/export_sqlcmd.csv")
+	if code != 0 || !strings.Contains(out, "added 4") {
+		t.Fatalf("import exit %d: %s %s", code, stderr, out)
+	}
+	// Again: nothing new.
+	if out, _, code = runMain(t, "import", "backups", "--db", db, "../../ingest/backups/testdata/export_sqlcmd.csv"); code != 0 ||
+		!strings.Contains(out, "added 0, duplicates 4") {
+		t.Fatalf("re-import: %s", out)
+	}
+	// Detection tells a backup export from a restore history without the kind.
+	if out, stderr, code = runMain(t, "import", "--db", db, "../../ingest/backups/testdata/dbatools_raw_en-US.csv"); code != 0 {
+		t.Fatalf("auto-detected import exit %d: %s %s", code, stderr, out)
+	}
+	out, stderr, code = runMain(t, "plan", "--db", db, "--instance", `SQL01\PROD`, "--database", "Sales, EU", "--format", "sql",
+		"--data-path", `E:\Data`, "--log-path", `F:\Log`)
+	if code != 0 {
+		t.Fatalf("plan exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"RESTORE DATABASE [Sales, EU] FROM DISK = N'\\\\backup01\\sql\\Sales_EU_FULL_1.bak', DISK = N'\\\\backup01\\sql\\Sales_EU_FULL_2.bak'",
+		"MOVE N'Sales' TO N'E:\\Data\\Sales, EU.mdf'", "MOVE N'Sales_log' TO N'F:\\Log\\Sales, EU_log.ldf'",
+		"RESTORE LOG [Sales, EU] FROM URL = N'https://acct.blob.core.windows.net/sql/Sales_EU_LOG_2215.trn'",
+		"RESTORE DATABASE [Sales, EU] WITH RECOVERY;"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("script lacks %s:\n%s", want, out)
+		}
+	}
+	out, _, code = runMain(t, "plan", "--db", db, "--instance", `SQL01\PROD`, "--database", "Sales, EU", "--format", "json")
+	var p struct {
+		Steps []struct {
+			Kind string `json:"kind"`
+		} `json:"steps"`
+		Script string `json:"script"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &p) != nil || len(p.Steps) != 4 || p.Steps[1].Kind != "diff" || p.Script == "" {
+		t.Errorf("json: %d %.300s", code, out)
+	}
+	out, _, code = runMain(t, "plan", "--db", db, "--instance", "SQL02", "--database", "Sales")
+	if code != 0 || !strings.Contains(out, "Restore plan for Sales") || !strings.Contains(out, "Total:") {
+		t.Errorf("text (dbatools history): %d %s", code, out)
+	}
+	_, stderr, code = runMain(t, "plan", "--db", db, "--instance", "SQL02", "--database", "Nope")
+	if code == 0 || !strings.Contains(stderr, "no backup history") {
+		t.Errorf("unknown database: %d %s", code, stderr)
+	}
+	_, stderr, code = runMain(t, "plan", "--db", db, "--instance", "SQL02", "--database", "Sales", "--at", "someday")
+	if code != 2 || !strings.Contains(stderr, "--at") {
+		t.Errorf("bad --at: %d %s", code, stderr)
+	}
+	out, _, code = runMain(t, "import", "backups", "--db", db, "../../ingest/backups/testdata/dbatools_default.csv")
+	if code == 0 || !strings.Contains(out, "-IncludeCopyOnly -Raw | Export-Csv") {
+		t.Errorf("default dbatools export: %d %s", code, out)
+	}
+}
