@@ -16,13 +16,14 @@ import (
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/ingest/csv"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/human"
 )
 
 // ImportCmd imports offline files (SPEC §3.2): any number of files, folders
 // and globs in one run, each file's kind given or detected, derived and
 // analysed once at the end.
 type ImportCmd struct {
-	First           string    `arg:"" name:"kind-or-path" help:"An optional kind (errorlog, history or messages; detected per file when left out), or the first path."`
+	First           string    `arg:"" name:"kind-or-path" help:"An optional kind (errorlog, history, messages or backups; detected per file when left out), or the first path."`
 	Paths           []string  `arg:"" optional:"" name:"path" help:"Files, folders (read recursively) and globs."`
 	Instance        string    `help:"Instance name for files that do not say it (an error log's own name wins; fills a history CSV's empty instance cells; names captured messages)."`
 	InstanceFromDir bool      `name:"instance-from-dir" help:"Name the instance of a file that does not say it after its folder (one folder per server)."`
@@ -114,8 +115,9 @@ func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
 	}
 	tot := run.Sum()
 	c.printResults(m, run.Files, tot)
-	fmt.Fprintf(m.Stdout, "derived and analysed %d instances: %d regressions, %d improvements (files %.1f s, derivation and analysis %.1f s)\n",
-		len(derived.Instances), derived.Analysis.Regressions, derived.Analysis.Improvements, stored.Seconds(), (time.Since(start) - stored).Seconds())
+	fmt.Fprintf(m.Stdout, "derived and analysed %d instances: %d regressions, %d improvements (files %s, derivation and analysis %s)\n",
+		len(derived.Instances), derived.Analysis.Regressions, derived.Analysis.Improvements,
+		human.Duration(stored.Seconds()), human.Duration((time.Since(start) - stored).Seconds()))
 	for _, u := range derived.Untimed {
 		fmt.Fprintf(m.Stdout, "%d %s records on %d instances are kept without a time, listed nowhere until dated: %s\n",
 			u.Records, u.Source, u.Instances, u.Remedy())
@@ -212,7 +214,7 @@ func (c *ImportCmd) printResults(m *Main, rs []ingest.FileResult, t ingest.Total
 		fmt.Fprintf(m.Stdout, "  … and %d more rejected lines\n", t.Rejects-shown)
 	}
 	var kinds []string
-	for _, k := range []ingest.FileKind{ingest.ErrorLog, ingest.History, ingest.Messages} {
+	for _, k := range []ingest.FileKind{ingest.ErrorLog, ingest.History, ingest.Messages, ingest.Backups} {
 		if n := t.Kinds[k]; n > 0 {
 			kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
 		}

@@ -112,7 +112,7 @@ func TestImportUsage(t *testing.T) {
 	if _, stderr, code := runMain(t, "import", "--db", db, "history"); code != 2 || !strings.Contains(stderr, "give the files") {
 		t.Errorf("a kind without files: exit %d, %q", code, stderr)
 	}
-	if _, stderr, code := runMain(t, "import", "--db", db, "backupz", "x.csv"); code != 2 || !strings.Contains(stderr, "want errorlog, history or messages") {
+	if _, stderr, code := runMain(t, "import", "--db", db, "backupz", "x.csv"); code != 2 || !strings.Contains(stderr, "want errorlog, history, messages or backups") {
 		t.Errorf("an unknown kind: exit %d, %q", code, stderr)
 	}
 	out, _, code := runMain(t, "import", "--db", db, "../../ingest/messages/testdata/ssms_completion.txt")
