@@ -150,7 +150,8 @@ func (s *Server) cohortSection(id, title, lede string, rows []cohortRow, perBuil
 }
 
 // buildIssues lists the catalogued issues whose affected ranges hold the
-// build, whatever the conditions (the table shows them).
+// build, whatever the conditions (the table shows them), but never one the
+// build already fixes.
 func (s *Server) buildIssues(build string) []view.IssueRef {
 	all := map[string]bool{}
 	for _, ki := range s.issues {
@@ -160,10 +161,10 @@ func (s *Server) buildIssues(build string) []view.IssueRef {
 	}
 	var out []view.IssueRef
 	for _, ki := range analysis.MatchKnownIssues(s.issues, build, all) {
-		if len(ki.Affected) == 0 {
+		if len(ki.Affected) == 0 || containsFix(ki, build) {
 			continue
 		}
-		out = append(out, view.IssueRef{ID: ki.ID, Title: ki.Title, Conditions: "if " + strings.Join(ki.Conditions, " + ")})
+		out = append(out, view.IssueRef{ID: ki.ID, Title: ki.Title, Conditions: "if " + strings.ToLower(conditionWords(ki.Conditions))})
 	}
 	return out
 }

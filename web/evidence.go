@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/web/chart"
@@ -75,8 +74,9 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 	}
 	for _, id := range r.KnownIssues {
 		ki := s.issue(id)
-		ev.Issues = append(ev.Issues, view.IssueRow{ID: ki.ID, Title: ki.Title, Description: ki.Description,
-			Conditions: strings.Join(ki.Conditions, ", "), FixBuilds: s.fixBuilds(ki), Source: ki.Source})
+		row := s.issueRow(ki)
+		row.Explains = s.explains(ki, r.ChangedFactors)
+		ev.Issues = append(ev.Issues, row)
 	}
 	ev.Method = regressionMethod(r)
 	return ev, nil

@@ -248,32 +248,6 @@ func (s *Server) exposureRows(exp []store.Exposure, limit int) []view.ExposureRo
 	return rows
 }
 
-// issue finds a catalogued issue by id; an id the catalogue lacks (a newer
-// warehouse, an older catalogue) still shows, untitled.
-func (s *Server) issue(id string) analysis.KnownIssue {
-	for _, ki := range s.issues {
-		if ki.ID == id {
-			return ki
-		}
-	}
-	return analysis.KnownIssue{ID: id, Title: "(not in this catalogue)"}
-}
-
-// fixBuilds names an issue's fix builds: "13.0.4502.0 (2016 SP1 CU9), …".
-func (s *Server) fixBuilds(ki analysis.KnownIssue) string {
-	var out []string
-	for _, b := range ki.FixBuilds {
-		if n := s.cfg.Namer(b); n != "" {
-			b += " (" + n + ")"
-		}
-		out = append(out, b)
-	}
-	if len(out) == 0 {
-		return "no fix build known"
-	}
-	return strings.Join(out, ", ")
-}
-
 // collectorStatus reports on live collection from each instance's latest
 // collector run.
 func (s *Server) collectorStatus(ctx context.Context) (view.CollectorStatus, error) {

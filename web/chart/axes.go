@@ -2,6 +2,7 @@ package chart
 
 import (
 	"math"
+	"reflect"
 	"strings"
 	"time"
 )
@@ -71,7 +72,11 @@ func makeValueAxis(vals []float64, log, fromZero bool, n int, format func(float6
 		if fromZero {
 			lo, hi = math.Min(lo, 0), math.Max(hi, 0)
 		}
-		ticks = NiceTicks(lo, hi, n)
+		if isDurationFormat(format) {
+			ticks = durationTicks(lo, hi, n)
+		} else {
+			ticks = NiceTicks(lo, hi, n)
+		}
 	}
 	if ticks == nil { // range beyond nice ticking: label the data extent
 		ticks = []float64{lo, hi}
@@ -92,6 +97,12 @@ func makeValueAxis(vals []float64, log, fromZero bool, n int, format func(float6
 		}
 	}
 	return ax
+}
+
+// isDurationFormat reports whether an axis is labelled with FormatDuration:
+// such an axis is ticked on the steps time is counted in, not 1-2-5.
+func isDurationFormat(f func(float64) string) bool {
+	return f != nil && reflect.ValueOf(f).Pointer() == reflect.ValueOf(FormatDuration).Pointer()
 }
 
 // maxLabelWidth is the widest estimated label of an axis.

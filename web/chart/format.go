@@ -1,42 +1,18 @@
 package chart
 
 import (
-	"fmt"
+	"github.com/restorewatch/restorewatch/store/human"
+
 	"math"
 	"strconv"
 	"strings"
 )
 
-// FormatDuration formats a duration in seconds the way DBAs read restore
-// times: "0.4 s" and "45 s" below a minute, "12:05" (m:ss) below an hour,
-// "3:04:05" (h:mm:ss) below a day and "1 d 02:03:04" from 24 hours on, so
-// hours never wrap around midnight. Sub-10-second values keep one decimal
-// because rounding 0.4 s to "0 s" would hide a real (if fast) restore.
-// Negative, NaN and infinite values return "unknown", since a negative
-// duration can only mean bad data.
-func FormatDuration(seconds float64) string {
-	if !finite(seconds) || seconds < 0 {
-		return "unknown"
-	}
-	if seconds < 9.95 {
-		return trimZero(strconv.FormatFloat(seconds, 'f', 1, 64)) + " s"
-	}
-	if seconds >= 1<<53 { // beyond exact integers; only absurd data gets here
-		return strconv.FormatFloat(seconds/86400, 'g', 3, 64) + " d"
-	}
-	r := int64(math.Round(seconds))
-	d, h, m, s := r/86400, r/3600%24, r/60%60, r%60
-	switch {
-	case r < 60:
-		return strconv.FormatInt(s, 10) + " s"
-	case r < 3600:
-		return fmt.Sprintf("%d:%02d", m, s)
-	case r < 86400:
-		return fmt.Sprintf("%d:%02d:%02d", h, m, s)
-	default:
-		return fmt.Sprintf("%d d %02d:%02d:%02d", d, h, m, s)
-	}
-}
+// FormatDuration formats a duration in seconds in the one format the
+// product uses everywhere, CLI included (store/human): "2.6 s", "16 min",
+// "9 h 46 min", "3 d 4 h", never a clock reading like "16:00" that could be
+// minutes or hours. Negative, NaN and infinite values return "unknown".
+func FormatDuration(seconds float64) string { return human.Duration(seconds) }
 
 // FormatMiBps formats a throughput in MiB/s with precision that suits its
 // magnitude: "0.35 MiB/s", "4.2 MiB/s", "215 MiB/s", "1,234 MiB/s". It stays

@@ -1,6 +1,8 @@
 package chart
 
 import (
+	"github.com/restorewatch/restorewatch/store/human"
+
 	"math"
 	"time"
 )
@@ -334,13 +336,10 @@ func stepTime(t time.Time, st timeStep) time.Time {
 	}
 }
 
-// durationSteps are tick steps in seconds that read well as durations.
-var durationSteps = []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800,
-	3600, 7200, 10800, 21600, 43200, 86400, 2 * 86400, 7 * 86400, 14 * 86400}
-
-// durationTicks is NiceTicks for an axis of seconds: steps are whole
-// minutes and hours once the range is long enough that 1-2-5 seconds would
-// give labels like 3:20 and 6:40.
+// durationTicks is NiceTicks for an axis of seconds: the ticks fall on the
+// steps a reader counts time in (1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15,
+// 30 min, 1, 2, 3, 6, 12 h, days; store/human.TickStep), so an axis never
+// reads "33 min 20 s, 1 h 6 min 40 s".
 func durationTicks(min, max float64, n int) []float64 {
 	if !finite(min) || !finite(max) {
 		return nil
@@ -351,18 +350,16 @@ func durationTicks(min, max float64, n int) []float64 {
 	if n < 2 {
 		n = 2
 	}
-	raw := (max - min) / float64(n-1)
-	if raw <= 1 || raw > durationSteps[len(durationSteps)-1] {
+	if max-min <= float64(n-1) {
 		return NiceTicks(min, max, n)
 	}
-	step := durationSteps[len(durationSteps)-1]
-	for _, s := range durationSteps {
-		if s >= raw {
-			step = s
-			break
-		}
-	}
+	step := human.TickStep(max-min, n)
 	lo, hi := math.Floor(min/step), math.Ceil(max/step)
+	for hi-lo+1 > float64(n) && step < math.MaxFloat64/4 {
+		// Floor and ceil can add a tick at each end: widen the step.
+		step = human.TickStep((hi-lo)*step*1.0001, n)
+		lo, hi = math.Floor(min/step), math.Ceil(max/step)
+	}
 	if hi-lo > maxTicks {
 		return NiceTicks(min, max, n)
 	}

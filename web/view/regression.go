@@ -1,6 +1,10 @@
 package view
 
-import "github.com/restorewatch/restorewatch/web/chart"
+import (
+	"strings"
+
+	"github.com/restorewatch/restorewatch/web/chart"
+)
 
 // Regressions is the regressions list with its status tabs.
 type Regressions struct {
@@ -54,9 +58,35 @@ type Evidence struct {
 // FactorRow is one factor whose value differs across the change.
 type FactorRow struct{ Factor, Before, After, Score string }
 
-// IssueRow is a catalogued known issue that matches.
+// IssueRow is a catalogued known issue that matches: the issue, its
+// conditions in words and the builds that fix it. Explains names the
+// changed factor that made it apply; empty, it was present before and
+// after the change and does not explain it.
 type IssueRow struct {
-	ID, Title, Description, Conditions, FixBuilds, Source string
+	ID, Title, Description, Conditions, FixBuilds string
+	Fixes                                         []FixBuild
+	Explains                                      string
+}
+
+// FixBuild is a build that contains a fix, with its release and KB
+// article (URL empty when the build list names none).
+type FixBuild struct {
+	Build, Release, KB, URL string
+}
+
+// String is "14.0.3026.27 (2017 CU7, KB4229789)".
+func (f FixBuild) String() string {
+	var in []string
+	if f.Release != "" {
+		in = append(in, f.Release)
+	}
+	if f.KB != "" {
+		in = append(in, f.KB)
+	}
+	if len(in) == 0 {
+		return f.Build
+	}
+	return f.Build + " (" + strings.Join(in, ", ") + ")"
 }
 
 // MethodItem is one line of "how this was measured".
