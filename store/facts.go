@@ -5,46 +5,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+
+	"github.com/restorewatch/restorewatch/store/derive"
 )
-
-// facts are an instance's raw records, loaded for derivation.
-type facts struct {
-	defaultOffset *int
-	history       []histFact
-	logs          []logFact
-	hosts         []hostFact
-}
-
-type histFact struct {
-	id, hid int64
-	restore int64
-	historyFacts
-}
-
-type logFact struct {
-	id                         int64
-	source                     Source
-	db                         string
-	kind                       Kind
-	msgID                      int
-	completed, offset          sql.NullInt64
-	firstLSN, lastLSN, devType string
-	deviceCount                sql.NullInt64
-	devices                    []string
-	has3014                    bool
-	pages                      sql.NullInt64
-	seconds, mbps, upper       sql.NullFloat64
-	buffer                     *BufferConfig
-}
-
-type hostFact struct {
-	observed            int64
-	offset              sql.NullInt64
-	version             string
-	ifi                 sql.NullBool
-	cores, memory       sql.NullInt64
-	traceFlags, modules string
-}
 
 // querier is what loadFacts reads through: a read-only transaction on the
 // read pool, or the writer's.
@@ -53,15 +16,16 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-func loadFacts(ctx context.Context, tx querier, id int64) (*facts, error) {
-	f := &facts{}
+// loadFacts reads an instance's raw records for derivation.
+func loadFacts(ctx context.Context, tx querier, id int64) (*derive.Facts, error) {
+	f := &derive.Facts{}
 	var def sql.NullInt64
 	if err := tx.QueryRowContext(ctx, `SELECT default_utc_offset FROM instance WHERE id = ?`, id).Scan(&def); err != nil {
 		return nil, err
 	}
 	if def.Valid {
 		v := int(def.Int64)
-		f.defaultOffset = &v
+		f.DefaultOffset = &v
 	}
 	// Counted first (on the UNIQUE key's index) so that the slice is made
 	// once: appending thousands of history facts copied each several times.
@@ -69,24 +33,24 @@ func loadFacts(ctx context.Context, tx querier, id int64) (*facts, error) {
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM history_row WHERE instance_id = ?`, id).Scan(&n); err != nil {
 		return nil, err
 	}
-	f.history = make([]histFact, 0, n)
+	f.History = make([]derive.History, 0, n)
 	rows, err := tx.QueryContext(ctx, `SELECT id, restore_history_id, restore_local, facts
 		FROM history_row WHERE instance_id = ? ORDER BY restore_local, id`, id)
 	if err != nil {
 		return nil, err
 	}
 	for rows.Next() {
-		var h histFact
+		var h derive.History
 		var raw string
-		if err := rows.Scan(&h.id, &h.hid, &h.restore, &raw); err != nil {
+		if err := rows.Scan(&h.ID, &h.HID, &h.RestoreLocal, &raw); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		if err := h.decode(raw); err != nil {
+		if err := decodeHistoryFacts(&h.HistoryFacts, raw); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("history row %d: %w", h.id, err)
+			return nil, fmt.Errorf("history row %d: %w", h.ID, err)
 		}
-		f.history = append(f.history, h)
+		f.History = append(f.History, h)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -100,21 +64,21 @@ func loadFacts(ctx context.Context, tx querier, id int64) (*facts, error) {
 		return nil, err
 	}
 	for rows.Next() {
-		var l logFact
+		var l derive.Log
 		var devices, buffer string
-		if err := rows.Scan(&l.id, &l.source, &l.db, &l.kind, &l.msgID, &l.completed, &l.offset, &l.firstLSN,
-			&l.lastLSN, &l.devType, &l.deviceCount, &devices, &l.has3014, &l.pages, &l.seconds, &l.mbps, &l.upper, &buffer); err != nil {
+		if err := rows.Scan(&l.ID, &l.Source, &l.DB, &l.Kind, &l.MessageID, &l.Completed, &l.Offset, &l.FirstLSN,
+			&l.LastLSN, &l.DeviceType, &l.DeviceCount, &devices, &l.Has3014, &l.Pages, &l.Seconds, &l.MBps, &l.UpperBound, &buffer); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		_ = json.Unmarshal([]byte(devices), &l.devices)
+		_ = json.Unmarshal([]byte(devices), &l.Devices)
 		if buffer != "" {
-			l.buffer = &BufferConfig{}
-			if json.Unmarshal([]byte(buffer), l.buffer) != nil {
-				l.buffer = nil
+			l.Buffer = &BufferConfig{}
+			if json.Unmarshal([]byte(buffer), l.Buffer) != nil {
+				l.Buffer = nil
 			}
 		}
-		f.logs = append(f.logs, l)
+		f.Logs = append(f.Logs, l)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -126,12 +90,12 @@ func loadFacts(ctx context.Context, tx querier, id int64) (*facts, error) {
 		return nil, err
 	}
 	for rows.Next() {
-		var h hostFact
-		if err := rows.Scan(&h.observed, &h.offset, &h.version, &h.ifi, &h.cores, &h.memory, &h.traceFlags, &h.modules); err != nil {
+		var h derive.Host
+		if err := rows.Scan(&h.Observed, &h.Offset, &h.Version, &h.IFI, &h.Cores, &h.Memory, &h.TraceFlags, &h.Modules); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		f.hosts = append(f.hosts, h)
+		f.Hosts = append(f.Hosts, h)
 	}
 	rows.Close()
 	return f, rows.Err()

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/restorewatch/restorewatch/store/derive"
 )
 
 // A history row's facts column is a JSON array of what the source stated,
@@ -168,51 +170,40 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// historyFacts are a history row's facts, decoded.
-type historyFacts struct {
-	db, user, rtype, uuid, family, srcServer, srcMachine, srcDB, backupType string
-	firstLSN, lastLSN, keyAlg, source                                       string
-	replace, recovery, copyOnly, checksums                                  sql.NullBool
-	stopAt, deviceCount, backupStart, backupFinish                          sql.NullInt64
-	backupSize, compressed, major, minor, build                             sql.NullInt64
-	mediaFamilies, deviceType                                               sql.NullInt64
-	devices, destinations                                                   []string
-}
-
-// decode reads a facts array into f.
-func (f *historyFacts) decode(s string) error {
+// decodeHistoryFacts reads a facts array into f.
+func decodeHistoryFacts(f *derive.HistoryFacts, s string) error {
 	p := factScanner{s: s}
 	p.begin()
-	f.db = p.str()
-	f.user = p.str()
-	f.rtype = p.str()
-	f.replace = p.boolean()
-	f.recovery = p.boolean()
-	f.stopAt = p.int()
-	f.deviceCount = p.int()
-	f.uuid = p.str()
-	f.family = p.str()
-	f.srcServer = p.str()
-	f.srcMachine = p.str()
-	f.srcDB = p.str()
-	f.backupType = p.str()
-	f.backupStart = p.int()
-	f.backupFinish = p.int()
-	f.firstLSN = p.str()
-	f.lastLSN = p.str()
-	f.backupSize = p.int()
-	f.compressed = p.int()
-	f.major = p.int()
-	f.minor = p.int()
-	f.build = p.int()
-	f.copyOnly = p.boolean()
-	f.checksums = p.boolean()
-	f.keyAlg = p.str()
-	f.mediaFamilies = p.int()
-	f.deviceType = p.int()
-	f.devices = p.strs()
-	f.destinations = p.strs()
-	f.source = p.str()
+	f.DB = p.str()
+	f.User = p.str()
+	f.RestoreType = p.str()
+	f.Replace = p.boolean()
+	f.Recovery = p.boolean()
+	f.StopAt = p.int()
+	f.DeviceCount = p.int()
+	f.UUID = p.str()
+	f.Family = p.str()
+	f.SourceServer = p.str()
+	f.SourceMachine = p.str()
+	f.SourceDB = p.str()
+	f.BackupType = p.str()
+	f.BackupStart = p.int()
+	f.BackupFinish = p.int()
+	f.FirstLSN = p.str()
+	f.LastLSN = p.str()
+	f.BackupSize = p.int()
+	f.Compressed = p.int()
+	f.Major = p.int()
+	f.Minor = p.int()
+	f.Build = p.int()
+	f.CopyOnly = p.boolean()
+	f.Checksums = p.boolean()
+	f.KeyAlgorithm = p.str()
+	f.MediaFamilies = p.int()
+	f.DeviceType = p.int()
+	f.Devices = p.strs()
+	f.Destinations = p.strs()
+	f.Source = Source(p.str())
 	return p.err
 }
 

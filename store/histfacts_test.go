@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/restorewatch/restorewatch/store/derive"
 )
 
 func hostileHistory() HistoryRow {
@@ -34,8 +36,8 @@ func hostileHistory() HistoryRow {
 func TestHistoryFactsRoundTrip(t *testing.T) {
 	h := hostileHistory()
 	raw := string(appendHistoryFacts(nil, &h))
-	var f historyFacts
-	if err := f.decode(raw); err != nil {
+	var f derive.HistoryFacts
+	if err := decodeHistoryFacts(&f, raw); err != nil {
 		t.Fatalf("decode %s: %v", raw, err)
 	}
 	ms := h.RestoreDate.UnixMilli()
@@ -43,17 +45,17 @@ func TestHistoryFactsRoundTrip(t *testing.T) {
 		name      string
 		got, want any
 	}{
-		{"db", f.db, h.Database}, {"user", f.user, h.UserName}, {"rtype", f.rtype, "D"}, {"backupType", f.backupType, "L"},
-		{"replace", f.replace.Valid && f.replace.Bool, true}, {"recovery", f.recovery.Valid && !f.recovery.Bool, true},
-		{"stopAt", f.stopAt.Int64, ms}, {"deviceCount", f.deviceCount.Int64, int64(2)}, {"uuid", f.uuid, h.BackupSetUUID},
-		{"family", f.family, ""}, {"srcServer", f.srcServer, h.SourceServer}, {"srcMachine", f.srcMachine, "M"},
-		{"srcDB", f.srcDB, "Payroll"}, {"start", f.backupStart.Int64, ms}, {"finish", f.backupFinish.Int64, ms},
-		{"firstLSN", f.firstLSN, h.FirstLSN}, {"lastLSN", f.lastLSN, h.LastLSN}, {"size", f.backupSize.Int64, int64(-1)},
-		{"compressed", f.compressed, f.compressed}, {"compressedValid", f.compressed.Valid, true},
-		{"build", [3]int64{f.major.Int64, f.minor.Int64, f.build.Int64}, [3]int64{16, 0, 4135}},
-		{"copyOnly", f.copyOnly.Valid && !f.copyOnly.Bool, true}, {"checksums", f.checksums.Bool, true},
-		{"keyAlg", f.keyAlg, "aes_256"}, {"families", f.mediaFamilies.Int64, int64(3)}, {"deviceType", f.deviceType.Int64, int64(7)},
-		{"devices", f.devices, h.Devices}, {"destinations", f.destinations, h.DestinationFiles}, {"source", f.source, "history"},
+		{"db", f.DB, h.Database}, {"user", f.User, h.UserName}, {"rtype", f.RestoreType, "D"}, {"backupType", f.BackupType, "L"},
+		{"replace", f.Replace.Valid && f.Replace.Bool, true}, {"recovery", f.Recovery.Valid && !f.Recovery.Bool, true},
+		{"stopAt", f.StopAt.Int64, ms}, {"deviceCount", f.DeviceCount.Int64, int64(2)}, {"uuid", f.UUID, h.BackupSetUUID},
+		{"family", f.Family, ""}, {"srcServer", f.SourceServer, h.SourceServer}, {"srcMachine", f.SourceMachine, "M"},
+		{"srcDB", f.SourceDB, "Payroll"}, {"start", f.BackupStart.Int64, ms}, {"finish", f.BackupFinish.Int64, ms},
+		{"firstLSN", f.FirstLSN, h.FirstLSN}, {"lastLSN", f.LastLSN, h.LastLSN}, {"size", f.BackupSize.Int64, int64(-1)},
+		{"compressed", f.Compressed, f.Compressed}, {"compressedValid", f.Compressed.Valid, true},
+		{"build", [3]int64{f.Major.Int64, f.Minor.Int64, f.Build.Int64}, [3]int64{16, 0, 4135}},
+		{"copyOnly", f.CopyOnly.Valid && !f.CopyOnly.Bool, true}, {"checksums", f.Checksums.Bool, true},
+		{"keyAlg", f.KeyAlgorithm, "aes_256"}, {"families", f.MediaFamilies.Int64, int64(3)}, {"deviceType", f.DeviceType.Int64, int64(7)},
+		{"devices", f.Devices, h.Devices}, {"destinations", f.Destinations, h.DestinationFiles}, {"source", f.Source, SourceHistory},
 	}
 	for _, c := range checks {
 		if !reflect.DeepEqual(c.got, c.want) {
@@ -71,13 +73,13 @@ func TestHistoryFactsRoundTrip(t *testing.T) {
 		t.Errorf("SQLite reads json_valid %d, [0] %q, [27][0] %q", valid, first, dev)
 	}
 
-	var short historyFacts
-	if err := short.decode(`["Old", "u" , "D"]`); err != nil || short.db != "Old" || short.rtype != "D" || short.devices != nil || short.source != "" {
+	var short derive.HistoryFacts
+	if err := decodeHistoryFacts(&short, `["Old", "u" , "D"]`); err != nil || short.DB != "Old" || short.RestoreType != "D" || short.Devices != nil || short.Source != "" {
 		t.Errorf("short array: %v %+v", err, short)
 	}
 	for _, bad := range []string{``, `{}`, `["a" "b"]`, `["a",`, `["a",x]`, `[1]`, `["a",null,null,2]`, `["a",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,"x"]`, `["unterminated`} {
-		var g historyFacts
-		if err := g.decode(bad); err == nil {
+		var g derive.HistoryFacts
+		if err := decodeHistoryFacts(&g, bad); err == nil {
 			t.Errorf("decode(%q) = nil error", bad)
 		}
 	}
@@ -90,23 +92,23 @@ func FuzzHistoryFacts(f *testing.F) {
 	f.Add("Payroll", `\\nas\b.bak`, `["x",1]`)
 	f.Add("a\"b\\c\x00\xff", "\u2028", `[`)
 	f.Fuzz(func(t *testing.T, db, dev, raw string) {
-		var g historyFacts
-		_ = g.decode(raw)
+		var g derive.HistoryFacts
+		_ = decodeHistoryFacts(&g, raw)
 		if want, _ := json.Marshal(db); string(appendJSONString(nil, db)) != string(want) {
 			t.Errorf("appendJSONString(%q) = %s, json.Marshal %s", db, appendJSONString(nil, db), want)
 		}
 		h := hostileHistory()
 		h.Database, h.Devices = db, []string{dev}
 		enc := string(appendHistoryFacts(nil, &h))
-		var got historyFacts
-		if err := got.decode(enc); err != nil {
+		var got derive.HistoryFacts
+		if err := decodeHistoryFacts(&got, enc); err != nil {
 			t.Fatalf("decode(%q): %v", enc, err)
 		}
-		if want := viaJSON(db); got.db != want {
-			t.Errorf("db %q, want %q", got.db, want)
+		if want := viaJSON(db); got.DB != want {
+			t.Errorf("db %q, want %q", got.DB, want)
 		}
-		if want := viaJSON(dev); len(got.devices) != 1 || got.devices[0] != want {
-			t.Errorf("devices %q, want %q", got.devices, want)
+		if want := viaJSON(dev); len(got.Devices) != 1 || got.Devices[0] != want {
+			t.Errorf("devices %q, want %q", got.Devices, want)
 		}
 	})
 }

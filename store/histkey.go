@@ -2,9 +2,10 @@ package store
 
 import (
 	"hash/fnv"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/restorewatch/restorewatch/store/derive"
 )
 
 // A history row is stored once per (instance, restore_history_id,
@@ -31,36 +32,10 @@ func historyKey(h *HistoryRow) int64 {
 	}
 	write(strings.ToLower(h.Database))
 	write(strings.ToUpper(strings.TrimSpace(h.RestoreType)))
-	write(backupIdentity(h.FirstLSN, h.LastLSN, h.BackupSetUUID, h.Devices))
+	write(derive.BackupIdentity(h.FirstLSN, h.LastLSN, h.BackupSetUUID, h.Devices))
 	if h.StopAt != nil && !h.StopAt.IsZero() {
 		// Seconds: culture renderings of one export drop the milliseconds.
 		write(h.StopAt.Truncate(time.Second).Format(time.DateTime))
 	}
 	return -int64(f.Sum64()>>2) - 1
-}
-
-// backupIdentity names the backup set a restore read, for telling one
-// restore from another when msdb's restore_history_id is missing: both LSNs
-// when the source has them (every history export does), else the backup set's
-// GUID, else its devices, compared as Windows compares paths.
-func backupIdentity(first, last, uuid string, devices []string) string {
-	switch {
-	case first != "" && last != "":
-		return "lsn:" + first + "/" + last
-	case uuid != "":
-		return "uuid:" + strings.ToLower(uuid)
-	}
-	return "dev:" + deviceSetKey(devices)
-}
-
-// deviceSetKey is a device list as a set: trimmed, lower-cased, sorted.
-func deviceSetKey(devices []string) string {
-	ds := make([]string, 0, len(devices))
-	for _, d := range devices {
-		if d = strings.ToLower(strings.TrimSpace(d)); d != "" {
-			ds = append(ds, d)
-		}
-	}
-	slices.Sort(ds)
-	return strings.Join(ds, "\x00")
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/restorewatch/restorewatch/store/derive"
 )
 
 // The records below are what every source (offline file or live server) hands
@@ -130,20 +132,8 @@ func (l *LogRestore) Validate() error {
 }
 
 // BufferConfig is the trace-flag 3213 "Backup/Restore buffer configuration
-// parameters" block. Sizes are in KiB; zero means the label was absent.
-type BufferConfig struct {
-	MemoryLimitMB    int64
-	BufferCount      int64
-	SetsOfBuffers    int64
-	MaxTransferKiB   int64
-	MinMaxTransfer   int64
-	TotalBufferKiB   int64
-	TabularDevices   int64
-	IOAlignment      int64 // "Filesystem i/o alignment": 512 or 4096
-	MediaBufferCount int64
-	MediaBufferKiB   int64
-	EncodeBuffers    int64
-}
+// parameters" block (derive.BufferConfig).
+type BufferConfig = derive.BufferConfig
 
 // Phase is one trace-flag 3004/3014 line of a restore, kept raw with its time.
 type Phase struct {
@@ -207,36 +197,21 @@ type Origin struct {
 	Line   int
 }
 
-// Source names the reader a record came from. The warehouse stores it
-// with each record and compares it in the duplicate check and in
-// derivation; readers name theirs with these constants (an untyped
-// constant of the same text, as some readers declare, is the same source).
-type Source string
+// Source names the reader a record came from (derive.Source): stored with
+// each record, compared in the duplicate check and in derivation.
+type Source = derive.Source
 
-// The sources of records.
+// The sources of records (see derive's constants).
 const (
-	// SourceErrorLog is an ERRORLOG file; SourceLiveErrorLog the same log
-	// read from a server (xp_readerrorlog): one log, so one duplicate
-	// check.
-	SourceErrorLog     Source = "errorlog"
-	SourceLiveErrorLog Source = "live-errorlog"
-	// SourceHistory is a restore history export (CSV); SourceLive what the
-	// collector reads from msdb and the server itself.
-	SourceHistory Source = "history"
-	SourceLive    Source = "live"
-	// SourceMessages is captured client output (SSMS, sqlcmd); SourceAgent
-	// an Agent job step's output, timed by the step.
-	SourceMessages Source = "messages"
-	SourceAgent    Source = "agent"
-	// SourceDbatools is a Restore-DbaDatabase export: restores timed by
-	// dbatools, placed by their history rows.
-	SourceDbatools Source = "dbatools"
-	// SourceBackups is a backup history export.
-	SourceBackups Source = "backups"
+	SourceErrorLog     = derive.SourceErrorLog
+	SourceLiveErrorLog = derive.SourceLiveErrorLog
+	SourceHistory      = derive.SourceHistory
+	SourceLive         = derive.SourceLive
+	SourceMessages     = derive.SourceMessages
+	SourceAgent        = derive.SourceAgent
+	SourceDbatools     = derive.SourceDbatools
+	SourceBackups      = derive.SourceBackups
 )
-
-// ErrorLog reports whether s reads an instance's error log.
-func (s Source) ErrorLog() bool { return s == SourceErrorLog || s == SourceLiveErrorLog }
 
 // String formats the origin as file:line.
 func (o Origin) String() string {
@@ -256,49 +231,22 @@ type Reject struct {
 // String formats the reject as "file:line: reason".
 func (r Reject) String() string { return fmt.Sprintf("%s:%d: %s", r.File, r.Line, r.Reason) }
 
-// Kind is the kind of restore.
-type Kind string
+// Kind is the kind of restore (derive.Kind).
+type Kind = derive.Kind
 
 // The restore kinds of SPEC §6.1; KindVerify rows are kept apart.
 const (
-	KindFull   Kind = "full"
-	KindDiff   Kind = "diff"
-	KindLog    Kind = "log"
-	KindFile   Kind = "file"
-	KindPage   Kind = "page"
-	KindVerify Kind = "verify"
-	KindRevert Kind = "revert"
+	KindFull   = derive.KindFull
+	KindDiff   = derive.KindDiff
+	KindLog    = derive.KindLog
+	KindFile   = derive.KindFile
+	KindPage   = derive.KindPage
+	KindVerify = derive.KindVerify
+	KindRevert = derive.KindRevert
 )
 
-// Valid reports whether k is a known kind.
-func (k Kind) Valid() bool {
-	switch k {
-	case KindFull, KindDiff, KindLog, KindFile, KindPage, KindVerify, KindRevert:
-		return true
-	}
-	return false
-}
-
 // KindOfRestoreType maps restorehistory.restore_type to a Kind.
-func KindOfRestoreType(t string) (Kind, bool) {
-	switch strings.ToUpper(strings.TrimSpace(t)) {
-	case "D":
-		return KindFull, true
-	case "I":
-		return KindDiff, true
-	case "L":
-		return KindLog, true
-	case "F", "G":
-		return KindFile, true
-	case "P":
-		return KindPage, true
-	case "V":
-		return KindVerify, true
-	case "R":
-		return KindRevert, true
-	}
-	return "", false
-}
+func KindOfRestoreType(t string) (Kind, bool) { return derive.KindOfRestoreType(t) }
 
 func isDigits(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/restorewatch/restorewatch/store/derive"
 )
 
 // RestoreDetail is one restore with the raw facts it was derived from, so its
@@ -68,13 +70,13 @@ func (db *DB) GetRestoreDetail(ctx context.Context, id int64) (*RestoreDetail, e
 		if h.RestoreHistoryID < 0 {
 			h.RestoreHistoryID = 0 // historyKey's synthetic id: the source gave none
 		}
-		var f historyFacts
-		if err := f.decode(raw); err != nil {
+		var f derive.HistoryFacts
+		if err := decodeHistoryFacts(&f, raw); err != nil {
 			return nil, fmt.Errorf("store: restore detail: history row %d: %w", hid.Int64, err)
 		}
-		h.UserName, h.RestoreType, h.BackupType, h.SourceMachine = f.user, f.rtype, f.backupType, f.srcMachine
-		h.FirstLSN, h.LastLSN, h.KeyAlgorithm, h.Source = f.firstLSN, f.lastLSN, f.keyAlg, f.source
-		h.RestoreDate, h.BackupStart, h.BackupFinish = time.UnixMilli(at).UTC(), nTime(f.backupStart), nTime(f.backupFinish)
+		h.UserName, h.RestoreType, h.BackupType, h.SourceMachine = f.User, f.RestoreType, f.BackupType, f.SourceMachine
+		h.FirstLSN, h.LastLSN, h.KeyAlgorithm, h.Source = f.FirstLSN, f.LastLSN, f.KeyAlgorithm, string(f.Source)
+		h.RestoreDate, h.BackupStart, h.BackupFinish = time.UnixMilli(at).UTC(), nTime(f.BackupStart), nTime(f.BackupFinish)
 		d.History = &h
 	}
 	for _, l := range []sql.NullInt64{lid, mid} {

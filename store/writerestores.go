@@ -8,10 +8,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/restorewatch/restorewatch/store/derive"
 )
 
 // restoreCols are the columns reconciliation writes, in the order of
-// derivedRestore.values.
+// restoreValues.
 var restoreCols = []string{"instance_id", "natural_key", "content_hash", "history_id", "log_id", "extra_log_id",
 	"database_name", "kind", "at_utc", "started_utc", "finished_utc", "started_local", "finished_local",
 	"restore_date_local", "offset_known", "duration_s", "duration_source", "backup_bytes", "compressed_bytes", "pages",
@@ -20,31 +22,31 @@ var restoreCols = []string{"instance_id", "natural_key", "content_hash", "histor
 	"buffer_count", "max_transfer_kib", "io_alignment", "ifi", "cpu_count", "memory_mb", "trace_flags", "modules",
 	"user_name", "sources", "destination_files", "throughput_source"}
 
-// values returns the row of d for restoreCols, with content_hash computed
-// over everything else.
-func (d *derivedRestore) values(instanceID int64) []any {
-	r := &d.r
+// restoreValues returns the row of d for restoreCols, with content_hash
+// computed over everything else.
+func restoreValues(d *derive.Derived, instanceID int64) []any {
+	r := &d.Restore
 	var hid, lid, mid any
-	if d.h != nil {
-		hid = d.h.id
+	if d.History != nil {
+		hid = d.History.ID
 	}
-	if d.l != nil {
-		lid = d.l.id
+	if d.Log != nil {
+		lid = d.Log.ID
 	}
-	if d.m != nil {
-		mid = d.m.id
+	if d.Client != nil {
+		mid = d.Client.ID
 	}
 	// A Restore-DbaDatabase row is cited in the first free log slot.
-	if d.x != nil {
+	if d.Dbatools != nil {
 		switch {
 		case lid == nil:
-			lid = d.x.id
+			lid = d.Dbatools.ID
 		case mid == nil:
-			mid = d.x.id
+			mid = d.Dbatools.ID
 		}
 	}
-	v := []any{instanceID, d.key, int64(0), hid, lid, mid, r.Database, string(r.Kind), d.utcS,
-		d.startedUTC, d.finishedUTC, d.startedLocal, d.finishedLocal, d.restoreDateLocal, r.OffsetKnown, r.DurationS,
+	v := []any{instanceID, d.Key, int64(0), hid, lid, mid, r.Database, string(r.Kind), d.AtUTC,
+		d.StartedUTC, d.FinishedUTC, d.StartedLocal, d.FinishedLocal, d.RestoreDateLocal, r.OffsetKnown, r.DurationS,
 		r.DurationSource, r.BackupBytes, r.CompressedB,
 		r.Pages, r.SizeSource, r.LogicalMiBps, r.ReadMiBps, r.EngineMBps, nullString(r.InstanceBuild),
 		nullString(r.SourceServer), nullString(r.SourceDatabase), nullString(r.SourceBuild), nullString(r.Family),
@@ -218,7 +220,7 @@ func (w *restoreWriter) flush() error {
 // write brings the instance's restore rows to out: new and changed rows are
 // upserted by natural key, unchanged ones (same content hash) left alone,
 // and rows no longer derived deleted.
-func (w *restoreWriter) write(instanceID int64, out derived) error {
+func (w *restoreWriter) write(instanceID int64, out derive.Instance) error {
 	ctx, tx := w.ctx, w.tx
 	existing := map[int64]int64{} // natural_key -> content_hash
 	rows, err := tx.QueryContext(ctx, `SELECT natural_key, content_hash FROM restore WHERE instance_id = ?`, instanceID)
@@ -237,12 +239,12 @@ func (w *restoreWriter) write(instanceID int64, out derived) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	produced := make(map[int64]bool, len(out.restores))
-	for i := range out.restores {
-		d := &out.restores[i]
-		produced[d.key] = true
-		v := d.row // made by deriveInstance
-		if h, ok := existing[d.key]; ok && h == v[2].(int64) {
+	produced := make(map[int64]bool, len(out.Restores))
+	for i := range out.Restores {
+		d := &out.Restores[i]
+		produced[d.Key] = true
+		v := d.Row // made by deriveInstance
+		if h, ok := existing[d.Key]; ok && h == v[2].(int64) {
 			continue // unchanged: no write
 		}
 		if err := w.add(v); err != nil {

@@ -1,4 +1,4 @@
-package store
+package derive
 
 import (
 	"database/sql"
@@ -17,40 +17,40 @@ type timeline struct {
 }
 
 type hostState struct {
-	offset      *int
-	version     string
-	ifi         sql.NullBool
-	cores, mem  sql.NullInt64
+	Offset      *int
+	Version     string
+	IFI         sql.NullBool
+	Cores, mem  sql.NullInt64
 	flags, mods string
 }
 
-func newTimeline(f *facts) *timeline {
-	tl := &timeline{def: f.defaultOffset}
+func newTimeline(f *Facts) *timeline {
+	tl := &timeline{def: f.DefaultOffset}
 	var cur hostState
-	for _, h := range f.hosts {
-		if h.offset.Valid {
-			v := int(h.offset.Int64)
-			cur.offset = &v
+	for _, h := range f.Hosts {
+		if h.Offset.Valid {
+			v := int(h.Offset.Int64)
+			cur.Offset = &v
 		}
-		if h.version != "" {
-			cur.version = h.version
+		if h.Version != "" {
+			cur.Version = h.Version
 		}
-		if h.ifi.Valid {
-			cur.ifi = h.ifi
+		if h.IFI.Valid {
+			cur.IFI = h.IFI
 		}
-		if h.cores.Valid {
-			cur.cores = h.cores
+		if h.Cores.Valid {
+			cur.Cores = h.Cores
 		}
-		if h.memory.Valid {
-			cur.mem = h.memory
+		if h.Memory.Valid {
+			cur.mem = h.Memory
 		}
-		if h.traceFlags != "" && h.traceFlags != "[]" {
-			cur.flags = h.traceFlags
+		if h.TraceFlags != "" && h.TraceFlags != "[]" {
+			cur.flags = h.TraceFlags
 		}
-		if h.modules != "" && h.modules != "[]" {
-			cur.mods = h.modules
+		if h.Modules != "" && h.Modules != "[]" {
+			cur.mods = h.Modules
 		}
-		tl.at = append(tl.at, h.observed)
+		tl.at = append(tl.at, h.Observed)
 		tl.states = append(tl.states, cur)
 	}
 	return tl
@@ -70,15 +70,15 @@ func (tl *timeline) state(t int64) (hostState, bool) {
 // source stated it: the latest stated offset at or before t, else the user's
 // default, else the earliest stated offset (time zones rarely change), else 0.
 func (tl *timeline) offset(t int64) (int, bool) {
-	if st, ok := tl.state(t); ok && st.offset != nil {
-		return *st.offset, true
+	if st, ok := tl.state(t); ok && st.Offset != nil {
+		return *st.Offset, true
 	}
 	if tl.def != nil {
 		return *tl.def, true
 	}
 	for _, st := range tl.states {
-		if st.offset != nil {
-			return *st.offset, true
+		if st.Offset != nil {
+			return *st.Offset, true
 		}
 	}
 	return 0, false
@@ -89,19 +89,19 @@ const mib = 1 << 20
 // build derives one restore from a history row h and/or a log restore l (with
 // client output m merged into it), and the Restore-DbaDatabase row dba paired
 // with h.
-func build(h *histFact, l, m, dba *logFact, semantics string, tl *timeline) *derivedRestore {
-	d := &derivedRestore{h: h, l: l, m: m, x: dba}
-	r := &d.r
+func build(h *History, l, m, dba *Log, semantics string, tl *timeline) *Derived {
+	d := &Derived{History: h, Log: l, Client: m, Dbatools: dba}
+	r := &d.Restore
 	var sources []string
 	if h != nil {
-		d.key = h.id
-		r.Database = h.db
-		r.Kind, _ = KindOfRestoreType(h.rtype)
+		d.Key = h.ID
+		r.Database = h.DB
+		r.Kind, _ = KindOfRestoreType(h.RestoreType)
 		sources = append(sources, string(SourceHistory))
 	} else {
-		d.key = -l.id
-		r.Database = l.db
-		r.Kind = l.kind
+		d.Key = -l.ID
+		r.Database = l.DB
+		r.Kind = l.Kind
 	}
 	// Engine seconds and completion time, from the log, else the client output.
 	var completed *int64
@@ -109,35 +109,35 @@ func build(h *histFact, l, m, dba *logFact, semantics string, tl *timeline) *der
 	var seconds float64
 	var pages int64
 	var upper float64
-	for _, x := range []*logFact{l, m} {
+	for _, x := range []*Log{l, m} {
 		if x == nil {
 			continue
 		}
-		sources = append(sources, string(x.source))
-		if completed == nil && x.completed.Valid {
-			v := x.completed.Int64
+		sources = append(sources, string(x.Source))
+		if completed == nil && x.Completed.Valid {
+			v := x.Completed.Int64
 			completed = &v
-			if x.offset.Valid {
-				o := int(x.offset.Int64)
+			if x.Offset.Valid {
+				o := int(x.Offset.Int64)
 				offset = &o
 			}
 		}
-		if seconds == 0 && x.has3014 && x.seconds.Float64 > 0 {
-			seconds = x.seconds.Float64
-			pages = x.pages.Int64
-			if x.mbps.Valid {
-				r.EngineMBps = ptr(x.mbps.Float64)
+		if seconds == 0 && x.Has3014 && x.Seconds.Float64 > 0 {
+			seconds = x.Seconds.Float64
+			pages = x.Pages.Int64
+			if x.MBps.Valid {
+				r.EngineMBps = ptr(x.MBps.Float64)
 			}
 		}
-		if x.upper.Valid && x.upper.Float64 > 0 {
-			upper = x.upper.Float64
+		if x.UpperBound.Valid && x.UpperBound.Float64 > 0 {
+			upper = x.UpperBound.Float64
 		}
 	}
 	var dbatoolsS float64
 	if dba != nil {
-		sources = append(sources, string(dba.source))
-		if dba.upper.Valid && dba.upper.Float64 > 0 {
-			dbatoolsS = dba.upper.Float64
+		sources = append(sources, string(dba.Source))
+		if dba.UpperBound.Valid && dba.UpperBound.Float64 > 0 {
+			dbatoolsS = dba.UpperBound.Float64
 		}
 	}
 	// Duration by trust (SPEC §4); zero or negative is unknown, never 1 s.
@@ -145,8 +145,8 @@ func build(h *histFact, l, m, dba *logFact, semantics string, tl *timeline) *der
 	switch {
 	case seconds > 0:
 		r.DurationS, r.DurationSource = ptr(seconds), DurationEngine
-	case completed != nil && h != nil && semantics == "start" && *completed > h.restore:
-		r.DurationS, r.DurationSource = ptr(float64(*completed-h.restore)/1000), DurationCompletion
+	case completed != nil && h != nil && semantics == "start" && *completed > h.RestoreLocal:
+		r.DurationS, r.DurationSource = ptr(float64(*completed-h.RestoreLocal)/1000), DurationCompletion
 	case dbatoolsS > 0:
 		// Measured around the one statement: tighter than a job step's.
 		r.DurationS, r.DurationSource = ptr(dbatoolsS), DurationDbatools
@@ -158,16 +158,16 @@ func build(h *histFact, l, m, dba *logFact, semantics string, tl *timeline) *der
 	case completed != nil:
 		finished = completed
 	case h != nil && semantics == "end":
-		finished = &h.restore
+		finished = &h.RestoreLocal
 	case h != nil && semantics == "start" && r.DurationS != nil:
-		f := h.restore + int64(*r.DurationS*1000)
+		f := h.RestoreLocal + int64(*r.DurationS*1000)
 		finished = &f
 	}
 	if finished != nil && r.DurationS != nil && r.DurationSource != DurationAgent && r.DurationSource != DurationDbatools {
 		s := *finished - int64(*r.DurationS*1000)
 		started = &s
 	} else if h != nil && semantics == "start" {
-		started = &h.restore
+		started = &h.RestoreLocal
 	}
 	var atLocal int64
 	switch {
@@ -176,7 +176,7 @@ func build(h *histFact, l, m, dba *logFact, semantics string, tl *timeline) *der
 	case started != nil:
 		atLocal = *started
 	case h != nil:
-		atLocal = h.restore
+		atLocal = h.RestoreLocal
 	default:
 		return nil // a client message with no time and no history row: nothing to place it at
 	}
@@ -188,22 +188,22 @@ func build(h *histFact, l, m, dba *logFact, semantics string, tl *timeline) *der
 	}
 	toUTC := func(v int64) int64 { return v - int64(off)*60_000 }
 	r.OffsetKnown = known
-	d.utcS = toUTC(atLocal)
+	d.AtUTC = toUTC(atLocal)
 	if started != nil {
-		d.startedUTC, d.startedLocal = toUTC(*started), *started
+		d.StartedUTC, d.StartedLocal = toUTC(*started), *started
 	}
 	if finished != nil {
-		d.finishedUTC, d.finishedLocal = toUTC(*finished), *finished
+		d.FinishedUTC, d.FinishedLocal = toUTC(*finished), *finished
 	}
 	if h != nil {
-		d.restoreDateLocal = h.restore
+		d.RestoreDateLocal = h.RestoreLocal
 	}
 	// Sizes: the backup set's sizes, counted once whatever the stripes.
-	if h != nil && h.backupSize.Valid {
-		r.BackupBytes = ptr(h.backupSize.Int64)
+	if h != nil && h.BackupSize.Valid {
+		r.BackupBytes = ptr(h.BackupSize.Int64)
 		r.SizeSource = "backup_size"
-		if h.compressed.Valid {
-			r.CompressedB = ptr(h.compressed.Int64)
+		if h.Compressed.Valid {
+			r.CompressedB = ptr(h.Compressed.Int64)
 		}
 	}
 	if pages > 0 {
@@ -234,63 +234,63 @@ func build(h *histFact, l, m, dba *logFact, semantics string, tl *timeline) *der
 		}
 	}
 	if h != nil {
-		r.SourceServer = h.srcServer
-		r.SourceDatabase = h.srcDB
-		if h.major.Valid && h.minor.Valid && h.build.Valid {
-			r.SourceBuild = fmt.Sprintf("%d.%d.%d", h.major.Int64, h.minor.Int64, h.build.Int64)
+		r.SourceServer = h.SourceServer
+		r.SourceDatabase = h.SourceDB
+		if h.Major.Valid && h.Minor.Valid && h.Build.Valid {
+			r.SourceBuild = fmt.Sprintf("%d.%d.%d", h.Major.Int64, h.Minor.Int64, h.Build.Int64)
 		}
 		switch {
-		case h.family != "":
-			r.Family = strings.ToLower(h.family)
-		case h.srcServer != "" && h.srcDB != "":
-			r.Family = strings.ToLower(h.srcServer + "/" + h.srcDB)
+		case h.Family != "":
+			r.Family = strings.ToLower(h.Family)
+		case h.SourceServer != "" && h.SourceDB != "":
+			r.Family = strings.ToLower(h.SourceServer + "/" + h.SourceDB)
 		}
-		if h.backupSize.Valid {
+		if h.BackupSize.Valid {
 			// A NULL compressed size is what an upgraded msdb leaves for an
 			// uncompressed backup (reference §1.4).
-			r.Compressed = ptr(h.compressed.Valid && h.compressed.Int64 > 0 && h.compressed.Int64 < h.backupSize.Int64)
+			r.Compressed = ptr(h.Compressed.Valid && h.Compressed.Int64 > 0 && h.Compressed.Int64 < h.BackupSize.Int64)
 		}
-		if h.keyAlg != "" {
-			r.Encrypted = ptr(!strings.EqualFold(h.keyAlg, "NO_Encryption"))
-		} else if h.backupSize.Valid {
+		if h.KeyAlgorithm != "" {
+			r.Encrypted = ptr(!strings.EqualFold(h.KeyAlgorithm, "NO_Encryption"))
+		} else if h.BackupSize.Valid {
 			r.Encrypted = ptr(false)
 		}
-		if h.checksums.Valid {
-			r.Checksum = ptr(h.checksums.Bool)
+		if h.Checksums.Valid {
+			r.Checksum = ptr(h.Checksums.Bool)
 		}
-		if h.copyOnly.Valid {
-			r.CopyOnly = ptr(h.copyOnly.Bool)
+		if h.CopyOnly.Valid {
+			r.CopyOnly = ptr(h.CopyOnly.Bool)
 		}
-		r.UserName = h.user
-		r.DestinationFiles = h.destinations
+		r.UserName = h.User
+		r.DestinationFiles = h.Destinations
 	}
 	// Devices: the error log names what this restore read; msdb's
 	// physical_device_name may be the backup's original destination.
 	var devType string
 	var hDevType sql.NullInt64
 	switch {
-	case l != nil && len(l.devices) > 0:
-		r.Devices, devType = l.devices, l.devType
+	case l != nil && len(l.Devices) > 0:
+		r.Devices, devType = l.Devices, l.DeviceType
 	case h != nil:
-		r.Devices = h.devices
-		hDevType = h.deviceType
+		r.Devices = h.Devices
+		hDevType = h.DeviceType
 	}
 	if h != nil && !hDevType.Valid {
-		hDevType = h.deviceType
+		hDevType = h.DeviceType
 	}
 	r.DeviceKind = DeviceKindOf(r.Devices, devType, hDevType)
 	switch {
-	case h != nil && h.mediaFamilies.Valid:
-		r.Stripes = ptr(h.mediaFamilies.Int64)
-	case l != nil && l.deviceCount.Valid:
-		r.Stripes = ptr(l.deviceCount.Int64)
-	case h != nil && h.deviceCount.Valid:
-		r.Stripes = ptr(h.deviceCount.Int64)
+	case h != nil && h.MediaFamilies.Valid:
+		r.Stripes = ptr(h.MediaFamilies.Int64)
+	case l != nil && l.DeviceCount.Valid:
+		r.Stripes = ptr(l.DeviceCount.Int64)
+	case h != nil && h.DeviceCount.Valid:
+		r.Stripes = ptr(h.DeviceCount.Int64)
 	case len(r.Devices) > 0:
 		r.Stripes = ptr(int64(len(r.Devices)))
 	}
-	if l != nil && l.buffer != nil {
-		b := l.buffer
+	if l != nil && l.Buffer != nil {
+		b := l.Buffer
 		if b.BufferCount > 0 {
 			r.BufferCount = ptr(b.BufferCount)
 		}
@@ -306,12 +306,12 @@ func build(h *histFact, l, m, dba *logFact, semantics string, tl *timeline) *der
 		ref = *started
 	}
 	if st, ok := tl.state(ref); ok {
-		r.InstanceBuild = st.version
-		if st.ifi.Valid {
-			r.IFI = ptr(st.ifi.Bool)
+		r.InstanceBuild = st.Version
+		if st.IFI.Valid {
+			r.IFI = ptr(st.IFI.Bool)
 		}
-		if st.cores.Valid {
-			r.CPUCount = ptr(st.cores.Int64)
+		if st.Cores.Valid {
+			r.CPUCount = ptr(st.Cores.Int64)
 		}
 		if st.mem.Valid {
 			r.MemoryMB = ptr(st.mem.Int64)
@@ -321,65 +321,6 @@ func build(h *histFact, l, m, dba *logFact, semantics string, tl *timeline) *der
 	}
 	r.Sources = strings.Join(dedupe(sources), "+")
 	return d
-}
-
-// DeviceKindOf classifies a backup's devices: a local path, a UNC share, a URL
-// (backup to Azure Storage or S3), a virtual device (third-party VDI tools) or
-// tape. logType is the error log's TYPE=; msdbType is device_type.
-func DeviceKindOf(devices []string, logType string, msdbType sql.NullInt64) string {
-	switch strings.ToUpper(logType) {
-	case "VIRTUAL_DEVICE":
-		return DeviceVirtual
-	case "URL":
-		return DeviceURL
-	case "TAPE":
-		return DeviceTape
-	}
-	if msdbType.Valid {
-		switch msdbType.Int64 {
-		case 7:
-			return DeviceVirtual
-		case 9:
-			return DeviceURL
-		case 5:
-			return DeviceTape
-		}
-	}
-	for _, d := range devices {
-		ld := strings.ToLower(strings.TrimSpace(d))
-		switch {
-		case strings.HasPrefix(ld, "http://"), strings.HasPrefix(ld, "https://"), strings.HasPrefix(ld, "s3://"):
-			return DeviceURL
-		case strings.HasPrefix(ld, `\\`), strings.HasPrefix(ld, "//"):
-			return DeviceUNC
-		}
-	}
-	if len(devices) == 0 {
-		return ""
-	}
-	for _, d := range devices {
-		if isGUIDLike(strings.TrimSpace(d)) {
-			return DeviceVirtual // VDI devices are named by a GUID
-		}
-	}
-	return DeviceLocal
-}
-
-func isGUIDLike(s string) bool {
-	s = strings.Trim(s, "{}")
-	if len(s) != 36 {
-		return false
-	}
-	for i, c := range s {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			if c != '-' {
-				return false
-			}
-		} else if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
-			return false
-		}
-	}
-	return true
 }
 
 // canonList turns a JSON list of values into a stable comma list ("1117,3226").

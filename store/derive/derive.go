@@ -1,0 +1,381 @@
+package derive
+
+import (
+	"database/sql"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Instance is the outcome of derivation for one instance.
+type Instance struct {
+	Restores []Derived
+	// Semantics is what the instance's restore_date means, measured on the
+	// restores both msdb and the error log saw: "start", "end" or
+	// "unknown"; SemanticsN is how many restores it was measured on.
+	Semantics  string
+	SemanticsN int
+	// Untimed counts, by source, the log records that became no restore
+	// because nothing places them in time: client output without a
+	// completion stamp or --at, a Restore-DbaDatabase row that pairs with
+	// no history row (or with several). They stay stored, to be dated by a
+	// later import.
+	Untimed map[Source]int
+}
+
+// Derived is one restore and the facts it was derived from.
+type Derived struct {
+	// Key is the restore's natural key: the history row's id, or minus the
+	// log record's when no history row describes the restore.
+	Key      int64
+	History  *History
+	Log      *Log // the error-log (or only) log record
+	Client   *Log // client output merged into Log
+	Dbatools *Log // the Restore-DbaDatabase row paired with History
+	Restore  Restore
+	AtUTC    int64 // Restore.At, Unix ms
+	// The restore's instants, Unix ms UTC and local: an int64, or nil when
+	// unknown (the warehouse writes them as they are).
+	StartedUTC, FinishedUTC, StartedLocal, FinishedLocal, RestoreDateLocal any
+	// Row is the caller's: the warehouse keeps here the row it writes.
+	Row []any
+}
+
+// Derive derives an instance's restores from its facts. It reads nothing
+// but f, so the same facts always give the same restores, whatever the
+// order in which they were imported.
+func Derive(f *Facts) Instance {
+	var out Instance
+	// 0. History rows that describe one restore twice (an export without
+	// restore_history_id beside one with it, or two renderings of it).
+	gone := mergeHistory(f.History)
+	// 1. Client output (messages, Agent) that repeats an error-log restore:
+	// same database, pages and engine seconds. Restore-DbaDatabase rows
+	// are placed by their history row alone (step 2b).
+	var logs, clients, dbatools []*Log
+	for i := range f.Logs {
+		l := &f.Logs[i]
+		switch {
+		case l.Source.ErrorLog():
+			logs = append(logs, l)
+		case l.Source == SourceDbatools:
+			dbatools = append(dbatools, l)
+		default:
+			clients = append(clients, l)
+		}
+	}
+	merged := map[*Log]*Log{}
+	used := map[*Log]bool{}
+	for _, c := range clients {
+		if !c.Has3014 {
+			continue
+		}
+		for _, l := range logs {
+			if used[l] || !l.Has3014 || !strings.EqualFold(l.DB, c.DB) || l.Pages != c.Pages ||
+				math.Abs(l.Seconds.Float64-c.Seconds.Float64) > 0.0015 {
+				continue
+			}
+			merged[l] = c
+			used[l] = true
+			used[c] = true
+			break
+		}
+	}
+	var unmatchedLogs []*Log
+	for i := range f.Logs {
+		l := &f.Logs[i]
+		if l.Source != SourceDbatools && (!used[l] || merged[l] != nil) {
+			unmatchedLogs = append(unmatchedLogs, l)
+		}
+	}
+	// 2. History rows ↔ log restores; 2b. ↔ Restore-DbaDatabase rows.
+	pairs := matchHistory(f.History, gone, unmatchedLogs)
+	timed, unpaired := pairDbatools(f.History, gone, dbatools)
+	if len(unpaired) > 0 {
+		out.Untimed = map[Source]int{SourceDbatools: len(unpaired)}
+	}
+	// 3. restore_date semantics, measured on pairs with engine seconds.
+	var startVotes, endVotes int
+	for hi, l := range pairs {
+		h := &f.History[hi]
+		if l == nil || !l.Has3014 || !l.Completed.Valid || l.Seconds.Float64 < 10 {
+			continue
+		}
+		end := l.Completed.Int64
+		start := end - int64(l.Seconds.Float64*1000)
+		if abs64(h.RestoreLocal-start) < abs64(h.RestoreLocal-end) {
+			startVotes++
+		} else {
+			endVotes++
+		}
+	}
+	out.Semantics, out.SemanticsN = "unknown", startVotes+endVotes
+	if n := startVotes + endVotes; n >= 3 {
+		if float64(startVotes) >= 0.8*float64(n) {
+			out.Semantics = "start"
+		} else if float64(endVotes) >= 0.8*float64(n) {
+			out.Semantics = "end"
+		}
+	}
+	tl := newTimeline(f)
+	// A Derived is 632 bytes: growing the slice by appending copied
+	// each about twice (with the GC's write barriers), 1.5 s of CPU per
+	// million restores.
+	out.Restores = make([]Derived, 0, len(f.History)+len(unmatchedLogs))
+	paired := map[*Log]bool{}
+	for hi := range f.History {
+		h := &f.History[hi]
+		if h.RestoreType == "V" || gone != nil && gone[hi] {
+			continue
+		}
+		l := pairs[hi]
+		if l != nil {
+			paired[l] = true
+		}
+		d := build(h, l, merged[l], timed[hi], out.Semantics, tl)
+		if d != nil {
+			out.Restores = append(out.Restores, *d)
+		}
+	}
+	for _, l := range unmatchedLogs {
+		if paired[l] {
+			continue
+		}
+		d := build(nil, l, merged[l], nil, out.Semantics, tl)
+		if d != nil {
+			out.Restores = append(out.Restores, *d)
+			continue
+		}
+		if out.Untimed == nil {
+			out.Untimed = map[Source]int{}
+		}
+		out.Untimed[l.Source]++
+	}
+	return out
+}
+
+// mergeHistory finds the history rows that repeat another row's restore and
+// returns them marked (nil when there are none); the row kept takes the
+// facts only the repeat states. A row without restore_history_id (id <= 0,
+// see historyKey) repeats a row of the same destination database, restore
+// type and backup set (historyIdentity) whose restore_date falls in the same
+// second: culture renderings of dbatools' export keep whole seconds, the
+// published export and the invariant recipe keep milliseconds. Two rows
+// that both carry msdb's restore_history_id are two restores and never
+// merge. The row kept is one with a restore_history_id, else one with
+// milliseconds, else the first.
+func mergeHistory(hist []History) []bool {
+	type key struct {
+		db, rtype, backup string
+		sec               int64
+	}
+	keyOf := func(h *History) key {
+		return key{strings.ToLower(h.DB), h.RestoreType, BackupIdentity(h.FirstLSN, h.LastLSN, h.UUID, h.Devices), floorDiv(h.RestoreLocal, 1000)}
+	}
+	seconds := map[int64]bool{}
+	for i := range hist {
+		if hist[i].HID <= 0 {
+			seconds[floorDiv(hist[i].RestoreLocal, 1000)] = true
+		}
+	}
+	if len(seconds) == 0 {
+		return nil // every row has msdb's id: the common case costs one pass
+	}
+	var gone []bool
+	kept := map[key]int{}
+	for i := range hist {
+		h := &hist[i]
+		if !seconds[floorDiv(h.RestoreLocal, 1000)] {
+			continue
+		}
+		k := keyOf(h)
+		j, ok := kept[k]
+		if !ok {
+			kept[k] = i
+			continue
+		}
+		p := &hist[j]
+		if p.HID > 0 && h.HID > 0 {
+			continue
+		}
+		if gone == nil {
+			gone = make([]bool, len(hist))
+		}
+		if h.HID > 0 || p.HID <= 0 && h.RestoreLocal%1000 != 0 && p.RestoreLocal%1000 == 0 {
+			h.fill(&p.HistoryFacts)
+			gone[j], kept[k] = true, i
+		} else {
+			p.fill(&h.HistoryFacts)
+			gone[i] = true
+		}
+	}
+	return gone
+}
+
+// fill sets the facts h leaves out from o, which describes the same restore.
+func (h *HistoryFacts) fill(o *HistoryFacts) {
+	for _, s := range [...]struct {
+		dst *string
+		src string
+	}{{&h.User, o.User}, {&h.UUID, o.UUID},
+		{&h.Family, o.Family}, {&h.SourceServer, o.SourceServer}, {&h.SourceMachine, o.SourceMachine}, {&h.SourceDB, o.SourceDB},
+		{&h.BackupType, o.BackupType}, {&h.FirstLSN, o.FirstLSN}, {&h.LastLSN, o.LastLSN}, {&h.KeyAlgorithm, o.KeyAlgorithm}} {
+		if *s.dst == "" {
+			*s.dst = s.src
+		}
+	}
+	for _, v := range [...]struct{ dst, src *sql.NullInt64 }{{&h.StopAt, &o.StopAt}, {&h.DeviceCount, &o.DeviceCount},
+		{&h.BackupStart, &o.BackupStart}, {&h.BackupFinish, &o.BackupFinish}, {&h.BackupSize, &o.BackupSize},
+		{&h.Compressed, &o.Compressed}, {&h.Major, &o.Major}, {&h.Minor, &o.Minor}, {&h.Build, &o.Build},
+		{&h.MediaFamilies, &o.MediaFamilies}, {&h.DeviceType, &o.DeviceType}} {
+		if !v.dst.Valid {
+			*v.dst = *v.src
+		}
+	}
+	for _, v := range [...]struct{ dst, src *sql.NullBool }{{&h.Replace, &o.Replace}, {&h.Recovery, &o.Recovery},
+		{&h.CopyOnly, &o.CopyOnly}, {&h.Checksums, &o.Checksums}} {
+		if !v.dst.Valid {
+			*v.dst = *v.src
+		}
+	}
+	if len(h.Devices) == 0 {
+		h.Devices = o.Devices
+	}
+	if len(h.Destinations) == 0 {
+		h.Destinations = o.Destinations
+	}
+}
+
+// pairDbatools pairs Restore-DbaDatabase rows, which carry no time, LSN or
+// backup type, with the history rows of their restores: the same
+// destination database and the same backup files (as a set), and the same
+// kind when dbatools kept the statement (otherwise the row says full, which
+// is only a default). A row pairs only when exactly one history row not yet
+// paired fits; rows are tried again until no more pair, so the outcome does
+// not depend on their order. The rows that fit none, or several, are
+// returned unpaired.
+func pairDbatools(hist []History, gone []bool, rows []*Log) (map[int]*Log, []*Log) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	byFiles := map[string][]int{}
+	for hi := range hist {
+		h := &hist[hi]
+		if h.RestoreType == "V" || gone != nil && gone[hi] {
+			continue
+		}
+		k := strings.ToLower(h.DB) + "\x01" + DeviceSetKey(h.Devices)
+		byFiles[k] = append(byFiles[k], hi)
+	}
+	pairs := map[int]*Log{}
+	left := rows
+	for more := true; more && len(left) > 0; {
+		more = false
+		var rest []*Log
+		for _, x := range left {
+			fit, n := -1, 0
+			for _, hi := range byFiles[strings.ToLower(x.DB)+"\x01"+DeviceSetKey(x.Devices)] {
+				if pairs[hi] != nil {
+					continue
+				}
+				if k, _ := KindOfRestoreType(hist[hi].RestoreType); x.Kind != KindFull && x.Kind != k {
+					continue
+				}
+				fit, n = hi, n+1
+			}
+			if n == 1 {
+				pairs[fit], more = x, true
+			} else {
+				rest = append(rest, x)
+			}
+		}
+		left = rest
+	}
+	return pairs, left
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+// matchHistory pairs history rows with log restores: same destination
+// database and kind, and the same first and last LSN when both sides have
+// them; otherwise a completion time close to restore_date. Pairs are chosen
+// nearest in time first, one-to-one.
+func matchHistory(hist []History, gone []bool, logs []*Log) map[int]*Log {
+	type cand struct {
+		hi   int
+		l    *Log
+		diff int64
+		lsn  bool
+	}
+	byDB := map[string][]*Log{}
+	for _, l := range logs {
+		if l.Completed.Valid {
+			k := strings.ToLower(l.DB)
+			byDB[k] = append(byDB[k], l)
+		}
+	}
+	var cands []cand
+	for hi := range hist {
+		h := &hist[hi]
+		hk, ok := KindOfRestoreType(h.RestoreType)
+		if !ok || hk == KindVerify || gone != nil && gone[hi] {
+			continue
+		}
+		for _, l := range byDB[strings.ToLower(h.DB)] {
+			if l.Kind != hk {
+				continue
+			}
+			diff := l.Completed.Int64 - h.RestoreLocal
+			bothLSN := h.FirstLSN != "" && h.LastLSN != "" && l.FirstLSN != "" && l.LastLSN != ""
+			if bothLSN {
+				if h.FirstLSN != l.FirstLSN || h.LastLSN != l.LastLSN {
+					continue
+				}
+				// restore_date is the start or the end of the statement; the
+				// completion line is its end. A day covers a 16 TB restore.
+				if diff < -int64(time.Hour/time.Millisecond) || diff > int64(72*time.Hour/time.Millisecond) {
+					continue
+				}
+			} else {
+				maxS := 3600.0
+				if l.Seconds.Valid {
+					maxS = l.Seconds.Float64
+				}
+				if diff < -120_000 || diff > int64(maxS*1000)+120_000 {
+					continue
+				}
+			}
+			cands = append(cands, cand{hi: hi, l: l, diff: abs64(diff), lsn: bothLSN})
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].lsn != cands[j].lsn {
+			return cands[i].lsn
+		}
+		return cands[i].diff < cands[j].diff
+	})
+	pairs := map[int]*Log{}
+	taken := map[*Log]bool{}
+	for _, c := range cands {
+		if _, ok := pairs[c.hi]; ok || taken[c.l] {
+			continue
+		}
+		pairs[c.hi] = c.l
+		taken[c.l] = true
+	}
+	return pairs
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
