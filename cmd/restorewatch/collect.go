@@ -54,6 +54,7 @@ func (c *CollectCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
+	defer client.Close()
 	db, err := m.openDB(ctx)
 	if err != nil {
 		return err

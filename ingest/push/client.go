@@ -266,12 +266,20 @@ func (c *Client) Run(ctx context.Context) {
 }
 
 // Drain sends what is spooled, retrying with back-off until the spool is
-// empty or ctx ends; it returns how many batches are left.
+// empty or ctx ends; it returns how many batches are left and, if any, the
+// last reason the server gave (or could not be reached).
 func (c *Client) Drain(ctx context.Context) (int, error) {
+	var last error
 	for failures := 1; ; failures++ {
 		err := c.SendAll(ctx)
 		if err == nil {
 			return 0, nil
+		}
+		if last == nil || ctx.Err() == nil {
+			last = err // not the deadline that cut the last attempt short
+		}
+		if failures == 1 {
+			c.log.Warn("push: central server unreachable or refusing; retrying", "error", err.Error())
 		}
 		t := time.NewTimer(c.backoff(failures))
 		select {
@@ -281,11 +289,14 @@ func (c *Client) Drain(ctx context.Context) (int, error) {
 			if perr != nil {
 				return n, perr
 			}
-			return n, err
+			return n, last
 		case <-t.C:
 		}
 	}
 }
+
+// Close closes the connections kept open to the server.
+func (c *Client) Close() { c.http.CloseIdleConnections() }
 
 // backoff is the wait after the nth failure in a row: MinBackoff doubled
 // n-1 times, at most MaxBackoff, less up to half of it at random so that

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/ingest/errorlog"
@@ -466,3 +467,74 @@ func TestUnknownCertificateRefused(t *testing.T) {
 		t.Errorf("%d pending, want 1", n)
 	}
 }
+
+// Run keeps retrying, backing off, while the server refuses (503, as a
+// proxy in front of a stopped serve answers), and delivers once it is back.
+func TestRunRetriesUntilTheServerIsBack(t *testing.T) {
+	db, path := openDB(t)
+	tok, _ := db.CreateCollectorToken(context.Background(), "zone-b")
+	srv := web.New(web.Config{DB: db, Push: sink{push.NewReceiver(db, ingest.LoaderOptions{}, nil)}})
+	var down atomic.Bool
+	down.Store(true)
+	attempts := make(chan struct{}, 100)
+	applied := make(chan struct{}, 10)
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			select {
+			case attempts <- struct{}{}:
+			default:
+			}
+			http.Error(w, `{"error":"down"}`, http.StatusServiceUnavailable)
+			return
+		}
+		srv.Handler().ServeHTTP(w, r)
+		applied <- struct{}{}
+	}))
+	defer ts.Close()
+	cl, err := push.New(push.Options{URL: ts.URL, Token: tok, Spool: t.TempDir(), CAFile: caFile(t, ts),
+		MinBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := records(t)
+	if _, err := cl.Records(context.Background(), "live", "SQLPROD01\\PROD", feed(c)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); cl.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	for range 3 {
+		select {
+		case <-attempts:
+		case <-time.After(guard):
+			t.Fatal("the client stopped retrying")
+		}
+	}
+	if n, _ := cl.Pending(); n != 1 {
+		t.Fatalf("%d pending while the server is down, want 1", n)
+	}
+	down.Store(false)
+	select {
+	case <-applied:
+	case <-time.After(guard):
+		t.Fatal("the batch was not delivered once the server was back")
+	}
+	if got := count(t, path, `SELECT COUNT(*) FROM log_restore`); got != len(c.LogRestores) {
+		t.Errorf("central holds %d log records, want %d", got, len(c.LogRestores))
+	}
+	// A new pass wakes the sender (Derive), which delivers it too.
+	if _, err := cl.Records(context.Background(), "live", "SQLPROD01\\PROD", feed(c)); err != nil {
+		t.Fatal(err)
+	}
+	cl.Derive(context.Background())
+	select {
+	case <-applied:
+	case <-time.After(guard):
+		t.Fatal("a pass spooled after the reconnection was not sent")
+	}
+}
+
+// guard bounds a wait for an event the code must produce; reaching it is a
+// failure.
+const guard = 20 * time.Second

@@ -1,0 +1,559 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"database/sql"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/restorewatch/restorewatch/ingest/mssql/mssqltest"
+	"github.com/restorewatch/restorewatch/ingest/push"
+	"github.com/restorewatch/restorewatch/ingest/mssql/tdstest"
+	"github.com/restorewatch/restorewatch/store"
+)
+
+const (
+	pushUser    = "restorewatch"
+	pushPass    = "Zone;Pw@push/7?&"
+	pushPassEnv = "RW_PUSH_TEST_PASSWORD"
+)
+
+// Two collectors in two network zones push into one central serve over
+// HTTPS (a CA made now); zone B's network is cut for two passes (refused
+// connections, then a connection dropped halfway through a batch), its
+// batches wait in its spool, and once reconnected everything arrives: the
+// central warehouse ends with exactly the restores of a warehouse that
+// collected the same fleet directly at the same moments, nothing doubled. A
+// batch replayed after its acknowledgement was lost adds nothing; a revoked
+// token is refused and its batches stay spooled.
+func TestTwoZonesPushIntoOneServe(t *testing.T) {
+	t.Setenv(pushPassEnv, pushPass)
+	dir := t.TempDir()
+	base := time.Date(2026, 3, 2, 6, 0, 0, 0, time.UTC)
+
+	// The fleet: two instances in zone A, one in zone B, served over TDS.
+	tdsCA, err := tdstest.NewCA("restorewatch test TDS CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tdsCAFile := writeFile(t, dir, "tds-ca.pem", tdsCA.PEM)
+	fleet := map[string]*mssqltest.Instance{}
+	ports := map[string]int{}
+	for _, name := range []string{"SQL-A1", "SQL-A2", "SQL-B1"} {
+		in := mssqltest.New(name, "15.0.4236.7", -300)
+		in.SetClock(base)
+		in.Startup(base.Add(-72 * time.Hour))
+		script(in, base.Add(-48*time.Hour), 4)
+		tc, err := tdsCA.ServerTLS("127.0.0.1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := tdstest.New(tdstest.Config{User: pushUser, Password: pushPass, Handler: in, ServerVersion: "15.0.4236.7", TLS: tc})
+		addr, err := srv.Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Close() })
+		_, port, _ := net.SplitHostPort(addr)
+		var p int
+		fmt.Sscan(port, &p)
+		fleet[name], ports[name] = in, p
+	}
+	zoneA := collectorConfig(t, dir, "zone-a.toml", tdsCAFile, ports, "SQL-A1", "SQL-A2")
+	zoneB := collectorConfig(t, dir, "zone-b.toml", tdsCAFile, ports, "SQL-B1")
+	all := collectorConfig(t, dir, "all.toml", tdsCAFile, ports, "SQL-A1", "SQL-A2", "SQL-B1")
+
+	// The central server: tokens made with the CLI, then serve over TLS.
+	central := filepath.Join(dir, "central.db")
+	tokA, tokB := createToken(t, central, "zone-a"), createToken(t, central, "zone-b")
+	tokAFile, tokBFile := writeFile(t, dir, "a.token", []byte(tokA+"\n")), writeFile(t, dir, "b.token", []byte(tokB+"\n"))
+	caFile, certFile, keyFile := serverCA(t, dir)
+	addr := serveWarehouse(t, central, "--addr", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile)
+	proxy := newCutProxy(t, addr)
+
+	direct := filepath.Join(dir, "direct.db")
+	collectA := func() (string, int) {
+		return pushOnce(t, zoneA, filepath.Join(dir, "a-local.db"), "https://"+addr, tokAFile, caFile)
+	}
+	collectB := func() (string, int) {
+		return pushOnce(t, zoneB, filepath.Join(dir, "b-local.db"), "https://"+proxy.addr(), tokBFile, caFile)
+	}
+	collectDirect := func() {
+		if _, stderr, code := runMain(t, "collect", "--db", direct, "--config", all, "--once"); code != 0 {
+			t.Fatalf("direct collect: exit %d: %s", code, stderr)
+		}
+	}
+	bSpool := filepath.Join(dir, "b-local.db.spool")
+
+	// Pass 1: zone A pushes; zone B's connections are refused.
+	if stderr, code := collectA(); code != 0 {
+		t.Fatalf("zone A: exit %d: %s", code, stderr)
+	}
+	proxy.set(refuse)
+	stderr, code := collectB()
+	if code != 1 || !strings.Contains(stderr, "stay in "+bSpool) {
+		t.Fatalf("zone B cut off: exit %d, want 1 saying its batches stay spooled: %s", code, stderr)
+	}
+	after1 := spoolFiles(t, bSpool)
+	if len(after1) == 0 {
+		t.Fatal("zone B spooled nothing while cut off")
+	}
+	collectDirect()
+
+	// Pass 2: more restores everywhere; zone B's connection drops halfway
+	// through its first batch.
+	for _, in := range fleet {
+		script(in, base.Add(time.Hour), 3)
+		in.SetClock(base.Add(6 * time.Hour))
+	}
+	proxy.set(cutMidway)
+	if _, code := collectB(); code != 1 {
+		t.Fatalf("zone B cut midway: exit %d, want 1", code)
+	}
+	after2 := spoolFiles(t, bSpool)
+	if len(after2) <= len(after1) {
+		t.Fatalf("zone B's spool holds %d batches after its second pass, %d after its first", len(after2), len(after1))
+	}
+	if proxy.cuts.Load() == 0 {
+		t.Fatal("the proxy cut no connection midway")
+	}
+	saved, err := os.ReadFile(after2[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	collectDirect()
+
+	// Reconnected: zone B sends what it spooled first, then its third pass;
+	// zone A collects its second pass.
+	proxy.set(forward)
+	if stderr, code := collectB(); code != 0 {
+		t.Fatalf("zone B reconnected: exit %d: %s", code, stderr)
+	}
+	if left := spoolFiles(t, bSpool); len(left) != 0 {
+		t.Fatalf("zone B's spool still holds %d batches", len(left))
+	}
+	if stderr, code := collectA(); code != 0 {
+		t.Fatalf("zone A: exit %d: %s", code, stderr)
+	}
+	collectDirect()
+
+	want, got := restoresJSON(t, direct), restoresJSON(t, central)
+	if len(want) != 3*2*(4+3) {
+		t.Fatalf("the direct warehouse has %d restores, want %d", len(want), 3*2*7)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("central warehouse differs from a direct collection:\n%s", diffLines(want, got))
+	}
+	facts := func(path string) string {
+		return countRows(t, path, `SELECT (SELECT COUNT(*) FROM history_row) || '/' || (SELECT COUNT(*) FROM log_restore)`)
+	}
+	wantFacts := facts(direct)
+	if f := facts(central); f != wantFacts {
+		t.Errorf("central holds %s history rows/log records, a direct collection %s", f, wantFacts)
+	}
+
+	// A batch whose acknowledgement was lost comes again: acknowledged as a
+	// duplicate, nothing added.
+	code, body := postBatch(t, addr, caFile, tokB, saved)
+	if code != http.StatusOK || !strings.Contains(body, `"status":"duplicate"`) {
+		t.Errorf("replayed batch: %d %s, want a duplicate", code, body)
+	}
+	if f := facts(central); f != wantFacts {
+		t.Errorf("after a replay central holds %s, want %s", f, wantFacts)
+	}
+
+	// Zone A's token is revoked: its next push is refused, the batch stays.
+	if _, stderr, code := runMain(t, "token", "revoke", "--db", central, "zone-a"); code != 0 {
+		t.Fatalf("token revoke: exit %d: %s", code, stderr)
+	}
+	script(fleet["SQL-A1"], base.Add(7*time.Hour), 1)
+	fleet["SQL-A1"].SetClock(base.Add(9 * time.Hour))
+	stderr, code = collectA()
+	if code != 1 || !strings.Contains(stderr, "refused this collector's token") {
+		t.Errorf("revoked zone A: exit %d, want 1 naming the refused token: %s", code, stderr)
+	}
+	if n := len(spoolFiles(t, filepath.Join(dir, "a-local.db.spool"))); n == 0 {
+		t.Error("zone A's refused batch left the spool")
+	}
+	if got := restoresJSON(t, central); !slices.Equal(got, want) {
+		t.Errorf("a revoked collector changed the central warehouse:\n%s", diffLines(want, got))
+	}
+	if strings.Contains(stderr, tokA) {
+		t.Error("the token appears in the collector's output")
+	}
+}
+
+// script adds n restores (full, diff and log in turn) of two databases.
+func script(in *mssqltest.Instance, from time.Time, n int) {
+	kinds := []store.Kind{store.KindFull, store.KindDiff, store.KindLog}
+	for i := range n {
+		for j, db := range []string{"Sales", "HR"} {
+			in.AddRestore(mssqltest.Restore{Database: db, Kind: kinds[i%3],
+				Start: from.Add(time.Duration(i)*time.Hour + time.Duration(j)*time.Minute), Seconds: float64(30 + 10*i + j), Bytes: 2 << 30})
+		}
+	}
+}
+
+// pushOnce runs `collect --once --push` and returns its stderr and exit code.
+func pushOnce(t *testing.T, config, local, url, tokenFile, caFile string) (string, int) {
+	t.Helper()
+	_, stderr, code := runMainWith(t, func(m *Main) {
+		m.cli.Collect.pushTune = func(o *push.Options) { o.MinBackoff, o.MaxBackoff = 20*time.Millisecond, 100*time.Millisecond }
+	}, "collect", "--db", local, "--config", config, "--once", "--push", url, "--push-token-file", tokenFile,
+		"--ca-file", caFile, "--push-wait", "500ms")
+	return stderr, code
+}
+
+// runMainWith is runMain with a hook between parsing and running.
+func runMainWith(t *testing.T, hook func(*Main), args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb lockedBuffer
+	m := NewMain()
+	m.Stdout, m.Stderr, m.IsTerminal = &out, &errb, false
+	m.Logger = slog.New(slog.NewTextHandler(&errb, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if err := m.ParseFlags(args); err != nil {
+		return out.String(), err.Error(), 2
+	}
+	hook(m)
+	err := m.Run(context.Background())
+	if cerr := m.Close(); err == nil {
+		err = cerr
+	}
+	code := 0
+	if err != nil {
+		errb.Write([]byte(err.Error()))
+		code = 1
+	}
+	return out.String(), errb.String(), code
+}
+
+func createToken(t *testing.T, db, name string) string {
+	t.Helper()
+	out, stderr, code := runMain(t, "token", "create", "--db", db, name)
+	if code != 0 {
+		t.Fatalf("token create %s: exit %d: %s", name, code, stderr)
+	}
+	return strings.TrimSpace(out)
+}
+
+func collectorConfig(t *testing.T, dir, file, caFile string, ports map[string]int, names ...string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("[collector]\ninterval = \"1h\"\ntimeout = \"10s\"\nconcurrency = 4\njitter = \"0s\"\n")
+	for _, n := range names {
+		fmt.Fprintf(&b, "\n[[instance]]\nname = %q\nhost = \"127.0.0.1\"\nport = %d\nuser = %q\npassword_env = %q\ncertificate = %q\n",
+			n, ports[n], pushUser, pushPassEnv, caFile)
+	}
+	return writeFile(t, dir, file, []byte(b.String()))
+}
+
+func writeFile(t *testing.T, dir, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func spoolFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "*.rwpush"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(m)
+	return m
+}
+
+func countRows(t *testing.T, path, q string) string {
+	t.Helper()
+	d, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var s string
+	if err := d.QueryRow(q).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func diffLines(want, got []string) string {
+	var b strings.Builder
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			fmt.Fprintf(&b, "- %s\n", w)
+		}
+	}
+	for _, g := range got {
+		if !slices.Contains(want, g) {
+			fmt.Fprintf(&b, "+ %s\n", g)
+		}
+	}
+	fmt.Fprintf(&b, "(%d want, %d got)", len(want), len(got))
+	return b.String()
+}
+
+// serveWarehouse runs `restorewatch serve --db path ARGS` until the test
+// ends and returns its address.
+func serveWarehouse(t *testing.T, path string, args ...string) string {
+	t.Helper()
+	var out lockedBuffer
+	m := NewMain()
+	m.Stdout, m.Stderr, m.IsTerminal = &out, &out, false
+	m.Logger = slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if err := m.ParseFlags(append([]string{"serve", "--db", path}, args...)); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan string, 1)
+	m.cli.Serve.ready = ready
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- m.Run(ctx) }()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-served:
+		stop()
+		t.Fatalf("serve stopped before listening: %v\n%s", err, out.String())
+	case <-time.After(guard):
+		stop()
+		t.Fatal("serve did not start")
+	}
+	t.Cleanup(func() {
+		stop()
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		m.Close()
+		if strings.Contains(out.String(), "level=ERROR") {
+			t.Errorf("serve logged errors:\n%s", out.String())
+		}
+	})
+	return addr
+}
+
+// serverCA makes a CA and a certificate it signs for 127.0.0.1, now; it
+// returns the CA's PEM file and the certificate's and key's.
+func serverCA(t *testing.T, dir string) (caFile, certFile, keyFile string) {
+	t.Helper()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "restorewatch push test CA"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caCert, _ := x509.ParseCertificate(caDER)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "central"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(time.Hour), IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caFile = writeFile(t, dir, "push-ca.pem", pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}))
+	certFile = writeFile(t, dir, "central.pem", pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+	keyFile = writeFile(t, dir, "central.key", pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}))
+	return caFile, certFile, keyFile
+}
+
+// postBatch sends a batch file as a collector would.
+func postBatch(t *testing.T, addr, caFile, tok string, body []byte) (int, string) {
+	t.Helper()
+	pool := x509.NewCertPool()
+	b, _ := os.ReadFile(caFile)
+	pool.AppendCertsFromPEM(b)
+	c := &http.Client{Timeout: guard, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	req, _ := http.NewRequest(http.MethodPost, "https://"+addr+"/api/push", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	rb, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(rb)
+}
+
+// cutProxy forwards TCP connections to the central server, or cuts them:
+// the network between a zone and the center.
+type cutProxy struct {
+	ln     net.Listener
+	target string
+	mode   atomic.Int32
+	cuts   atomic.Int32
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	conns  []net.Conn
+}
+
+const (
+	forward   = iota
+	refuse    // accept and close at once (a firewall's reset)
+	cutMidway // forward the client's first bytes, then drop the connection
+)
+
+func newCutProxy(t *testing.T, target string) *cutProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cutProxy{ln: ln, target: target}
+	p.wg.Add(1)
+	go p.accept()
+	t.Cleanup(func() {
+		ln.Close()
+		p.mu.Lock()
+		for _, c := range p.conns {
+			c.Close()
+		}
+		p.mu.Unlock()
+		p.wg.Wait()
+	})
+	return p
+}
+
+func (p *cutProxy) addr() string { return p.ln.Addr().String() }
+func (p *cutProxy) set(mode int) { p.mode.Store(int32(mode)) }
+
+func (p *cutProxy) accept() {
+	defer p.wg.Done()
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		mode := p.mode.Load()
+		if mode == refuse {
+			c.Close()
+			continue
+		}
+		s, err := net.Dial("tcp", p.target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.conns = append(p.conns, c, s)
+		p.mu.Unlock()
+		p.wg.Add(2)
+		up := io.Writer(s)
+		if mode == cutMidway {
+			// Past the TLS handshake and into the request, then gone.
+			up = &cutAfter{w: s, left: 2500, cut: func() { p.cuts.Add(1); c.Close(); s.Close() }}
+		}
+		go func() { defer p.wg.Done(); io.Copy(up, c); s.Close() }()
+		go func() { defer p.wg.Done(); io.Copy(c, s); c.Close() }()
+	}
+}
+
+// cutAfter writes left bytes, then cuts the connection.
+type cutAfter struct {
+	w    io.Writer
+	left int
+	cut  func()
+}
+
+func (c *cutAfter) Write(b []byte) (int, error) {
+	if len(b) >= c.left {
+		n, _ := c.w.Write(b[:c.left])
+		c.left = 0
+		c.cut()
+		return n, io.ErrClosedPipe
+	}
+	c.left -= len(b)
+	return c.w.Write(b)
+}
+
+// token create prints the token once (stdout, alone, for a script to save)
+// and keeps only its hash; list shows names and dates and never a token;
+// revoke refuses an unknown name; --push never takes the token as a flag.
+func TestTokenCommands(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "central.db")
+	tok := createToken(t, db, "zone-a")
+	if !strings.HasPrefix(tok, "rwc_") || strings.ContainsAny(tok, " \n") {
+		t.Fatalf("token create printed %q", tok)
+	}
+	if _, stderr, code := runMain(t, "token", "create", "--db", db, "zone-a"); code != 1 || !strings.Contains(stderr, "revoke it first") {
+		t.Errorf("a second token for zone-a: exit %d: %s", code, stderr)
+	}
+	if _, _, code := runMain(t, "token", "create", "--db", db, "zone a"); code != 2 {
+		t.Errorf("a name with a space: exit %d, want 2", code)
+	}
+	out, _, code := runMain(t, "token", "list", "--db", db)
+	if code != 0 || !strings.Contains(out, "zone-a") || !strings.Contains(out, "valid") || strings.Contains(out, tok) {
+		t.Errorf("token list: exit %d:\n%s", code, out)
+	}
+	if _, _, code := runMain(t, "token", "revoke", "--db", db, "zone-a"); code != 0 {
+		t.Errorf("token revoke: exit %d", code)
+	}
+	if out, _, _ := runMain(t, "token", "list", "--db", db); !strings.Contains(out, "revoked") {
+		t.Errorf("token list after revoke:\n%s", out)
+	}
+	if _, stderr, code := runMain(t, "token", "revoke", "--db", db, "nobody"); code != 1 || !strings.Contains(stderr, "no valid token") {
+		t.Errorf("revoking an unknown collector: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte(tok)) {
+		t.Error("the warehouse file holds the token itself")
+	}
+
+	cfg := writeFile(t, t.TempDir(), "c.toml", []byte("[[instance]]\nname = \"X\"\nhost = \"127.0.0.1\"\nuser = \"u\"\npassword_env = \"P\"\n"))
+	t.Setenv("RW_PUSH_TOKEN", "")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--push", "https://central.example:8080"}, 2, "RW_PUSH_TOKEN"},
+		{[]string{"--push-token-file", cfg}, 2, "go with --push"},
+		{[]string{"--push", "http://central.example:8080", "--push-token-file", cfg}, 1, "plain HTTP beyond loopback"},
+		{[]string{"--push-token", "x"}, 2, "unknown flag"},
+	} {
+		args := append([]string{"collect", "--db", filepath.Join(t.TempDir(), "l.db"), "--config", cfg, "--once"}, tc.args...)
+		_, stderr, code := runMain(t, args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, want %d saying %q: %s", tc.args, code, tc.code, tc.want, stderr)
+		}
+	}
+}
