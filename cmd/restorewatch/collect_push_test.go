@@ -27,8 +27,8 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/ingest/mssql/mssqltest"
-	"github.com/restorewatch/restorewatch/ingest/push"
 	"github.com/restorewatch/restorewatch/ingest/mssql/tdstest"
+	"github.com/restorewatch/restorewatch/ingest/push"
 	"github.com/restorewatch/restorewatch/store"
 )
 
