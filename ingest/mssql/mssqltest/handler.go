@@ -65,6 +65,9 @@ func (in *Instance) Handle(ctx context.Context, q tdstest.Query) ([]tdstest.Resu
 	if strings.HasPrefix(name, "host/") {
 		return in.hostPart(name, b)
 	}
+	if strings.HasPrefix(name, "backup_history/") {
+		return in.backupPart(name, p)
+	}
 	return nil, tdstest.Error{Number: 2812, Message: fmt.Sprintf("Could not find stored procedure '%.40s'.", q.SQL)}
 }
 
