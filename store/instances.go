@@ -1,7 +1,5 @@
 package store
 
-// Instances and their host history, for the dashboard.
-
 import (
 	"context"
 	"database/sql"
@@ -9,6 +7,8 @@ import (
 	"fmt"
 	"time"
 )
+
+// Instances and their host history, for the dashboard.
 
 // InstanceSummary is one instance as the instance list shows it.
 type InstanceSummary struct {
@@ -121,4 +121,50 @@ func (db *DB) HostHistory(ctx context.Context, instance string) ([]HostRecord, e
 		out = append(out, h)
 	}
 	return out, rows.Err()
+}
+
+// SetDefaultOffset records the UTC offset (minutes) to assume for an instance
+// whose sources state none, and marks it for reconciliation.
+func (db *DB) SetDefaultOffset(ctx context.Context, instance string, minutes int) error {
+	instance = InstanceName(instance)
+	_, err := db.write.ExecContext(ctx, `INSERT INTO instance (name, default_utc_offset, dirty, created_at) VALUES (?, ?, 1, ?)
+		ON CONFLICT (name) DO UPDATE SET default_utc_offset = excluded.default_utc_offset, dirty = instance.dirty + 1`,
+		instance, minutes, db.now().UnixMilli())
+	if err != nil {
+		return fmt.Errorf("store: set offset of %s: %w", instance, err)
+	}
+	return nil
+}
+
+// RestoresPerInstance estimates how many restores an instance holds, on
+// average, without counting them: the highest restore id (ids are never
+// reused, so this is at least the restores there are) over the instances.
+// 0 when there are none.
+func (db *DB) RestoresPerInstance(ctx context.Context) (int64, error) {
+	var high, n int64
+	if err := db.read.QueryRowContext(ctx, `SELECT (SELECT COALESCE(MAX(id), 0) FROM restore), (SELECT count(*) FROM instance)`).Scan(&high, &n); err != nil {
+		return 0, fmt.Errorf("store: restores per instance: %w", err)
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	return (high + n - 1) / n, nil
+}
+
+// InstanceIDs returns every instance id.
+func (db *DB) InstanceIDs(ctx context.Context) ([]int64, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT id FROM instance ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("store: instance ids: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
 }
