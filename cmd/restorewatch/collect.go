@@ -110,11 +110,34 @@ func (c *CollectCmd) pushClient(m *Main) (*push.Client, error) {
 	if token == "" {
 		return nil, usageError{errors.New("--push needs this collector's token: --push-token-file FILE or RW_PUSH_TOKEN")}
 	}
-	opt := push.Options{URL: c.Push, Insecure: c.InsecurePush, Token: token, Spool: c.spool(m), CAFile: c.CAFile, Logger: m.Logger}
+	cfg, err := mssql.LoadConfig(c.Config)
+	if err != nil {
+		return nil, store.Errorf(store.EINVALID, "%v", err)
+	}
+	opt := push.Options{URL: c.Push, Insecure: c.InsecurePush, Token: token, Spool: c.spool(m), CAFile: c.CAFile,
+		Logger: m.Logger, Tags: configuredTags(cfg)}
 	if c.pushTune != nil {
 		c.pushTune(&opt)
 	}
 	return push.New(opt)
+}
+
+// configuredTags returns the tags the configuration gives an instance: its
+// own [[instance]]'s, else those of the CMS that lists it.
+func configuredTags(cfg *mssql.Config) func(string) map[string]string {
+	tags := map[string]map[string]string{}
+	for _, in := range cfg.Instances {
+		tags[strings.ToLower(in.Name)] = in.Tags
+	}
+	return func(name string) map[string]string {
+		if t, ok := tags[strings.ToLower(name)]; ok {
+			return t
+		}
+		if cfg.CMS != nil {
+			return cfg.CMS.Tags
+		}
+		return nil
+	}
 }
 
 func runCollector(ctx context.Context, m *Main, db *store.DB, path string, once bool, opt analysis.Options) error {

@@ -172,6 +172,14 @@ func TestTwoZonesPushIntoOneServe(t *testing.T) {
 		t.Errorf("central holds %s history rows/log records, a direct collection %s", f, wantFacts)
 	}
 
+	// The configured tags (rto, zone) travel with the batches.
+	tags := func(path string) string {
+		return countRows(t, path, `SELECT group_concat(name || '=' || tags, ';') FROM (SELECT name, tags FROM instance ORDER BY name)`)
+	}
+	if got, want := tags(central), tags(direct); got != want || !strings.Contains(got, `"rto":"2h"`) {
+		t.Errorf("central's instance tags %s, a direct collection's %s", got, want)
+	}
+
 	// A batch whose acknowledgement was lost comes again: acknowledged as a
 	// duplicate, nothing added.
 	code, body := postBatch(t, addr, caFile, tokB, saved)
@@ -261,8 +269,8 @@ func collectorConfig(t *testing.T, dir, file, caFile string, ports map[string]in
 	var b strings.Builder
 	b.WriteString("[collector]\ninterval = \"1h\"\ntimeout = \"10s\"\nconcurrency = 4\njitter = \"0s\"\n")
 	for _, n := range names {
-		fmt.Fprintf(&b, "\n[[instance]]\nname = %q\nhost = \"127.0.0.1\"\nport = %d\nuser = %q\npassword_env = %q\ncertificate = %q\n",
-			n, ports[n], pushUser, pushPassEnv, caFile)
+		fmt.Fprintf(&b, "\n[[instance]]\nname = %q\nhost = \"127.0.0.1\"\nport = %d\nuser = %q\npassword_env = %q\ncertificate = %q\ntags = { rto = \"2h\", zone = %q }\n",
+			n, ports[n], pushUser, pushPassEnv, caFile, strings.ToLower(n[4:5]))
 	}
 	return writeFile(t, dir, file, []byte(b.String()))
 }

@@ -39,6 +39,9 @@ type Options struct {
 	// certificate must chain to (a private CA); the system's pool is used
 	// otherwise.
 	CAFile string
+	// Tags, when set, returns the configured tags of an instance, sent
+	// with each of its batches.
+	Tags func(instance string) map[string]string
 	// Logger receives one line per batch sent or refused and per failure.
 	Logger *slog.Logger
 	// MinBackoff and MaxBackoff bound the wait between failed attempts
@@ -200,7 +203,11 @@ func (w *batchWriter) flush() error {
 	if err != nil {
 		return err
 	}
-	enc, err := newEncoder(f, Header{Batch: id, Source: w.source, Name: w.name, Records: len(w.lines)})
+	h := Header{Batch: id, Source: w.source, Name: w.name, Records: len(w.lines)}
+	if w.c.opt.Tags != nil {
+		h.Tags = w.c.opt.Tags(w.name)
+	}
+	enc, err := newEncoder(f, h)
 	if err != nil {
 		w.c.spool.discard(f)
 		return fmt.Errorf("push: spool: %w", err)

@@ -77,6 +77,11 @@ func (r *Receiver) Push(ctx context.Context, collector string, body io.Reader) (
 		res.Status = Duplicate
 		return res, nil
 	}
+	if b.Tags != nil && b.Name != "" {
+		if err := r.db.SetInstanceTags(wctx, b.Name, b.Tags); err != nil {
+			return Result{}, err
+		}
+	}
 	l := ingest.NewLoader(r.db, r.opt)
 	sum, err := l.Records(wctx, b.Source, collector+"/"+b.Name, b.Feed)
 	if err != nil {

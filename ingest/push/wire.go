@@ -8,7 +8,7 @@
 // A batch is version 1 of this wire format: gzip-compressed JSON lines, a
 // header line then one record per line.
 //
-//	{"restorewatch_push":1,"batch":"<32 hex>","source":"live","name":"SQL01","records":2}
+//	{"restorewatch_push":1,"batch":"<32 hex>","source":"live","name":"SQL01","records":2,"tags":{"rto":"4h"}}
 //	{"history":{…store.HistoryRow…}}
 //	{"log":{…store.LogRestore…}}
 //
@@ -53,6 +53,9 @@ type Header struct {
 	Source  string `json:"source"` // the import source, "live"
 	Name    string `json:"name"`   // the instance the pass collected
 	Records int    `json:"records"`
+	// Tags are the instance's tags in the collector's configuration (env,
+	// team, rto), which the server records as a collector's own do.
+	Tags map[string]string `json:"tags,omitempty"`
 }
 
 // line is one record line; exactly one field is set.
@@ -191,6 +194,8 @@ func (h *Header) check() error {
 		return store.Errorf(store.EINVALID, "push batch: source %q: want 1 to 32 characters", h.Source)
 	case len(h.Name) > 256:
 		return store.Errorf(store.EINVALID, "push batch: name longer than 256 characters")
+	case len(h.Tags) > 64:
+		return store.Errorf(store.EINVALID, "push batch: %d tags, at most 64", len(h.Tags))
 	case h.Records < 0 || h.Records > MaxRecords:
 		return store.Errorf(store.EINVALID, "push batch: %d records, at most %d", h.Records, MaxRecords)
 	}
