@@ -152,7 +152,7 @@ func TestLivePage(t *testing.T) {
 	}
 	for _, want := range []string{
 		"In flight (1)", "Finished in the last 24 h (1)",
-		rptInstance, "Sales16TB", "RESTORE DATABASE", "70 %", "BACKUPIO", "3:00:30", "2026-03-10 17:00 UTC (in 5:00:00)",
+		rptInstance, "Sales16TB", "RESTORE DATABASE", "70 %", "BACKUPIO", "3 h", "2026-03-10 17:00 UTC (in 5 h)",
 		"slowed after 55 %: 2.0 → 0.1 %/min", `class="rw-knee"`,
 		"&lt;b&gt;Staging&lt;/b&gt;", `href="/instances/ETL%5CSQL02%2FEU/databases/%3Cb%3EStaging%3C%2Fb%3E"`,
 		"✓ finished", "PAGEIOLATCH_SH",

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/human"
 	"github.com/restorewatch/restorewatch/web/chart"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -78,7 +80,7 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 		row.Explains = s.explains(ki, r.ChangedFactors)
 		ev.Issues = append(ev.Issues, row)
 	}
-	ev.Method = regressionMethod(r)
+	ev.Method = s.regressionMethod(r)
 	return ev, nil
 }
 
@@ -156,36 +158,33 @@ func spansDecades(series ...chart.Series) bool {
 
 // regressionMethod explains how the figures were made (SPEC §5's "which
 // timestamps, which size, which test").
-func regressionMethod(r *store.Regression) []view.MethodItem {
+func (s *Server) regressionMethod(r *store.Regression) []view.MethodItem {
+	c := s.cfg.Analysis.Config
 	return []view.MethodItem{
 		{Term: "Unit", Text: fmt.Sprintf("The series of %s restores of %s on %s, in the order they finished.", r.Kind, r.Database, r.Instance)},
 		{Term: "Timestamps", Text: "Duration is, in order of trust, the engine's own seconds from message 3014, else the completion line minus restore_date where the instance's restore_date was measured to be the start, else an Agent job step's duration (an upper bound). Instants are UTC, converted with the instance's offset at the time."},
 		{Term: "Size", Text: "Logical throughput is backupset.backup_size (a striped backup counted once) ÷ duration, in MiB/s; where msdb's row is gone, pages × 8 KiB from message 3014."},
 		{Term: "Baseline", Text: fmt.Sprintf("The median throughput of the %d restores before the change point; current is the median of the %d since. Brief outliers are shown but left out of both medians.", r.BaselineN, r.CurrentN)},
 		{Term: "Change point", Text: "Located by penalised least squares on log throughput; the change is dated at the first slow restore."},
-		{Term: "Test", Text: fmt.Sprintf("One-sided Mann–Whitney rank test of after against before: %s. The 95 %% interval of the ratio is a seeded percentile bootstrap (1,000 resamples) of the ratio of medians.", view.PText(r.PValue))},
-		{Term: "Threshold", Text: "A series is flagged when the median after the change is at most 0.67× the median before, with at least 3 restores on each side."},
+		{Term: "Test", Text: fmt.Sprintf("One-sided Mann–Whitney rank test of after against before, significant below %s: %s. The 95 %% interval of the ratio is a seeded percentile bootstrap (%s resamples) of the ratio of medians.",
+			strconv.FormatFloat(c.Alpha, 'g', -1, 64), view.PText(r.PValue), view.Int(int64(c.Bootstrap)))},
+		{Term: "Threshold", Text: "A series is flagged when " + s.thresholdText() + "."},
 		{Term: "Hours lost", Text: fmt.Sprintf("Per restore: median duration since the change minus median before (%s − %s). Per year: that × %.0f restores a year, the series' rate over its history.",
 			view.Duration(r.CurrentDurationS), view.Duration(r.BaselineDurationS), r.RestoresPerYear)},
 	}
 }
 
-// factorLabels are the words a manager reads for SPEC §6.1's factor names.
-var factorLabels = map[string]string{
-	"instance_build": "Instance build", "source_build": "Source build (of the backup)", "source_server": "Source server",
-	"compression": "Backup compression", "encryption": "Backup encryption", "checksum": "Backup checksum",
-	"device_kind": "Backup device", "stripes": "Stripes (backup files)", "buffer_count": "Buffer count",
-	"max_transfer_size": "Max transfer size", "io_alignment": "File-system I/O alignment (bytes)",
-	"ifi": "Instant file initialisation", "cpu_count": "CPU count", "memory": "Memory", "loaded_modules": "Loaded non-Microsoft modules",
-	"trace_flags": "Trace flags", "size_class": "Database size class", "destination": "Restored to (folders)",
+// thresholdText is the one description of what makes a regression, built
+// from the analysis configuration this server was given (serve's, report's
+// and demo's --ratio, --min-each and --alpha), so that the evidence page,
+// the report and the list never state a threshold the analysis did not use.
+func (s *Server) thresholdText() string {
+	c := s.cfg.Analysis.Config
+	return fmt.Sprintf("the median throughput after the change is at most %s× the median before, with at least %s restores on each side and the rank test significant below %s",
+		strconv.FormatFloat(c.Ratio, 'f', -1, 64), view.Int(int64(c.MinEach)), strconv.FormatFloat(c.Alpha, 'g', -1, 64))
 }
 
-func factorLabel(f string) string {
-	if l, ok := factorLabels[f]; ok {
-		return l
-	}
-	return f
-}
+func factorLabel(f string) string { return human.FactorLabel(f) }
 
 // factorValue names builds in factor values and says "unknown" for blanks.
 func (s *Server) factorValue(factor, v string) string {
@@ -196,6 +195,16 @@ func (s *Server) factorValue(factor, v string) string {
 		if n := s.cfg.Namer(v); n != "" {
 			return v + " (" + n + ")"
 		}
+	case factor == "device_kind":
+		if w, ok := deviceWords[v]; ok {
+			return w
+		}
 	}
 	return v
+}
+
+// deviceWords are the backup device kinds as a reader says them.
+var deviceWords = map[string]string{
+	store.DeviceLocal: "local disk", store.DeviceUNC: "network share (UNC)", store.DeviceURL: "URL (cloud storage)",
+	store.DeviceVirtual: "virtual device (VDI)", store.DeviceTape: "tape",
 }

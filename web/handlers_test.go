@@ -260,11 +260,18 @@ func TestRegressionListsAndTabs(t *testing.T) {
 	if !strings.Contains(body, "Open ("+itoa(int64(len(regs)))+")") {
 		t.Errorf("the open tab does not count %d regressions", len(regs))
 	}
-	// Worst first: the first row is the lowest ratio.
-	first := strings.Index(body, view.RegressionURL(regs[0].ID))
+	// The costliest first: the first row loses the most hours a year
+	// (TestRegressionsRankedByCost checks the whole order).
+	costliest := regs[0]
 	for _, r := range regs[1:] {
-		if i := strings.Index(body, `href="`+view.RegressionURL(r.ID)+`"`); i >= 0 && i < first {
-			t.Errorf("regression %d (ratio %.2f) is listed before the worst (%.2f)", r.ID, r.Ratio, regs[0].Ratio)
+		if r.HoursLostPerRestore()*r.RestoresPerYear > costliest.HoursLostPerRestore()*costliest.RestoresPerYear {
+			costliest = r
+		}
+	}
+	first := strings.Index(body, view.RegressionURL(costliest.ID))
+	for _, r := range regs {
+		if i := strings.Index(body, `href="`+view.RegressionURL(r.ID)+`"`); r.ID != costliest.ID && i >= 0 && i < first {
+			t.Errorf("regression %d is listed before the costliest (%d)", r.ID, costliest.ID)
 		}
 	}
 }

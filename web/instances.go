@@ -164,8 +164,8 @@ func (s *Server) instanceModel(in *store.InstanceSummary, hosts []store.HostReco
 	for _, se := range series {
 		m.Databases = append(m.Databases, s.seriesRow(se, regs))
 	}
-	for _, r := range regs {
-		m.Regressions = append(m.Regressions, regressionRow(r))
+	for _, r := range byHoursLost(regs) {
+		m.Regressions = append(m.Regressions, s.regressionRow(r))
 	}
 	return m
 }

@@ -141,8 +141,9 @@ func (s *Server) overviewRegressions(ctx context.Context, m *view.Overview) erro
 	}
 	m.OpenCount, m.HoursPerYear = view.Int(int64(len(regs))), view.Hours(hours)
 	m.MoreRegression = len(regs) > 10
+	regs = byHoursLost(regs)
 	for _, r := range regs[:min(len(regs), 10)] {
-		m.Regressions = append(m.Regressions, regressionRow(r))
+		m.Regressions = append(m.Regressions, s.regressionRow(r))
 	}
 	return nil
 }

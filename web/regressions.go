@@ -1,15 +1,18 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/human"
 	"github.com/restorewatch/restorewatch/web/view"
 )
 
@@ -76,12 +79,13 @@ func (s *Server) handleRegressions(c echo.Context) error {
 	}
 	m := view.Regressions{Status: status}
 	counts := map[string]int{}
-	for _, r := range all {
+	for _, r := range byHoursLost(all) {
 		counts[r.Status]++
 		if r.Status == status {
-			m.Rows = append(m.Rows, regressionRow(r))
+			m.Rows = append(m.Rows, s.regressionRow(r))
 		}
 	}
+	m.Method = s.thresholdText()
 	for _, t := range regressionTabs {
 		m.Tabs = append(m.Tabs, view.Tab{Label: t.label + " (" + strconv.Itoa(counts[t.status]) + ")",
 			Href: "/regressions?status=" + url.QueryEscape(t.status), Current: t.status == status})
@@ -127,17 +131,52 @@ func (s *Server) handleRegressionStatus(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, view.RegressionURL(id))
 }
 
+// byHoursLost orders regressions by the hours they cost a year, the most
+// first (what a manager fixes first), then by how much slower they are.
+func byHoursLost(regs []store.Regression) []store.Regression {
+	out := slices.Clone(regs)
+	slices.SortStableFunc(out, func(a, b store.Regression) int {
+		ha, hb := a.HoursLostPerRestore()*a.RestoresPerYear, b.HoursLostPerRestore()*b.RestoresPerYear
+		switch {
+		case ha > hb:
+			return -1
+		case ha < hb:
+			return 1
+		}
+		return cmp.Compare(a.Ratio, b.Ratio)
+	})
+	return out
+}
+
+// why says in words what explains a regression: a known issue that the
+// change made apply, else the factor that best separates the restores
+// before and after it, else that no recorded factor changed.
+func (s *Server) why(r store.Regression) string {
+	for _, id := range r.KnownIssues {
+		ki := s.issue(id)
+		if f := s.explains(ki, r.ChangedFactors); f != "" {
+			return "Known issue " + ki.ID + ": " + ki.Title
+		}
+	}
+	if len(r.ChangedFactors) > 0 {
+		f := r.ChangedFactors[0]
+		return human.FactorLabel(f.Factor) + ": " + s.factorValue(f.Factor, f.Before) + " → " + s.factorValue(f.Factor, f.After)
+	}
+	return "No recorded factor changed"
+}
+
 // regressionRow shapes a regression for a list.
-func regressionRow(r store.Regression) view.RegressionRow {
+func (s *Server) regressionRow(r store.Regression) view.RegressionRow {
 	perYear := r.HoursLostPerRestore() * r.RestoresPerYear
 	return view.RegressionRow{
 		ID: r.ID, URL: view.RegressionURL(r.ID), ReportURL: view.RegressionReportURL(r.ID),
 		Instance: r.Instance, InstanceURL: view.InstanceURL(r.Instance),
 		Database: r.Database, DatabaseURL: view.DatabaseURL(r.Instance, r.Database), Kind: string(r.Kind),
+		SeriesURL: view.DatabaseKindURL(r.Instance, r.Database, string(r.Kind)),
 		ChangedAt: view.Date(r.ChangedAt), Ratio: view.Ratio(r.Ratio), Interval: view.Interval(r.RatioLow, r.RatioHigh),
 		Baseline: view.MiBps(r.BaselineMiBps), Current: view.MiBps(r.CurrentMiBps),
 		BaselineN: view.Int(int64(r.BaselineN)), CurrentN: view.Int(int64(r.CurrentN)), PValue: view.PValue(r.PValue),
 		HoursPerRestore: view.Hours(r.HoursLostPerRestore()), HoursPerYear: view.Hours(perYear),
-		KnownIssues: r.KnownIssues, Status: r.Status,
+		KnownIssues: r.KnownIssues, Status: r.Status, Why: s.why(r),
 	}
 }

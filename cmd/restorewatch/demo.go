@@ -9,6 +9,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/store/human"
 )
 
@@ -19,21 +20,27 @@ type DemoCmd struct {
 	Months    int    `help:"Length of the period." default:"6"`
 	Seed      uint64 `help:"Seed of the fleet." default:"1"`
 	Dir       string `help:"Where the demo's ERRORLOG files and CSV are written (default: restorewatch-demo beside the warehouse)." type:"path"`
+	AnalysisFlags `embed:""`
 }
 
 // Run implements the command.
 func (c *DemoCmd) Run(ctx context.Context, m *Main) error {
+	opt, err := c.options()
+	if err != nil {
+		return err
+	}
 	db, err := m.openDB(ctx)
 	if err != nil {
 		return err
 	}
-	_, err = loadDemo(ctx, m, db, c)
+	_, err = loadDemo(ctx, m, db, c, opt)
 	return err
 }
 
-// loadDemo fills an empty warehouse with the demo fleet; it refuses one that
+// loadDemo fills an empty warehouse with the demo fleet and analyses it
+// with opt (the caller's --ratio, --min-each, --alpha); it refuses one that
 // has data, so a real warehouse is never mixed with made-up restores.
-func loadDemo(ctx context.Context, m *Main, db *store.DB, c *DemoCmd) (demo.Summary, error) {
+func loadDemo(ctx context.Context, m *Main, db *store.DB, c *DemoCmd, opt analysis.Options) (demo.Summary, error) {
 	n, err := db.CountAllRestores(ctx)
 	if err != nil {
 		return demo.Summary{}, err
@@ -59,7 +66,7 @@ func loadDemo(ctx context.Context, m *Main, db *store.DB, c *DemoCmd) (demo.Summ
 	if m.IsTerminal {
 		progress = func(done, total int) { fmt.Fprintf(m.Stderr, "\rdemo: imported %d/%d files", done, total) }
 	}
-	sum, err := demo.Import(ctx, db, fleet, progress)
+	sum, err := demo.ImportWith(ctx, db, fleet, opt, progress)
 	if progress != nil {
 		fmt.Fprintln(m.Stderr)
 	}

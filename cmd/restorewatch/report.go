@@ -24,6 +24,9 @@ type ReportCmd struct {
 	Regression int64  `help:"The regression's id; or give --builds." xor:"what" required:"" placeholder:"ID"`
 	Builds     string `help:"Two builds to compare, A,B (e.g. 13.0.4474.0,13.0.5149.0); or give --regression." xor:"what" required:"" placeholder:"A,B"`
 	Out        string `short:"o" required:"" help:"FILE.html or FILE.pdf." type:"path" placeholder:"FILE"`
+	// The report states the method the regression was found with: give it
+	// the --ratio, --min-each and --alpha that analyze was given.
+	AnalysisFlags `embed:""`
 }
 
 // Run implements the command.
@@ -32,19 +35,28 @@ func (c *ReportCmd) Run(ctx context.Context, m *Main) error {
 	if ext != ".html" && ext != ".pdf" {
 		return usageError{fmt.Errorf("-o %s: want a .html or .pdf file", c.Out)}
 	}
+	opt, err := c.options()
+	if err != nil {
+		return err
+	}
 	db, err := m.openExisting(ctx)
 	if err != nil {
 		return err
 	}
+	ref, err := m.reference()
+	if err != nil {
+		return err
+	}
+	srv := web.New(web.Config{DB: db, Reference: ref, Namer: ref.Namer(), Version: Version, Analysis: opt})
 	var html bytes.Buffer
 	if c.Regression != 0 {
-		err = web.RenderRegressionReport(ctx, db, c.Regression, &html)
+		err = srv.RenderRegressionReport(ctx, c.Regression, &html)
 	} else {
 		a, b, ok := strings.Cut(c.Builds, ",")
 		if !ok || a == "" || b == "" {
 			return usageError{fmt.Errorf("--builds %q: want two builds, A,B", c.Builds)}
 		}
-		err = web.RenderBuildReport(ctx, db, strings.TrimSpace(a), strings.TrimSpace(b), &html)
+		err = srv.RenderBuildReport(ctx, strings.TrimSpace(a), strings.TrimSpace(b), &html)
 	}
 	if err != nil {
 		return err

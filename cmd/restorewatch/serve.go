@@ -53,7 +53,7 @@ func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 			return err
 		}
 		if n == 0 {
-			if _, err := loadDemo(ctx, m, db, &DemoCmd{Instances: 12, Months: 6, Seed: 1}); err != nil {
+			if _, err := loadDemo(ctx, m, db, &DemoCmd{Instances: 12, Months: 6, Seed: 1}, opt); err != nil {
 				return err
 			}
 		} else {

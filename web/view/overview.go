@@ -48,6 +48,11 @@ type RegressionRow struct {
 	HoursPerYear                string
 	KnownIssues                 []string
 	Status                      string
+	// SeriesURL lists the series' restores (the counts link there).
+	SeriesURL string
+	// Why says what explains it, in words: a known issue the change made
+	// apply, the top changed factor, or "No recorded factor changed".
+	Why string
 }
 
 // RTORow is one database whose projected restore time exceeds its target.

@@ -12,6 +12,8 @@ type Regressions struct {
 	Tabs   []Tab
 	Rows   []RegressionRow
 	Empty  bool // the warehouse holds no restores at all
+	// Method says what makes a regression, from the analysis configuration.
+	Method string
 }
 
 // Tab is one tab of a tabbed list.
