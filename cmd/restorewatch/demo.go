@@ -15,11 +15,11 @@ import (
 
 // DemoCmd writes a realistic demo fleet as real files and imports them.
 type DemoCmd struct {
-	Instances int    `help:"Restoring instances (the first 12 carry the stories)." default:"12"`
-	Restores  int    `help:"Total restores; 0 = what half a year of the fleet's jobs run."`
-	Months    int    `help:"Length of the period." default:"6"`
-	Seed      uint64 `help:"Seed of the fleet." default:"1"`
-	Dir       string `help:"Where the demo's ERRORLOG files and CSV are written (default: restorewatch-demo beside the warehouse)." type:"path"`
+	Instances     int    `help:"Restoring instances (the first 12 carry the stories)." default:"12"`
+	Restores      int    `help:"Total restores; 0 = what half a year of the fleet's jobs run."`
+	Months        int    `help:"Length of the period." default:"6"`
+	Seed          uint64 `help:"Seed of the fleet." default:"1"`
+	Dir           string `help:"Where the demo's ERRORLOG files and CSV are written (default: restorewatch-demo beside the warehouse)." type:"path"`
 	AnalysisFlags `embed:""`
 }
 
