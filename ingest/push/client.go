@@ -245,21 +245,14 @@ func (c *Client) Spooled() ([]string, error) { return c.spool.pending() }
 func (c *Client) Run(ctx context.Context) {
 	failures := 0
 	for {
-		err := c.SendAll(ctx)
-		var retry <-chan time.Time
-		if err != nil && ctx.Err() == nil {
+		if err := c.SendAll(ctx); err != nil && ctx.Err() == nil {
 			failures++
 			d := c.backoff(failures)
 			n, _ := c.Pending()
 			c.log.Warn("push: central server unreachable or refusing; batches stay spooled", "pending", n,
 				"retry_in_ms", d.Milliseconds(), "error", err.Error())
-			t := time.NewTimer(d)
-			retry = t.C
-			select {
-			case <-ctx.Done():
-				t.Stop()
+			if !sleep(ctx, d) {
 				return
-			case <-retry:
 			}
 			continue
 		}
@@ -269,6 +262,18 @@ func (c *Client) Run(ctx context.Context) {
 			return
 		case <-c.wake:
 		}
+	}
+}
+
+// sleep waits d or until ctx ends; false when ctx ended.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
 
@@ -288,16 +293,12 @@ func (c *Client) Drain(ctx context.Context) (int, error) {
 		if failures == 1 {
 			c.log.Warn("push: central server unreachable or refusing; retrying", "error", err.Error())
 		}
-		t := time.NewTimer(c.backoff(failures))
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !sleep(ctx, c.backoff(failures)) {
 			n, perr := c.Pending()
 			if perr != nil {
 				return n, perr
 			}
 			return n, last
-		case <-t.C:
 		}
 	}
 }

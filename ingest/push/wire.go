@@ -36,14 +36,16 @@ import (
 const Version = 1
 
 // Limits of one batch. The client writes at most BatchRecords records per
-// batch; the server accepts up to MaxRecords and MaxBytes decompressed, and
-// lines up to maxLine bytes (a history row with many devices and files is a
-// few KiB).
+// batch (a history row is about 1.2 KiB of JSON, so 5,000 are ~6 MiB, a few
+// hundred KiB compressed); the server accepts up to MaxRecords and MaxBytes
+// decompressed, and lines up to maxLine bytes (a history row with many
+// devices and files is a few KiB). The server holds a decoded batch in
+// memory, so these bound what one request can make it allocate.
 const (
 	BatchRecords = 5000
-	MaxRecords   = 50_000
-	MaxBytes     = 256 << 20
-	maxLine      = 4 << 20
+	MaxRecords   = 20_000
+	MaxBytes     = 64 << 20
+	maxLine      = 1 << 20
 )
 
 // Header is a batch's first line.
