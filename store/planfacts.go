@@ -1,0 +1,118 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// The other facts a restore plan reads: the measured restores its expected
+// durations rest on, the instance's tags (its RTO target) and the folders
+// its databases' files live in.
+
+// RestoreRate is one measured restore as a plan's duration estimate uses
+// it: its kind, device kind, throughput and buffer settings.
+type RestoreRate struct {
+	Instance       string
+	Kind           Kind
+	DeviceKind     string
+	LogicalMiBps   float64
+	ReadMiBps      float64 // 0 = unknown
+	BufferCount    int64   // 0 = unknown
+	MaxTransferKiB int64   // 0 = unknown
+	At             time.Time
+}
+
+// RestoreRates returns the measured full, differential and log restores of
+// one instance (all of them, from the restore_series index) and, when fleet
+// is set, up to perKind of the fleet's most recent ones of each kind (from
+// the restore_at index), for the expected durations of a restore plan.
+func (db *DB) RestoreRates(ctx context.Context, instance string, fleet bool, perKind int) ([]RestoreRate, error) {
+	const cols = `i.name, r.kind, COALESCE(r.device_kind,''), r.logical_mibps, COALESCE(r.read_mibps,0),
+		COALESCE(r.buffer_count,0), COALESCE(r.max_transfer_kib,0), r.at_utc FROM restore r JOIN instance i ON i.id = r.instance_id`
+	var out []RestoreRate
+	scan := func(q string, args ...any) error {
+		rows, err := db.read.QueryContext(ctx, q, args...)
+		if err != nil {
+			return fmt.Errorf("store: restore rates: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r RestoreRate
+			var at int64
+			if err := rows.Scan(&r.Instance, &r.Kind, &r.DeviceKind, &r.LogicalMiBps, &r.ReadMiBps, &r.BufferCount,
+				&r.MaxTransferKiB, &at); err != nil {
+				return fmt.Errorf("store: restore rates: %w", err)
+			}
+			r.At = time.UnixMilli(at).UTC()
+			out = append(out, r)
+		}
+		return rows.Err()
+	}
+	for _, k := range []Kind{KindFull, KindDiff, KindLog} {
+		if err := scan(`SELECT `+cols+` WHERE i.name = ? AND r.kind = ? AND r.logical_mibps > 0`, InstanceName(instance), k); err != nil {
+			return nil, err
+		}
+		if fleet {
+			if err := scan(`SELECT `+cols+` WHERE i.name <> ? AND r.kind = ? AND r.logical_mibps > 0
+				ORDER BY r.at_utc DESC LIMIT ?`, InstanceName(instance), k, max(perKind, 1)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out, nil
+}
+
+// InstanceTags returns an instance's tags (where an "rto" target may be
+// set); an unknown instance has none.
+func (db *DB) InstanceTags(ctx context.Context, instance string) (map[string]string, error) {
+	var tags string
+	err := db.read.QueryRowContext(ctx, `SELECT tags FROM instance WHERE name = ?`, InstanceName(instance)).Scan(&tags)
+	if err == sql.ErrNoRows {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: instance tags: %w", err)
+	}
+	return parseTags(tags), nil
+}
+
+// FileFolders returns the folders where an instance keeps its databases'
+// data and log files, as its own backups record them (the most common
+// folder of each file type); empty when no backup of it lists files.
+func (db *DB) FileFolders(ctx context.Context, instance string) (data, log string, err error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT f.file_type, f.physical_name FROM backup_file f
+		JOIN backup_set b ON b.id = f.backup_set_id JOIN instance i ON i.id = b.instance_id
+		WHERE i.name = ? AND b.type = 'D' ORDER BY b.finish_utc DESC LIMIT 2000`, InstanceName(instance))
+	if err != nil {
+		return "", "", fmt.Errorf("store: file folders: %w", err)
+	}
+	defer rows.Close()
+	counts := map[string]map[string]int{"D": {}, "L": {}}
+	for rows.Next() {
+		var typ, name string
+		if err := rows.Scan(&typ, &name); err != nil {
+			return "", "", fmt.Errorf("store: file folders: %w", err)
+		}
+		if i := strings.LastIndexAny(name, `\/`); i > 0 && counts[typ] != nil {
+			counts[typ][name[:i]]++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", "", fmt.Errorf("store: file folders: %w", err)
+	}
+	top := func(m map[string]int) string {
+		best := ""
+		for k, n := range m {
+			if n > m[best] || n == m[best] && k < best {
+				best = k
+			}
+		}
+		return best
+	}
+	return top(counts["D"]), top(counts["L"]), nil
+}
