@@ -195,6 +195,9 @@ func (c *Chain) addLogs(logs []store.BackupSet, base *store.BackupSet, at time.T
 			if at.Before(next.Finish) {
 				t := at
 				s.StopAt = &t
+				if next.BulkLogged {
+					c.Notes = append(c.Notes, "the last log backup holds bulk-logged changes: SQL Server refuses STOPAT inside it; restore it whole or stop at the log before")
+				}
 			}
 			c.Steps = append(c.Steps, s)
 			c.Reaches = at

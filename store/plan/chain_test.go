@@ -265,3 +265,25 @@ func TestChainFork(t *testing.T) {
 		}
 	}
 }
+
+// STOPAT inside a log backup with bulk-logged changes fails on SQL Server:
+// the plan says so.
+func TestChainBulkLoggedStopAt(t *testing.T) {
+	h := newHistory(2)
+	for i := range h.sets {
+		if h.sets[i].Type == "L" && h.sets[i].Start.Equal(h.at(day+60)) {
+			h.sets[i].BulkLogged = true
+		}
+	}
+	c, err := plan.Build(h.sets, "Sales", h.at(day+50))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(c.Notes, " "), "bulk-logged") {
+		t.Errorf("notes %q", c.Notes)
+	}
+	c, _ = plan.Build(h.sets, "Sales", h.at(day+30))
+	if strings.Contains(strings.Join(c.Notes, " "), "bulk-logged") {
+		t.Errorf("a note for a log not stopped in: %q", c.Notes)
+	}
+}
