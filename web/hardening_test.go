@@ -41,6 +41,9 @@ func started(t *testing.T, cfg web.Config) (*web.Server, string) {
 		cfg.Now = func() time.Time { return demo.DefaultNow }
 	}
 	cfg.Addr = "127.0.0.1:0"
+	if db, ok := cfg.DB.(*store.DB); ok && cfg.Importer == nil {
+		cfg.Importer = uploads{db}
+	}
 	s := web.New(cfg)
 	if err := s.Start(t.Context()); err != nil {
 		t.Fatal(err)

@@ -25,6 +25,7 @@ var importKinds = []view.Option{
 	{Value: "errorlog", Label: "SQL Server error log (ERRORLOG, errorlog, ERRORLOG.n)"},
 	{Value: "history", Label: "Restore history CSV (export query, dbatools Get-DbaDbRestoreHistory or Restore-DbaDatabase)"},
 	{Value: "messages", Label: "Captured RESTORE output (SSMS, sqlcmd, Agent)"},
+	{Value: "backups", Label: "Backup history CSV (export query, dbatools Get-DbaDbBackupHistory -Raw)"},
 }
 
 func (s *Server) importModel() view.Import {
@@ -116,6 +117,9 @@ func (s *Server) readUpload(c echo.Context) (view.Import, []APIImport, error) {
 				return m, nil, err
 			}
 			kind = strings.TrimSpace(fields["kind"])
+			if !slices.ContainsFunc(importKinds, func(k view.Option) bool { return k.Value == kind }) {
+				return m, nil, store.Errorf(store.EINVALID, "unknown import kind %q: choose one of the form's kinds, or none to tell it from the content", kind)
+			}
 		}
 		res, sum, err := s.importPart(c, part, kind, fields)
 		if err != nil {
