@@ -317,12 +317,13 @@ func forkNotes(sets []store.BackupSet, steps []Step) []string {
 				s.Set.ForkPointLSN, s.Set.LastForkGUID))
 		}
 	}
-	// Regular log backups taken inside the chain's span but not in it
-	// belong to a recovery fork the chain leaves (or duplicate it).
-	var base time.Time
-	for _, s := range steps {
-		if s.Kind != store.KindLog {
-			base = s.Set.Finish
+	// Regular log backups taken inside the chain's span, past its data
+	// backups' last LSN, but not in it belong to a recovery fork the chain
+	// leaves.
+	var base *store.BackupSet
+	for i := range steps {
+		if steps[i].Kind != store.KindLog {
+			base = &steps[i].Set
 		}
 	}
 	var last time.Time
@@ -331,11 +332,15 @@ func forkNotes(sets []store.BackupSet, steps []Step) []string {
 	}
 	other := 0
 	for _, s := range sets {
-		if s.Type == "L" && !s.CopyOnly && !in[s.UUID] && s.Finish.After(base) && !s.Finish.After(last) {
+		if base != nil && s.Type == "L" && !s.CopyOnly && !in[s.UUID] && s.Finish.After(base.Finish) && !s.Finish.After(last) &&
+			Cmp(s.LastLSN, base.LastLSN) > 0 {
 			other++
 		}
 	}
-	if other > 0 {
+	switch {
+	case other == 1:
+		out = append(out, "1 log backup taken within the chain's span is not part of it (another recovery fork)")
+	case other > 1:
 		out = append(out, fmt.Sprintf("%d log backups taken within the chain's span are not part of it (another recovery fork)", other))
 	}
 	return out

@@ -189,6 +189,8 @@ func Duration(s float64) string {
 	switch {
 	case s <= 0:
 		return "unknown"
+	case s < 0.05:
+		return "< 0.1 s"
 	case s < 10:
 		return fmt.Sprintf("%.1f s", s)
 	case s < 60:
