@@ -148,7 +148,7 @@ func (c *Client) Records(ctx context.Context, source, name string, fn func(store
 	w := &batchWriter{c: c, source: source, name: name}
 	err := fn(w)
 	if err == nil {
-		err = w.flush()
+		err = w.flush(false)
 	}
 	sum := store.ImportSummary{Source: source, File: name, Read: w.read, Rejects: w.rejects}
 	return sum, err
@@ -169,6 +169,7 @@ type batchWriter struct {
 	c            *Client
 	source, name string
 	lines        []line
+	batches      int // written so far
 	read         int64
 	rejects      []store.Reject
 }
@@ -188,14 +189,16 @@ func (w *batchWriter) add(l line) error {
 	w.read++
 	w.lines = append(w.lines, l)
 	if len(w.lines) >= BatchRecords {
-		return w.flush()
+		return w.flush(true)
 	}
 	return nil
 }
 
-// flush writes the lines held so far as one batch.
-func (w *batchWriter) flush() error {
-	if len(w.lines) == 0 {
+// flush writes the lines held so far as one batch; more when the pass
+// goes on. The last batch of a pass is written even when empty (a pass of
+// exactly BatchRecords records), so that the server derives after it.
+func (w *batchWriter) flush(more bool) error {
+	if len(w.lines) == 0 && (more || w.batches == 0) {
 		return nil
 	}
 	id := newBatchID()
@@ -203,7 +206,8 @@ func (w *batchWriter) flush() error {
 	if err != nil {
 		return err
 	}
-	h := Header{Batch: id, Source: w.source, Name: w.name, Records: len(w.lines)}
+	w.batches++
+	h := Header{Batch: id, Source: w.source, Name: w.name, Records: len(w.lines), More: more}
 	if w.c.opt.Tags != nil {
 		h.Tags = w.c.opt.Tags(w.name)
 	}

@@ -220,6 +220,7 @@ func TestLargePassSplits(t *testing.T) {
 		t.Fatal(err)
 	}
 	total := 0
+	var more []bool
 	for _, p := range spooled(t, dir) {
 		f, _ := os.Open(p)
 		b, err := push.Decode(f)
@@ -228,9 +229,70 @@ func TestLargePassSplits(t *testing.T) {
 			t.Fatal(err)
 		}
 		total += b.Records
+		more = append(more, b.More)
 	}
 	if got := len(spooled(t, dir)); got != 3 || total != n {
 		t.Errorf("%d batches holding %d records, want 3 holding %d", got, total, n)
+	}
+	// Only the last batch of the pass lets the server derive.
+	if want := []bool{true, true, false}; !reflect.DeepEqual(more, want) {
+		t.Errorf("more flags %v, want %v", more, want)
+	}
+}
+
+// A pass of several batches is derived once, after its last batch: before
+// it the instance's facts are stored and it is still marked for derivation.
+func TestSplitPassDerivedAfterItsLastBatch(t *testing.T) {
+	db, path := openDB(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	cl, err := push.New(push.Options{URL: "http://localhost:1", Token: "rwc_x", Spool: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := records(t)
+	n := push.BatchRecords + len(c.LogRestores)
+	_, err = cl.Records(ctx, "live", "SQLPROD01\\PROD", func(s store.Sink) error {
+		for i := range n {
+			l := c.LogRestores[i%len(c.LogRestores)]
+			l.Origin.Line = i + 1
+			if err := s.LogRestore(l); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := spooled(t, dir)
+	if len(files) != 2 {
+		t.Fatalf("%d batches, want 2", len(files))
+	}
+	rcv := push.NewReceiver(db, ingest.LoaderOptions{}, nil)
+	apply := func(p string) {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := rcv.Push(ctx, "zone-b", f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	apply(files[0])
+	if got := count(t, path, `SELECT COUNT(*) FROM instance WHERE dirty > 0`); got != 1 {
+		t.Errorf("after the first batch %d instances wait for derivation, want 1", got)
+	}
+	if got := count(t, path, `SELECT COUNT(*) FROM restore`); got != 0 {
+		t.Errorf("after the first batch %d restores are derived, want 0", got)
+	}
+	apply(files[1])
+	if got := count(t, path, `SELECT COUNT(*) FROM instance WHERE dirty > 0`); got != 0 {
+		t.Errorf("after the last batch %d instances wait for derivation", got)
+	}
+	if got := count(t, path, `SELECT COUNT(*) FROM restore`); got == 0 {
+		t.Error("after the last batch no restore is derived")
 	}
 }
 

@@ -55,6 +55,9 @@ type Header struct {
 	Source  string `json:"source"` // the import source, "live"
 	Name    string `json:"name"`   // the instance the pass collected
 	Records int    `json:"records"`
+	// More says that more batches of the same pass follow (a pass larger
+	// than a batch): the server derives the instance once, after the last.
+	More bool `json:"more,omitempty"`
 	// Tags are the instance's tags in the collector's configuration (env,
 	// team, rto), which the server records as a collector's own do.
 	Tags map[string]string `json:"tags,omitempty"`
