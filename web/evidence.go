@@ -80,6 +80,9 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 		row.Explains = s.explains(ki, r.ChangedFactors)
 		ev.Issues = append(ev.Issues, row)
 	}
+	if ev.Upgrade, err = s.upgradeCase(ctx, r); err != nil {
+		return view.Evidence{}, err
+	}
 	ev.Method = s.regressionMethod(r)
 	return ev, nil
 }

@@ -180,7 +180,7 @@ func (s *Server) instanceIssues(in *store.InstanceSummary, exp []store.Exposure)
 		if e.InstanceID == in.ID {
 			seen[e.IssueID] = true
 			out = append(out, view.IssueRef{ID: e.IssueID, Title: s.issue(e.IssueID).Title, Applies: true,
-				Conditions: "applies: recent restores were " + e.Conditions})
+				Conditions: "applies: recent restores had " + strings.ToLower(conditionWords(strings.Split(e.Conditions, ",")))})
 		}
 	}
 	for _, k := range s.buildIssues(in.Build) {

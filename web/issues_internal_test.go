@@ -23,7 +23,9 @@ func TestIssueExplainsOnlyWhatChanged(t *testing.T) {
 		{"compression stopped", []store.FactorChange{{Factor: "compression", Before: "compressed", After: "uncompressed"}}, ""},
 		{"upgrade into the affected range", []store.FactorChange{{Factor: "instance_build", Before: "13.0.2149.0", After: "13.0.4474.0"}}, "Instance build"},
 		{"upgrade to the fix build", []store.FactorChange{{Factor: "instance_build", Before: "13.0.4474.0", After: "13.0.4502.0"}}, ""},
-		{"only the source build changed", []store.FactorChange{{Factor: "source_build", Before: "10.50.6542", After: "13.0.4474"}}, ""},
+		{"backups now written by an affected build (seed 003)", []store.FactorChange{{Factor: "source_build", Before: "10.50.6542", After: "13.0.4474"}}, "Source build (of the backup)"},
+		{"backups now written by a fixed build", []store.FactorChange{{Factor: "source_build", Before: "13.0.4474", After: "13.0.4502"}}, ""},
+		{"another factor changed", []store.FactorChange{{Factor: "buffer_count", Before: "64", After: "7"}}, ""},
 		{"nothing changed", nil, ""},
 	}
 	for _, tt := range tests {

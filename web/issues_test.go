@@ -19,8 +19,8 @@ var internalText = regexp.MustCompile(`UNVERIFIED|Source: |reference/sqlserver|s
 // TestKnownIssueBoxForReaders: every evidence page and report names its
 // known issues in words, with the builds that fix them, their KB articles
 // linked on Microsoft's support site, and without the catalogue's
-// provenance; an issue present before and after the change says it does
-// not explain it.
+// provenance; the demo's seed-003 story (backups now written by 2016 SP1
+// CU8) says which changed factor the issue explains.
 func TestKnownIssueBoxForReaders(t *testing.T) {
 	db := demoDB(t)
 	_, ts := serve(t, web.Config{DB: db})
@@ -44,7 +44,7 @@ func TestKnownIssueBoxForReaders(t *testing.T) {
 			}
 			seen = true
 			for _, want := range []string{"Compressed backup and 4 KiB I/O alignment", "2017 CU7",
-				`href="https://support.microsoft.com/help/4229789"`, "Present before and after"} {
+				`href="https://support.microsoft.com/help/4229789"`, "Matches:", "source build (of the backup)"} {
 				if !strings.Contains(body, want) {
 					t.Errorf("%s: the KB4088193 box lacks %q", u, want)
 				}

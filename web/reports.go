@@ -4,11 +4,13 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/web/chart"
 	"github.com/restorewatch/restorewatch/web/view"
 )
 
@@ -75,6 +77,7 @@ func (s *Server) RenderRegressionReport(ctx context.Context, id int64, w io.Writ
 	if err != nil {
 		return err
 	}
+	standaloneEvidence(&ev)
 	return view.RegressionReport(view.Report{Title: ev.Database + " on " + ev.Instance, InlineCSS: string(s.report)}, ev).Render(ctx, w)
 }
 
@@ -85,6 +88,38 @@ func (s *Server) RenderBuildReport(ctx context.Context, a, b string, w io.Writer
 	if err != nil {
 		return err
 	}
+	standaloneCompare(&m)
 	title := "Build " + strings.TrimPrefix(b, "build:") + " against " + strings.TrimPrefix(a, "build:")
 	return view.BuildReport(view.Report{Title: title, InlineCSS: string(s.report)}, m).Render(ctx, w)
+}
+
+// standaloneEvidence drops the links of a report saved as a file (the CLI's
+// report command, its PDF): the chart points' /restores/ID lead nowhere
+// outside the dashboard. Links to Microsoft's articles stay.
+func standaloneEvidence(ev *view.Evidence) {
+	ev.Throughput.Series = unlinkSeries(ev.Throughput.Series)
+	ev.Duration.Series = unlinkSeries(ev.Duration.Series)
+}
+
+func unlinkSeries(ss []chart.Series) []chart.Series {
+	out := slices.Clone(ss)
+	for i := range out {
+		pts := slices.Clone(out[i].Points)
+		for j := range pts {
+			pts[j].Href = ""
+		}
+		out[i].Points = pts
+	}
+	return out
+}
+
+// standaloneCompare drops a saved build report's links into the dashboard.
+func standaloneCompare(m *view.Compare) {
+	m.SideA.Href, m.SideB.Href = "", ""
+	for _, c := range []*chart.BoxPlot{&m.RelChart, &m.RawChart} {
+		c.Boxes = slices.Clone(c.Boxes)
+		for i := range c.Boxes {
+			c.Boxes[i].Href = ""
+		}
+	}
 }

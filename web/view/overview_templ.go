@@ -219,7 +219,7 @@ func OverviewPage(p Page, m Overview) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, " without a measured throughput</div></div></section><h2 id=\"regressions\">Open regressions, worst first</h2>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, " without a measured throughput</div></div></section><h2 id=\"regressions\">Open regressions, costliest first</h2>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -52,6 +52,7 @@ type Evidence struct {
 	Duration   chart.TimeScatter
 	Factors    []FactorRow
 	Issues     []IssueRow
+	Upgrade    UpgradeCase
 	Method     []MethodItem
 	Generated  string
 	Version    string
@@ -99,4 +100,27 @@ type StatusForm struct {
 	Action  string
 	Current string
 	Note    string
+}
+
+// UpgradeCase is the business case for applying a fix: AS-IS, TO-BE, the
+// hours a year it saves and the KB to apply. Ready is false when no known
+// fix applies; Text then says why.
+type UpgradeCase struct {
+	Ready                   bool
+	Text                    string
+	AsIsBuild, AsIsRelease  string
+	AsIsDuration, AsIsMiBps string
+	ToBeBuild, ToBeRelease  string
+	IssueID, IssueTitle     string
+	KB, KBURL               string
+	HoursPerYear            string
+	Explains                bool // the issue explains the change (not only present)
+	Fleet                   FleetFix
+}
+
+// FleetFix is what restores on builds holding the fix measure in the
+// fleet; Restores is empty when there are none.
+type FleetFix struct {
+	Builds                    []string
+	Restores, MiBps, Relative string
 }

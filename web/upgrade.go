@@ -1,0 +1,142 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/buildref"
+	"github.com/restorewatch/restorewatch/web/view"
+)
+
+// upgradeCase is the business case an engineer writes by hand for a
+// regression a known issue explains or accompanies: AS-IS (the build the
+// instance runs, the restores' median duration and speed since the
+// change), TO-BE (the first build at or above it in the same major version
+// that holds the fix, and what restores on fixed builds in the fleet
+// measure), the hours a year it would save and the KB to apply.
+func (s *Server) upgradeCase(ctx context.Context, r *store.Regression) (view.UpgradeCase, error) {
+	uc := view.UpgradeCase{AsIsDuration: view.Duration(r.CurrentDurationS), AsIsMiBps: view.MiBps(r.CurrentMiBps)}
+	current, err := s.currentBuild(ctx, r)
+	if err != nil {
+		return uc, err
+	}
+	uc.AsIsBuild = current
+	if n := s.cfg.Namer(current); n != "" {
+		uc.AsIsRelease = n
+	}
+	cur, err := buildref.ParseVersion(current)
+	if err != nil {
+		uc.Text = "The instance's build is not known, so no upgrade can be proposed."
+		return uc, nil
+	}
+	var best *buildref.Version
+	var issue analysis.KnownIssue
+	for _, id := range r.KnownIssues {
+		ki := s.issue(id)
+		if fix, ok := firstFixAtOrAbove(ki, cur); ok && (best == nil || fix.Compare(*best) < 0) {
+			best, issue = &fix, ki
+		}
+	}
+	if best == nil {
+		if len(r.KnownIssues) == 0 {
+			uc.Text = "No catalogued known issue matches these restores, so no build is known to remove this slowdown."
+		} else {
+			uc.Text = fmt.Sprintf("No build of SQL Server %s at or above %s is known to fix %s.", buildref.MajorName(cur.Major, cur.Minor), current, strings.Join(r.KnownIssues, ", "))
+		}
+		return uc, nil
+	}
+	uc.Ready, uc.IssueID, uc.IssueTitle = true, issue.ID, issue.Title
+	uc.ToBeBuild = best.String()
+	rel := s.cfg.Reference.Lookup(*best)
+	uc.ToBeRelease = s.cfg.Namer(uc.ToBeBuild)
+	if !rel.Approximate && len(rel.KB) > 0 {
+		uc.KB, uc.KBURL = rel.KB[0], kbURL(rel.KB[0])
+	}
+	uc.HoursPerYear = view.Hours(r.HoursLostPerRestore() * r.RestoresPerYear)
+	uc.Explains = s.explains(issue, r.ChangedFactors) != ""
+	fleet, err := s.fixedInFleet(ctx, r.Kind, *best)
+	if err != nil {
+		return uc, err
+	}
+	uc.Fleet = fleet
+	return uc, nil
+}
+
+// currentBuild is the build the regressed series' instance runs now: the
+// instance's latest known build, else the build its restores changed to.
+func (s *Server) currentBuild(ctx context.Context, r *store.Regression) (string, error) {
+	insts, err := s.instances(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, in := range insts {
+		if in.Name == r.Instance && in.Build != "" {
+			return in.Build, nil
+		}
+	}
+	for _, f := range r.ChangedFactors {
+		if f.Factor == "instance_build" {
+			return f.After, nil
+		}
+	}
+	return "", nil
+}
+
+// firstFixAtOrAbove is the lowest of the issue's fix builds in cur's major
+// version at or above cur.
+func firstFixAtOrAbove(ki analysis.KnownIssue, cur buildref.Version) (buildref.Version, bool) {
+	var out []buildref.Version
+	for _, f := range ki.FixBuilds {
+		v, err := buildref.ParseVersion(f)
+		if err == nil && v.Major == cur.Major && v.Compare(cur) >= 0 {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return buildref.Version{}, false
+	}
+	return slices.MinFunc(out, buildref.Version.Compare), true
+}
+
+// fixedInFleet measures the restores of one kind on the fleet's builds of
+// the fix's major version at or above it: their median throughput and
+// their median speed relative to each series' usual speed.
+func (s *Server) fixedInFleet(ctx context.Context, kind store.Kind, fix buildref.Version) (view.FleetFix, error) {
+	set, err := s.cohorts(ctx)
+	if err != nil {
+		return view.FleetFix{}, err
+	}
+	var ff view.FleetFix
+	var mibps, rel []float64
+	for _, c := range set.instance {
+		v, err := buildref.ParseVersion(c.Group)
+		if err != nil || v.Major != fix.Major || v.Compare(fix) < 0 {
+			continue
+		}
+		rs, err := s.db.RelativeSpeeds(ctx, store.RestoreFilter{Build: c.Group, Kind: kind})
+		if err != nil {
+			return ff, err
+		}
+		n := 0
+		for _, r := range rs {
+			if r.MiBps > 0 && r.Rel > 0 {
+				mibps, rel = append(mibps, r.MiBps), append(rel, r.Rel)
+				n++
+			}
+		}
+		if n > 0 {
+			ff.Builds = append(ff.Builds, c.Group+" ("+c.release+")")
+		}
+	}
+	if len(mibps) == 0 {
+		return ff, nil
+	}
+	ff.Restores = view.Plural(int64(len(mibps)), "restore", "restores")
+	ff.MiBps = view.MiBps(analysis.Median(mibps))
+	ff.Relative = view.Ratio(analysis.Median(rel))
+	return ff, nil
+}

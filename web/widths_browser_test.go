@@ -1,0 +1,85 @@
+package web_test
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// widths are the screens every page must fit: a phone and a laptop.
+var widths = []struct {
+	name string
+	w, h int64
+}{{"390", 390, 844}, {"1440", 1440, 900}}
+
+// pageFit is what a page reports about its own layout in the browser.
+type pageFit struct {
+	ScrollWidth int      `json:"scrollWidth"`
+	InnerWidth  int      `json:"innerWidth"`
+	Theme       string   `json:"theme"`
+	Wide        []string `json:"wide"`
+	Text        string   `json:"text"`
+}
+
+// fitJS measures the page: the document's scroll width against the
+// viewport, and the outermost elements sticking out past its right edge,
+// so a failure names the culprit.
+const fitJS = `(() => {
+	const iw = window.innerWidth, wide = [];
+	const name = el => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") +
+		(typeof el.className === "string" && el.className ? "." + el.className.split(" ").join(".") : "");
+	for (const el of document.body.querySelectorAll("*")) {
+		const r = el.getBoundingClientRect(), p = el.parentElement;
+		if (r.right <= iw + 1 || r.width === 0 || !p || p.getBoundingClientRect().right > iw + 1) continue;
+		if (["auto", "scroll", "hidden"].includes(getComputedStyle(p).overflowX)) continue; // scrolls in its own box
+		if (wide.length < 5) wide.push(name(p) + " > " + name(el) + " right=" + Math.round(r.right));
+	}
+	return {scrollWidth: document.documentElement.scrollWidth, innerWidth: iw,
+		theme: document.documentElement.dataset.theme || "", wide, text: document.body.innerText};
+})()`
+
+// TestBrowserEveryWidth walks every page of the demo at 390 and 1440 px,
+// in the light and the dark theme: no page scrolls sideways (tables and
+// charts scroll inside their own box, the navigation collapses), and no
+// catalogue provenance or machine key reaches the reader (issue 15 items
+// 1, 5 and 8). Screenshots of each go to $RW_ARTIFACTS.
+func TestBrowserEveryWidth(t *testing.T) {
+	db := demoDB(t)
+	b := newBrowser(t)
+	_, ts := serve(t, webConfig(db))
+	pages := pagesOf(t, db)
+	for _, theme := range []string{"light", "dark"} {
+		b.do(t, chromedp.Navigate(ts.URL+"/theme?set="+theme+"&back=/"), chromedp.WaitVisible(chromedp.CSS("h1")))
+		for _, w := range widths {
+			b.do(t, chromedp.EmulateViewport(w.w, w.h))
+			for i, p := range pages {
+				b.do(t, chromedp.Navigate(ts.URL+p), chromedp.WaitVisible(chromedp.CSS("h1")))
+				fit, err := chromedp.Run(b.ctx, chromedp.Evaluate[pageFit](fitJS))
+				if err != nil {
+					t.Fatalf("%s at %s px: %v", p, w.name, err)
+				}
+				if fit.ScrollWidth > fit.InnerWidth {
+					t.Errorf("%s at %s px (%s): the page scrolls sideways (scrollWidth %d > innerWidth %d); too wide: %s",
+						p, w.name, theme, fit.ScrollWidth, fit.InnerWidth, strings.Join(fit.Wide, ", "))
+				}
+				if !strings.HasPrefix(p, "/reports/") && fit.Theme != theme {
+					t.Errorf("%s: theme %q, want %q", p, fit.Theme, theme)
+				}
+				if m := internalText.FindString(fit.Text); m != "" {
+					t.Errorf("%s shows internal text %q", p, m)
+				}
+				for _, key := range []string{"io_alignment_4096", "source_build", "instance_build", "device_kind"} {
+					if strings.Contains(fit.Text, key) {
+						t.Errorf("%s shows the machine key %q instead of words", p, key)
+					}
+				}
+				if theme == "light" || w.name == "390" {
+					b.shot(t, fmt.Sprintf("%s-%s-%02d-%s", theme, w.name, i, url.PathEscape(strings.Trim(p, "/"))))
+				}
+			}
+		}
+	}
+}
