@@ -213,7 +213,7 @@ func numberAxisX(a area, lo, hi float64, duration bool) (valueAxis, bool) {
 type legendEntry struct {
 	name   string
 	series int
-	swatch string // "line" or "bar" swatch instead of the series' marker
+	swatch string // "line", "bar" or "ref" (a dashed reference line) instead of the series' marker
 }
 
 const legendMaxChars = 40
@@ -256,6 +256,9 @@ func drawLegend(b *builder, es []legendEntry, x0, y0, width float64) {
 		case "bar":
 			b.leaf("rect", "class", "rw-swatch "+seriesClass(e.series), "x", num(x0+x), "y", num(y-9),
 				"width", "12", "height", "10", "fill", seriesColor(e.series))
+		case "ref":
+			b.leaf("line", "class", "rw-swatch rw-ref-swatch", "x1", num(x0+x), "x2", num(x0+x+14),
+				"y1", num(y-4), "y2", num(y-4), "stroke", "currentColor", "stroke-dasharray", "4 2")
 		case "line":
 			b.leaf("line", "class", "rw-swatch "+seriesClass(e.series), "x1", num(x0+x), "x2", num(x0+x+14),
 				"y1", num(y-4), "y2", num(y-4), "stroke", seriesColor(e.series), "stroke-width", "2")

@@ -143,6 +143,10 @@ func TestSampleCounts(t *testing.T) {
 	if ts.classes["rw-outlier"] != 1 || ts.classes["rw-changepoint"] != 1 || ts.classes["rw-marker"] != 2 || ts.classes["rw-ref"] != 2 {
 		t.Errorf("timescatter decorations: %v", ts.classes)
 	}
+	// Median labels never sit on the data: they are legend entries.
+	if ts.classes["rw-ref-label"] != 0 || ts.classes["rw-ref-swatch"] != 2 {
+		t.Errorf("the reference lines' labels are drawn on the plot, not in the legend: %v", ts.classes)
+	}
 	if ts.classes["rw-series-0"] < 40 || ts.classes["rw-series-1"] < 40 || ts.classes["rw-axis"] == 0 || ts.classes["rw-grid"] == 0 {
 		t.Errorf("timescatter classes: %v", ts.classes)
 	}

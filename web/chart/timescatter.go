@@ -57,7 +57,8 @@ type RefLine struct {
 	Y float64
 	// From and To bound the segment in time; zero means the plot edge.
 	From, To time.Time
-	// Label is written above the segment's right end.
+	// Label names the segment in the legend (beside a dashed swatch) and
+	// its tooltip; it is not written on the plot, over the data.
 	Label string
 }
 
@@ -141,6 +142,13 @@ func (c TimeScatter) draw(b *builder, W, H float64) (float64, string, bool) {
 	if len(c.Series) > 1 || (len(c.Series) == 1 && c.Series[0].Name != "") {
 		for i, s := range c.Series {
 			legend = append(legend, legendEntry{name: s.Name, series: i})
+		}
+	}
+	// Reference lines are named in the legend, never on the plot, where
+	// a label would sit on the very points it summarises.
+	for _, r := range c.RefLines {
+		if r.Label != "" && usable(r.Y, c.LogY) {
+			legend = append(legend, legendEntry{name: r.Label, swatch: "ref"})
 		}
 	}
 	labelRows := 0
@@ -232,7 +240,7 @@ func maxOf(v []float64) float64 {
 }
 
 // drawRefs draws the horizontal reference segments, clipped to the plot's
-// time range, with their label above the right end.
+// time range; their labels are in the legend and each segment's tooltip.
 func (c TimeScatter) drawRefs(b *builder, a area, ys, xs scale, t0, t1 float64) {
 	for _, r := range c.RefLines {
 		if !usable(r.Y, c.LogY) {
@@ -253,11 +261,6 @@ func (c TimeScatter) drawRefs(b *builder, a area, ys, xs scale, t0, t1 float64) 
 		b.title(r.Label)
 		b.leaf("line", "class", "rw-ref", "x1", num(x1), "x2", num(x2), "y1", num(y), "y2", num(y),
 			"stroke", "currentColor", "stroke-dasharray", "6 3")
-		if r.Label != "" {
-			l := truncate(r.Label, max(3, int((x2-x1)/charWidth)))
-			b.elem("text", l, "class", "rw-ref-label", "x", num(x2-2), "y", num(y-4), "text-anchor", "end",
-				"font-size", "11", "fill", "currentColor")
-		}
 		b.close("g")
 	}
 }
