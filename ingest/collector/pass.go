@@ -20,6 +20,7 @@ type fetched struct {
 	hist      *mssql.HistoryResult
 	elog      *mssql.ErrorLogResult
 	agent     *mssql.AgentResult
+	backups   *mssql.BackupResult
 	inflight  []store.InflightSample
 	sampled   bool // inflight completed (possibly with no restore running)
 	errs      map[string]string
@@ -72,9 +73,10 @@ func (f *fetched) freeze(kind mssql.Kind, reason string) {
 
 // marks are the watermarks a pass starts from.
 type marks struct {
-	hist  mssql.HistoryMark
-	elog  mssql.LogMark
-	agent mssql.AgentMark
+	hist    mssql.HistoryMark
+	elog    mssql.LogMark
+	agent   mssql.AgentMark
+	backups mssql.BackupMark
 }
 
 // bounded runs fn under a deadline of d and returns when fn returns or the
@@ -230,6 +232,13 @@ func (c *collector) query(ctx context.Context, sess *mssql.Session, m marks, f *
 			r, err := sess.Agent(ctx, m.agent, maxAgentSteps)
 			if err == nil {
 				f.set(func() { f.agent = r })
+			}
+			return err
+		}},
+		{mssql.SourceBackups, func() error {
+			r, err := sess.Backups(ctx, m.backups, maxHistoryRows)
+			if err == nil {
+				f.set(func() { f.backups = r })
 			}
 			return err
 		}},

@@ -80,7 +80,7 @@ func (c *collector) loadMarks(ctx context.Context, inst string, run *store.Colle
 	for _, x := range []struct {
 		source string
 		into   any
-	}{{mssql.SourceHistory, &m.hist}, {mssql.SourceErrorLog, &m.elog}, {mssql.SourceAgent, &m.agent}} {
+	}{{mssql.SourceHistory, &m.hist}, {mssql.SourceErrorLog, &m.elog}, {mssql.SourceAgent, &m.agent}, {mssql.SourceBackups, &m.backups}} {
 		v, ok, err := c.db.Watermark(ctx, inst, x.source)
 		if err != nil {
 			c.storeFailed(err)
@@ -98,7 +98,7 @@ func (c *collector) loadMarks(ctx context.Context, inst string, run *store.Colle
 // analysis of the instance.
 func (c *collector) write(ctx context.Context, in mssql.Instance, f *fetched, run *store.CollectorRun) {
 	f.mu.Lock()
-	h, hist, elog, agent := f.host, f.hist, f.elog, f.agent
+	h, hist, elog, agent, backups := f.host, f.hist, f.elog, f.agent, f.backups
 	inflight, sampled := f.inflight, f.sampled
 	f.mu.Unlock()
 
@@ -109,7 +109,7 @@ func (c *collector) write(ctx context.Context, in mssql.Instance, f *fetched, ru
 			run.Errors["warehouse"] = err.Error()
 		}
 	}
-	if h == nil && hist == nil && elog == nil && agent == nil {
+	if h == nil && hist == nil && elog == nil && agent == nil && backups == nil {
 		return
 	}
 	// One pass's write at a time: the warehouse has one writer anyway, and
@@ -206,6 +206,23 @@ func (c *collector) write(ctx context.Context, in mssql.Instance, f *fetched, ru
 	if agent != nil {
 		set(mssql.SourceAgent, agent.Mark)
 	}
+	if backups != nil {
+		// Backup sets are keyed by their uuid: a pass that stops here
+		// re-reads them next time and adds nothing twice.
+		run.Rows[mssql.SourceBackups] = int64(len(backups.Sets))
+		if backups.Rebuilt != "" {
+			run.Notes = append(run.Notes, "backups: "+backups.Rebuilt+"; backup history re-read from its start")
+		}
+		if backups.More {
+			run.Notes = append(run.Notes, "backups: row cap reached, the next pass continues")
+		}
+		if _, err := c.db.PutBackupSets(ctx, backups.Sets); err != nil {
+			c.storeFailed(err)
+			run.Errors["warehouse"] = err.Error()
+		} else {
+			set(mssql.SourceBackups, backups.Mark)
+		}
+	}
 	c.derive(ctx, l, in, run)
 }
 
@@ -236,7 +253,7 @@ func (c *collector) writer() Writer {
 func status(f *fetched, run *store.CollectorRun) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	read := f.host != nil || f.hist != nil || f.elog != nil || f.agent != nil || f.sampled
+	read := f.host != nil || f.hist != nil || f.elog != nil || f.agent != nil || f.backups != nil || f.sampled
 	switch {
 	case f.fatal != nil && f.fatal.Kind == mssql.KindCanceled:
 		return store.RunCanceled
