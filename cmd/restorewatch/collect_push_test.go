@@ -64,6 +64,7 @@ func TestTwoZonesPushIntoOneServe(t *testing.T) {
 		in.SetClock(base)
 		in.Startup(base.Add(-72 * time.Hour))
 		script(in, base.Add(-48*time.Hour), 4)
+		in.AddBackups(backupSet(1, "D", base.Add(-30*time.Hour)), backupSet(2, "L", base.Add(-29*time.Hour)))
 		tc, err := tdsCA.ServerTLS("127.0.0.1")
 		if err != nil {
 			t.Fatal(err)
@@ -124,6 +125,7 @@ func TestTwoZonesPushIntoOneServe(t *testing.T) {
 	// through its first batch.
 	for _, in := range fleet {
 		script(in, base.Add(time.Hour), 3)
+		in.AddBackups(backupSet(3, "L", base.Add(2*time.Hour)))
 		in.SetClock(base.Add(6 * time.Hour))
 	}
 	proxy.set(cutMidway)
@@ -172,6 +174,15 @@ func TestTwoZonesPushIntoOneServe(t *testing.T) {
 		t.Errorf("central holds %s history rows/log records, a direct collection %s", f, wantFacts)
 	}
 
+	// So does msdb's backup history, for restore plans.
+	sets := func(path string) string {
+		return countRows(t, path, `SELECT count(*) || ':' || group_concat(k, ';') FROM (SELECT i.name || '/' || b.database_name || '/' || b.backup_set_uuid || '/' || b.first_lsn AS k
+			FROM backup_set b JOIN instance i ON i.id = b.instance_id ORDER BY k)`)
+	}
+	if got, want := sets(central), sets(direct); got != want || !strings.HasPrefix(want, "9:") {
+		t.Errorf("central's backup sets %s, a direct collection's %s (want 9)", got, want)
+	}
+
 	// The configured tags (rto, zone) travel with the batches.
 	tags := func(path string) string {
 		return countRows(t, path, `SELECT group_concat(name || '=' || tags, ';') FROM (SELECT name, tags FROM instance ORDER BY name)`)
@@ -209,6 +220,15 @@ func TestTwoZonesPushIntoOneServe(t *testing.T) {
 	if strings.Contains(stderr, tokA) {
 		t.Error("the token appears in the collector's output")
 	}
+}
+
+// backupSet is the nth backup set of database Sales, finished at finish.
+func backupSet(n int, typ string, finish time.Time) store.BackupSet {
+	lsn := func(k int) string { return fmt.Sprintf("%d", int64(39000000010000001)+int64(n*1000+k*100)) }
+	return store.BackupSet{Database: "Sales", UUID: fmt.Sprintf("6C1B0E1E-77A1-4A8E-9E1B-3F2D1C0B0A%02d", n),
+		Type: typ, Families: 1, FirstLSN: lsn(0), LastLSN: lsn(5), CheckpointLSN: lsn(1), DatabaseBackupLSN: lsn(0),
+		Start: finish.Add(-time.Minute), Finish: finish, Size: 1 << 30, SoftwareBuild: "15.0.4236",
+		Media: []store.BackupMedia{{Family: 1, DeviceType: 2, Device: `G:\b\Sales_` + typ + `.bak`}}}
 }
 
 // script adds n restores (full, diff and log in turn) of two databases.

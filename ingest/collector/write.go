@@ -216,7 +216,7 @@ func (c *collector) write(ctx context.Context, in mssql.Instance, f *fetched, ru
 		if backups.More {
 			run.Notes = append(run.Notes, "backups: row cap reached, the next pass continues")
 		}
-		if _, err := c.db.PutBackupSets(ctx, backups.Sets); err != nil {
+		if _, err := l.PutBackupSets(ctx, backups.Sets); err != nil {
 			c.storeFailed(err)
 			run.Errors["warehouse"] = err.Error()
 		} else {
@@ -236,17 +236,29 @@ func (c *collector) derive(ctx context.Context, l Writer, in mssql.Instance, run
 	}
 }
 
-// Writer stores what a pass read; *ingest.Loader is one.
+// Writer stores what a pass read: an ingest.Loader and the warehouse's
+// backup sets, or the push client of collect --push.
 type Writer interface {
 	Records(ctx context.Context, source, name string, fn func(store.Sink) error) (store.ImportSummary, error)
+	PutBackupSets(ctx context.Context, sets []store.BackupSet) (int64, error)
 	Derive(ctx context.Context) (ingest.Derived, error)
+}
+
+// local is the Writer of a collector writing its own warehouse.
+type local struct {
+	*ingest.Loader
+	db *store.DB
+}
+
+func (w local) PutBackupSets(ctx context.Context, sets []store.BackupSet) (int64, error) {
+	return w.db.PutBackupSets(ctx, sets)
 }
 
 func (c *collector) writer() Writer {
 	if c.opt.Writer != nil {
 		return c.opt.Writer()
 	}
-	return ingest.NewLoader(c.db, ingest.LoaderOptions{Analysis: c.opt.Analysis})
+	return local{ingest.NewLoader(c.db, ingest.LoaderOptions{Analysis: c.opt.Analysis}), c.db}
 }
 
 // status sums a pass up.

@@ -154,6 +154,27 @@ func (c *Client) Records(ctx context.Context, source, name string, fn func(store
 	return sum, err
 }
 
+// PutBackupSets writes backup sets to the spool in batches of their own,
+// synced before it returns; how many are new is known to the server.
+func (c *Client) PutBackupSets(ctx context.Context, sets []store.BackupSet) (int64, error) {
+	if len(sets) == 0 {
+		return 0, nil
+	}
+	w := &batchWriter{c: c, source: "backups", name: sets[0].Instance}
+	for i := range sets {
+		w.lines = append(w.lines, line{Backup: &sets[i]})
+		if len(w.lines) >= BatchRecords {
+			if err := w.flush(false); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if len(w.lines) == 0 {
+		return 0, nil
+	}
+	return 0, w.flush(false)
+}
+
 // Derive wakes the sender: deriving and analysing are the central server's
 // work, done when it applies a batch.
 func (c *Client) Derive(ctx context.Context) (ingest.Derived, error) {

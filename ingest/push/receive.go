@@ -80,6 +80,20 @@ func (r *Receiver) Push(ctx context.Context, collector string, body io.Reader) (
 		res.Status = Duplicate
 		return res, nil
 	}
+	if sets := b.BackupSets(); len(sets) > 0 {
+		added, err := r.db.PutBackupSets(wctx, sets)
+		if err != nil {
+			return Result{}, err
+		}
+		if len(sets) == b.Records {
+			// Backup history only: no restore to store or derive.
+			if err := r.db.RecordPush(wctx, collector, b.Batch, int64(len(sets)), added); err != nil {
+				return Result{}, err
+			}
+			res.Status, res.Added = Applied, added
+			return res, nil
+		}
+	}
 	if b.Tags != nil && b.Name != "" {
 		if err := r.db.SetInstanceTags(wctx, b.Name, b.Tags); err != nil {
 			return Result{}, err

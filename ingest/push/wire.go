@@ -12,8 +12,9 @@
 //	{"history":{…store.HistoryRow…}}
 //	{"log":{…store.LogRestore…}}
 //
-// A record line has exactly one key: history, log, host (store.HostSnapshot)
-// or reject (store.Reject), whose value is the store record's JSON encoding.
+// A record line has exactly one key: history, log, host (store.HostSnapshot),
+// reject (store.Reject) or backup (store.BackupSet, a backup-history set for
+// restore plans), whose value is the store type's JSON encoding.
 // Unknown keys are refused rather than dropped, so a collector and a server
 // of different versions fail loudly instead of losing a field. Replays are
 // harmless twice over: the server remembers applied batch ids, and the
@@ -69,6 +70,7 @@ type line struct {
 	Log     *store.LogRestore   `json:"log,omitempty"`
 	Host    *store.HostSnapshot `json:"host,omitempty"`
 	Reject  *store.Reject       `json:"reject,omitempty"`
+	Backup  *store.BackupSet    `json:"backup,omitempty"`
 }
 
 // Batch is a decoded batch.
@@ -77,7 +79,20 @@ type Batch struct {
 	lines []line
 }
 
-// Feed hands the batch's records to sink in their order.
+// BackupSets returns the batch's backup sets (msdb backup history, for
+// restore plans), which are not restores and go around the import.
+func (b *Batch) BackupSets() []store.BackupSet {
+	var out []store.BackupSet
+	for _, l := range b.lines {
+		if l.Backup != nil {
+			out = append(out, *l.Backup)
+		}
+	}
+	return out
+}
+
+// Feed hands the batch's records to sink in their order; backup sets are
+// not records (see BackupSets).
 func (b *Batch) Feed(sink store.Sink) error {
 	for _, l := range b.lines {
 		var err error
@@ -157,7 +172,7 @@ func Decode(r io.Reader) (*Batch, error) {
 			return nil, store.Errorf(store.EINVALID, "push batch line %d: %v", n, err)
 		}
 		if k := l.kinds(); k != 1 {
-			return nil, store.Errorf(store.EINVALID, "push batch line %d: want one of history, log, host or reject, got %d", n, k)
+			return nil, store.Errorf(store.EINVALID, "push batch line %d: want one of history, log, host, reject or backup, got %d", n, k)
 		}
 		b.lines = append(b.lines, l)
 	}
@@ -221,7 +236,7 @@ func batchID(s string) bool {
 
 func (l line) kinds() int {
 	n := 0
-	for _, set := range []bool{l.History != nil, l.Log != nil, l.Host != nil, l.Reject != nil} {
+	for _, set := range []bool{l.History != nil, l.Log != nil, l.Host != nil, l.Reject != nil, l.Backup != nil} {
 		if set {
 			n++
 		}
