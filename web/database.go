@@ -118,7 +118,6 @@ func (s *Server) databaseModel(series []store.Series, se store.Series, pts []sto
 		m.Kinds = append(m.Kinds, view.Tab{Label: fmt.Sprintf("%s (%s)", x.Kind, view.Int(int64(x.N))),
 			Href: view.DatabaseKindURL(x.Instance, x.Database, string(x.Kind)), Current: x.Kind == se.Kind})
 	}
-	m.Shown = "newest " + view.Int(int64(len(pts))) + " charted"
 	isOut, isChange := idSet(se.Outliers), idSet(se.ChangePoints)
 	var cps []chart.ChangePoint
 	for i := len(pts) - 1; i >= 0; i-- {
@@ -126,8 +125,10 @@ func (s *Server) databaseModel(series []store.Series, se store.Series, pts []sto
 			cps = append(cps, chart.ChangePoint{T: pts[i].At, Label: "change " + view.Date(pts[i].At)})
 		}
 	}
-	tput := chart.Series{Name: "logical MiB/s", Points: thinPoints(pts, isOut, func(p *store.ChartPoint) *float64 { return p.MiBps })}
-	dur := chart.Series{Name: "duration", Points: thinPoints(pts, isOut, func(p *store.ChartPoint) *float64 { return p.DurationS })}
+	from, to := span(pts)
+	tput, tband, nT := marks("logical MiB/s", 0, pts, isOut, func(p *store.ChartPoint) *float64 { return p.MiBps }, from, to)
+	dur, dband, nD := marks("duration", 0, pts, isOut, func(p *store.ChartPoint) *float64 { return p.DurationS }, from, to)
+	m.Shown = chartCounts(len(pts), se.N, nT, nD)
 	size := chart.Series{Name: "backup size (GiB)"}
 	gib := make([]float64, len(pts))
 	for i, p := range pts {
@@ -153,11 +154,13 @@ func (s *Server) databaseModel(series []store.Series, se store.Series, pts []sto
 		refs = append(refs, chart.RefLine{Y: *se.CurrentMiBps, From: cps[len(cps)-1].T, Label: "recent " + view.MiBpsPtr(se.CurrentMiBps)})
 	}
 	m.Throughput = chart.TimeScatter{Frame: chart.Frame{Title: "Throughput over time (logical MiB/s)", ID: "db-tput", Width: wideW, Height: wideH},
-		Series: []chart.Series{tput}, ChangePoints: cps, RefLines: refs, YLabel: "MiB/s", LogY: spansDecades(tput), YFromZero: true}
+		Series: []chart.Series{tput}, Bands: bands(tband), ChangePoints: cps, RefLines: refs, YLabel: "MiB/s",
+		LogY: spansDecades(tput) || bandSpansDecades(tband), YFromZero: true, From: from, To: to}
 	m.Duration = chart.TimeScatter{Frame: chart.Frame{Title: "Duration over time", ID: "db-dur", Width: wideW, Height: wideH},
-		Series: []chart.Series{dur}, ChangePoints: cps, YLabel: "duration", YFormat: chart.FormatDuration, YFromZero: true}
+		Series: []chart.Series{dur}, Bands: bands(dband), ChangePoints: cps, YLabel: "duration", YFormat: chart.FormatDuration, YFromZero: true,
+		From: from, To: to}
 	m.Size = chart.TimeScatter{Frame: chart.Frame{Title: "Backup size over time (GiB)", ID: "db-size", Width: wideW, Height: 260},
-		Series: []chart.Series{size}, YLabel: "GiB", YFromZero: true}
+		Series: []chart.Series{size}, YLabel: "GiB", YFromZero: true, From: from, To: to}
 	m.RowsShown = view.Plural(int64(len(rs)), "restore", "restores")
 	for i := range rs {
 		m.Rows = append(m.Rows, s.restoreRow(&rs[i], isOut[rs[i].ID]))

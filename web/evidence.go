@@ -69,7 +69,7 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 	if r.ChangeRestoreID > 0 {
 		ev.ChangeRestoreURL = view.RestoreURL(r.ChangeRestoreID)
 	}
-	ev.Throughput, ev.Duration = evidenceCharts(r, rs, outliers)
+	ev.Throughput, ev.Duration, ev.ChartNote = evidenceCharts(r, rs, outliers)
 	for _, f := range r.ChangedFactors {
 		ev.Factors = append(ev.Factors, view.FactorRow{Factor: factorLabel(f.Factor), Before: s.factorValue(f.Factor, f.Before),
 			After: s.factorValue(f.Factor, f.After), Score: fmt.Sprintf("%.0f %%", f.Score*100)})
@@ -104,7 +104,7 @@ func sizeNote(r *store.Regression) string {
 // a wide range: a drop to a third then looks as big at 50 MiB/s as at 900)
 // and duration, before and after the change in two marker shapes, with the
 // medians and the change point.
-func evidenceCharts(r *store.Regression, rs []store.ChartPoint, outliers []int64) (chart.TimeScatter, chart.TimeScatter) {
+func evidenceCharts(r *store.Regression, rs []store.ChartPoint, outliers []int64) (tput, dur chart.TimeScatter, note string) {
 	isOut := idSet(outliers)
 	// rs is newest first: the restores since the change come first.
 	split := len(rs)
@@ -117,23 +117,26 @@ func evidenceCharts(r *store.Regression, rs []store.ChartPoint, outliers []int64
 	since, earlier := rs[:split], rs[split:]
 	tp := func(p *store.ChartPoint) *float64 { return p.MiBps }
 	dp := func(p *store.ChartPoint) *float64 { return p.DurationS }
-	before, after := chart.Series{Name: "before the change", Points: thinPoints(earlier, isOut, tp)},
-		chart.Series{Name: "since the change", Points: thinPoints(since, isOut, tp)}
-	dBefore, dAfter := chart.Series{Name: "before the change", Points: thinPoints(earlier, isOut, dp)},
-		chart.Series{Name: "since the change", Points: thinPoints(since, isOut, dp)}
+	from, to := span(rs)
+	before, bBand, nb := marks("before the change", 0, earlier, isOut, tp, from, to)
+	after, aBand, na := marks("since the change", 1, since, isOut, tp, from, to)
+	dBefore, dbBand, db := marks("before the change", 0, earlier, isOut, dp, from, to)
+	dAfter, daBand, da := marks("since the change", 1, since, isOut, dp, from, to)
+	note = chartCounts(len(rs), len(rs), nb+na, db+da)
 	cp := []chart.ChangePoint{{T: r.ChangedAt, Label: "change " + view.Date(r.ChangedAt)}}
-	tput := chart.TimeScatter{
+	tput = chart.TimeScatter{
 		Frame:  chart.Frame{Title: "Logical throughput of each restore (MiB/s)", ID: "ev-tput", Width: wideW, Height: wideH},
-		Series: []chart.Series{before, after}, ChangePoints: cp, YLabel: "MiB/s", LogY: spansDecades(before, after), YFromZero: true,
+		Series: []chart.Series{before, after}, Bands: bands(bBand, aBand), ChangePoints: cp, YLabel: "MiB/s",
+		LogY: spansDecades(before, after) || bandSpansDecades(bBand, aBand), YFromZero: true, From: from, To: to,
 		RefLines: []chart.RefLine{
 			{Y: r.BaselineMiBps, To: r.ChangedAt, Label: "median before " + view.MiBps(r.BaselineMiBps)},
 			{Y: r.CurrentMiBps, From: r.ChangedAt, Label: "median since " + view.MiBps(r.CurrentMiBps)},
 		},
 	}
-	dur := chart.TimeScatter{
+	dur = chart.TimeScatter{
 		Frame:  chart.Frame{Title: "Duration of each restore", ID: "ev-dur", Width: wideW, Height: wideH},
-		Series: []chart.Series{dBefore, dAfter}, ChangePoints: cp, YLabel: "duration", YFromZero: true,
-		YFormat: chart.FormatDuration,
+		Series: []chart.Series{dBefore, dAfter}, Bands: bands(dbBand, daBand), ChangePoints: cp, YLabel: "duration", YFromZero: true,
+		YFormat: chart.FormatDuration, From: from, To: to,
 	}
 	if r.BaselineDurationS > 0 && r.CurrentDurationS > 0 {
 		dur.RefLines = []chart.RefLine{
@@ -141,7 +144,7 @@ func evidenceCharts(r *store.Regression, rs []store.ChartPoint, outliers []int64
 			{Y: r.CurrentDurationS, From: r.ChangedAt, Label: "median since " + view.Duration(r.CurrentDurationS)},
 		}
 	}
-	return tput, dur
+	return tput, dur, note
 }
 
 // spansDecades reports whether the values run over more than a factor of

@@ -256,6 +256,11 @@ func drawLegend(b *builder, es []legendEntry, x0, y0, width float64) {
 		case "bar":
 			b.leaf("rect", "class", "rw-swatch "+seriesClass(e.series), "x", num(x0+x), "y", num(y-9),
 				"width", "12", "height", "10", "fill", seriesColor(e.series))
+		case "band":
+			b.leaf("rect", "class", "rw-swatch rw-band-swatch "+seriesClass(e.series), "x", num(x0+x), "y", num(y-9),
+				"width", "14", "height", "10", "fill", seriesColor(e.series), "fill-opacity", "0.3")
+			b.leaf("line", "class", "rw-swatch rw-band-swatch", "x1", num(x0+x), "x2", num(x0+x+14),
+				"y1", num(y-4), "y2", num(y-4), "stroke", seriesColor(e.series), "stroke-width", "2")
 		case "ref":
 			b.leaf("line", "class", "rw-swatch rw-ref-swatch", "x1", num(x0+x), "x2", num(x0+x+14),
 				"y1", num(y-4), "y2", num(y-4), "stroke", "currentColor", "stroke-dasharray", "4 2")

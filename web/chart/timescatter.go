@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -87,6 +88,37 @@ type TimeScatter struct {
 	// Location is the time zone for tick labels and tooltips; nil means UTC,
 	// so output does not depend on the server's zone.
 	Location *time.Location
+	// Bands draw dense series as their spread over time: per time bucket a
+	// shaded band from Low to High (e.g. the 10th to 90th percentile) and a
+	// line through Mid (the median). Thinning a dense series to each pixel
+	// column's extremes would leave an empty band around the median and make
+	// a steady series look bimodal; the points beyond the band are drawn as
+	// Series points.
+	Bands []Band
+	// From and To fix the time axis (zero: the data's extent), so that the
+	// charts of one page share one time range.
+	From, To time.Time
+}
+
+// Band is a dense series drawn as its quantiles per time bucket.
+type Band struct {
+	// Series picks the colour, as the index of a Series does.
+	Series int
+	// Name is the legend entry ("before the change: 10th–90th percentile
+	// and median per day").
+	Name string
+	// Width is the buckets' span: buckets further apart than twice it are
+	// not joined (no band across a gap in the data).
+	Width time.Duration
+	// Buckets, oldest first; a bucket with a non-finite value is skipped.
+	Buckets []BandBucket
+}
+
+// BandBucket is one time bucket of a Band, centred at T.
+type BandBucket struct {
+	T              time.Time
+	Low, Mid, High float64
+	N              int
 }
 
 // Render writes the chart as SVG; it satisfies templ.Component.
@@ -130,8 +162,22 @@ func (c TimeScatter) draw(b *builder, W, H float64) (float64, string, bool) {
 			npts++
 		}
 	}
+	for _, bd := range c.Bands {
+		for _, k := range bd.Buckets {
+			if !usable(k.Low, c.LogY) || !usable(k.Mid, c.LogY) || !usable(k.High, c.LogY) {
+				continue
+			}
+			t := unixSeconds(k.T)
+			tlo, thi = math.Min(tlo, t), math.Max(thi, t)
+			vals = append(vals, k.Low, k.High)
+			npts++
+		}
+	}
 	if npts == 0 {
 		return 0, "", false
+	}
+	if !c.From.IsZero() && !c.To.IsZero() && c.To.After(c.From) {
+		tlo, thi = math.Min(tlo, unixSeconds(c.From)), math.Max(thi, unixSeconds(c.To))
 	}
 	for _, r := range c.RefLines { // keep reference lines visible
 		if usable(r.Y, c.LogY) {
@@ -142,6 +188,11 @@ func (c TimeScatter) draw(b *builder, W, H float64) (float64, string, bool) {
 	if len(c.Series) > 1 || (len(c.Series) == 1 && c.Series[0].Name != "") {
 		for i, s := range c.Series {
 			legend = append(legend, legendEntry{name: s.Name, series: i})
+		}
+	}
+	for _, bd := range c.Bands {
+		if bd.Name != "" {
+			legend = append(legend, legendEntry{name: bd.Name, series: bd.Series, swatch: "band"})
 		}
 	}
 	// Reference lines are named in the legend, never on the plot, where
@@ -170,12 +221,13 @@ func (c TimeScatter) draw(b *builder, W, H float64) (float64, string, bool) {
 	drawYAxis(b, a, ax, c.YLabel)
 	ticks, labels := timeAxis(a, xs, fromUnix(t0, loc), fromUnix(t1, loc), loc)
 	drawXTicks(b, a, ticks, labels, "")
-	c.drawRefs(b, a, ax.sc, xs, t0, t1)
-	c.drawMarkers(b, a, xs, t0, t1, loc)
 	yfmt := c.YFormat
 	if yfmt == nil {
 		yfmt = formatValue
 	}
+	c.drawBands(b, ax.sc, xs, yfmt)
+	c.drawRefs(b, a, ax.sc, xs, t0, t1)
+	c.drawMarkers(b, a, xs, t0, t1, loc)
 	for i, s := range c.Series {
 		b.open("g", "class", "rw-series "+seriesClass(i))
 		for _, p := range s.Points {
@@ -205,7 +257,7 @@ func (c TimeScatter) draw(b *builder, W, H float64) (float64, string, bool) {
 		b.close("g")
 	}
 	drawLegend(b, legend, a.l, H-8-float64(legendRows(legend, W-80)-1)*(lineH+4), W-80)
-	desc := fmt.Sprintf("Scatter of %d values in %d series from %s to %s, ranging %s to %s",
+	desc := fmt.Sprintf("Scatter of %d values and bands in %d series from %s to %s, ranging %s to %s",
 		npts, len(c.Series), fromUnix(tlo, loc).Format("2006-01-02 15:04"), fromUnix(thi, loc).Format("2006-01-02 15:04"),
 		withUnit(yfmt(minOf(vals[:npts])), c.YLabel), withUnit(yfmt(maxOf(vals[:npts])), c.YLabel))
 	if n := len(c.Markers); n > 0 {
@@ -357,4 +409,50 @@ func drawVLine(b *builder, a area, v vline, loc *time.Location) {
 			"font-size", "11", "fill", "currentColor")
 	}
 	b.close("g")
+}
+
+// drawBands draws each band as a shaded polygon from Low to High and a
+// line through Mid, one piece per run of buckets without a gap.
+func (c TimeScatter) drawBands(b *builder, ys, xs scale, yfmt func(float64) string) {
+	for _, bd := range c.Bands {
+		var runs [][]BandBucket
+		var last time.Time
+		for _, k := range bd.Buckets {
+			if !usable(k.Low, c.LogY) || !usable(k.Mid, c.LogY) || !usable(k.High, c.LogY) {
+				continue
+			}
+			if len(runs) == 0 || (bd.Width > 0 && k.T.Sub(last) > 2*bd.Width) {
+				runs = append(runs, nil)
+			}
+			runs[len(runs)-1] = append(runs[len(runs)-1], k)
+			last = k.T
+		}
+		b.open("g", "class", "rw-band "+seriesClass(bd.Series))
+		col := seriesColor(bd.Series)
+		for _, run := range runs {
+			var area, mid strings.Builder
+			for i, k := range run {
+				fmt.Fprintf(&area, "%s,%s ", num(xs.at(unixSeconds(k.T))), num(ys.at(k.High)))
+				if i > 0 {
+					mid.WriteByte(' ')
+				}
+				fmt.Fprintf(&mid, "%s,%s", num(xs.at(unixSeconds(k.T))), num(ys.at(k.Mid)))
+			}
+			for i := len(run) - 1; i >= 0; i-- {
+				fmt.Fprintf(&area, "%s,%s ", num(xs.at(unixSeconds(run[i].T))), num(ys.at(run[i].Low)))
+			}
+			if len(run) == 1 { // one bucket: a short bar, visible
+				x := xs.at(unixSeconds(run[0].T))
+				b.leaf("line", "class", "rw-band-range", "x1", num(x), "x2", num(x), "y1", num(ys.at(run[0].Low)),
+					"y2", num(ys.at(run[0].High)), "stroke", col, "stroke-width", "6", "stroke-opacity", "0.3")
+			} else {
+				b.leaf("polygon", "class", "rw-band-range", "points", strings.TrimSpace(area.String()), "fill", col, "fill-opacity", "0.22")
+			}
+			b.open("polyline", "class", "rw-band-mid", "points", mid.String(), "fill", "none", "stroke", col, "stroke-width", "2")
+			k := run[len(run)/2]
+			b.title(fmt.Sprintf("%s\nmedian %s, middle 80 %% %s – %s (%d restores around %s)", bd.Name, yfmt(k.Mid), yfmt(k.Low), yfmt(k.High), k.N, k.T.UTC().Format("2006-01-02")))
+			b.close("polyline")
+		}
+		b.close("g")
+	}
 }

@@ -48,6 +48,8 @@ type Evidence struct {
 	SizeNote                string // duration against size
 	Note                    string // the engine's sentence
 
+	// ChartNote counts what the charts hold (charted, not measured).
+	ChartNote  string
 	Throughput chart.TimeScatter
 	Duration   chart.TimeScatter
 	Factors    []FactorRow

@@ -70,7 +70,8 @@ func TestLayoutEscapesAndMarksTheCurrentPage(t *testing.T) {
 
 func TestRegressionTableShowsWordsNotOnlyColour(t *testing.T) {
 	rows := []view.RegressionRow{{URL: "/regressions/1", Database: `O'Brien "&"`, Kind: "full", Instance: "<i>S</i>",
-		InstanceURL: view.InstanceURL("<i>S</i>"), Ratio: "0.31×", Interval: view.Unknown, Status: "open", KnownIssues: []string{"KB4088193"}}}
+		InstanceURL: view.InstanceURL("<i>S</i>"), Ratio: "0.31×", Interval: view.Unknown, Status: "open", KnownIssues: []string{"KB4088193"},
+		Why: "Known issue KB4088193: Slow restore"}}
 	out := render(t, view.RegressionTable(rows, true))
 	for _, want := range []string{"▼ open", "0.31×", "KB4088193", "O&#39;Brien &#34;&amp;&#34;", "&lt;i&gt;S&lt;/i&gt;",
 		`href="/instances/%3Ci%3ES%3C%2Fi%3E"`, `scope="col"`, `scope="row"`} {
@@ -117,7 +118,7 @@ func TestReportInlinesItsStylesheet(t *testing.T) {
 func TestFormats(t *testing.T) {
 	for got, want := range map[string]string{
 		view.Int(1234567): "1,234,567", view.Int(-1000): "-1,000", view.Bytes(10 << 30): "10.0 GiB",
-		view.Bytes(0): view.Unknown, view.Duration(0): view.Unknown, view.Duration(93784): "1 d 02:03:04",
+		view.Bytes(0): view.Unknown, view.Duration(0): view.Unknown, view.Duration(93784): "1 d 2 h",
 		view.Ratio(0.314): "0.31×", view.Interval(0.25, 0.38): "0.25–0.38×", view.PText(0.00001): "p < 0.0001",
 		view.PText(0.034): "p = 0.03", view.Hours(0.3): "18 min", view.Hours(1234.4): "1,234 h", view.MiBps(0): view.Unknown,
 	} {
