@@ -125,6 +125,16 @@ func (db *DB) PutBackupSets(ctx context.Context, sets []BackupSet) (added int64,
 		return 0, fmt.Errorf("store: put backup sets: %w", err)
 	}
 	defer tx.Rollback()
+	// Prepared once per call: a large export arrives in batches of
+	// a thousand sets, each with its stripes and files.
+	var stmts [4]*sql.Stmt
+	for i, q := range []string{insertBackupSet, selectBackupSetID, insertBackupMedia, insertBackupFile} {
+		if stmts[i], err = tx.PrepareContext(ctx, q); err != nil {
+			return 0, fmt.Errorf("store: put backup sets: %w", err)
+		}
+		defer stmts[i].Close()
+	}
+	insSet, selSet, insMedia, insFile := stmts[0], stmts[1], stmts[2], stmts[3]
 	ids := map[string]int64{}
 	for i := range sets {
 		b := &sets[i]
@@ -141,14 +151,7 @@ func (db *DB) PutBackupSets(ctx context.Context, sets []BackupSet) (added int64,
 			}
 			ids[key] = inst
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO backup_set (instance_id, database_name, backup_set_uuid, media_set_id,
-			family_count, type, is_copy_only, is_damaged, has_backup_checksums, has_bulk_logged_data, first_lsn, last_lsn,
-			checkpoint_lsn, database_backup_lsn, differential_base_lsn, differential_base_guid, fork_point_lsn,
-			first_recovery_fork_guid, last_recovery_fork_guid, start_utc, finish_utc, utc_offset, backup_size, compressed_backup_size,
-			software_build, server_name, machine_name, recovery_model, origin)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (instance_id, backup_set_uuid) DO NOTHING`,
-			inst, b.Database, b.UUID, nullZero(b.MediaSetID), b.Families, b.Type, b.CopyOnly, b.Damaged, b.Checksums,
+		res, err := insSet.ExecContext(ctx, inst, b.Database, b.UUID, nullZero(b.MediaSetID), b.Families, b.Type, b.CopyOnly, b.Damaged, b.Checksums,
 			b.BulkLogged, b.FirstLSN, b.LastLSN, b.CheckpointLSN, b.DatabaseBackupLSN, b.DiffBaseLSN,
 			strings.ToUpper(b.DiffBaseGUID), b.ForkPointLSN, strings.ToUpper(b.FirstForkGUID), strings.ToUpper(b.LastForkGUID),
 			ms(b.Start), ms(b.Finish), nullInt(b.UTCOffset), nullZero(b.Size), nullZero(b.CompressedSize), b.SoftwareBuild, b.ServerName,
@@ -159,21 +162,16 @@ func (db *DB) PutBackupSets(ctx context.Context, sets []BackupSet) (added int64,
 		n, _ := res.RowsAffected()
 		added += n
 		var setID int64
-		if err := tx.QueryRowContext(ctx, `SELECT id FROM backup_set WHERE instance_id = ? AND backup_set_uuid = ?`,
-			inst, b.UUID).Scan(&setID); err != nil {
+		if err := selSet.QueryRowContext(ctx, inst, b.UUID).Scan(&setID); err != nil {
 			return 0, fmt.Errorf("store: put backup set %s: %w", b.Origin, err)
 		}
 		for _, m := range b.Media {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO backup_media (backup_set_id, family_sequence_number, mirror,
-				device_type, physical_device_name) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-				setID, m.Family, m.Mirror, nullZero(int64(m.DeviceType)), m.Device); err != nil {
+			if _, err := insMedia.ExecContext(ctx, setID, m.Family, m.Mirror, nullZero(int64(m.DeviceType)), m.Device); err != nil {
 				return 0, fmt.Errorf("store: put backup media %s: %w", b.Origin, err)
 			}
 		}
 		for _, f := range b.Files {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO backup_file (backup_set_id, logical_name, physical_name, file_type,
-				file_size, filegroup) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-				setID, f.LogicalName, f.PhysicalName, f.Type, nullZero(f.Size), f.Filegroup); err != nil {
+			if _, err := insFile.ExecContext(ctx, setID, f.LogicalName, f.PhysicalName, f.Type, nullZero(f.Size), f.Filegroup); err != nil {
 				return 0, fmt.Errorf("store: put backup file %s: %w", b.Origin, err)
 			}
 		}
@@ -183,6 +181,21 @@ func (db *DB) PutBackupSets(ctx context.Context, sets []BackupSet) (added int64,
 	}
 	return added, nil
 }
+
+const (
+	insertBackupSet = `INSERT INTO backup_set (instance_id, database_name, backup_set_uuid, media_set_id,
+	family_count, type, is_copy_only, is_damaged, has_backup_checksums, has_bulk_logged_data, first_lsn, last_lsn,
+	checkpoint_lsn, database_backup_lsn, differential_base_lsn, differential_base_guid, fork_point_lsn,
+	first_recovery_fork_guid, last_recovery_fork_guid, start_utc, finish_utc, utc_offset, backup_size, compressed_backup_size,
+	software_build, server_name, machine_name, recovery_model, origin)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (instance_id, backup_set_uuid) DO NOTHING`
+	selectBackupSetID = `SELECT id FROM backup_set WHERE instance_id = ? AND backup_set_uuid = ?`
+	insertBackupMedia = `INSERT INTO backup_media (backup_set_id, family_sequence_number, mirror,
+	device_type, physical_device_name) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
+	insertBackupFile = `INSERT INTO backup_file (backup_set_id, logical_name, physical_name, file_type,
+	file_size, filegroup) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
+)
 
 // BackupSets returns every backup set of one database recorded on one
 // instance, oldest first, with media families and files.

@@ -63,26 +63,70 @@ const (
 // Parse reads a whole file and returns its backup sets, rows of one set
 // merged (stripes, files). A row that cannot be read is a reject naming
 // file:line; an error means the file is of no known shape or unreadable.
+// It holds every set in memory: Store streams a file of any size.
 func Parse(ctx context.Context, r io.Reader, opt Options) ([]store.BackupSet, Stats, error) {
+	var all []store.BackupSet
+	st, err := scan(ctx, r, opt, func(sets []store.BackupSet) error {
+		all = append(all, sets...)
+		return nil
+	})
+	if err != nil {
+		return nil, st, err
+	}
+	all = mergeSets(all)
+	st.Sets = int64(len(all))
+	return all, st, nil
+}
+
+// Bounds of scan's memory: rows held while the order of day and month is
+// unknown, and sets handed on at once.
+const (
+	maxUndecided = 20000
+	batchSets    = 1000
+)
+
+// scan reads the file and hands its sets to emit in batches of batchSets,
+// rows of one set that follow each other merged; a set whose rows are
+// apart arrives in pieces that the warehouse (or Parse) merges. Rows wait
+// only while culture dates leave day and month undecided, at most
+// maxUndecided of them.
+func scan(ctx context.Context, r io.Reader, opt Options, emit func([]store.BackupSet) error) (Stats, error) {
 	var st Stats
 	order, err := dateOrder(opt.DateFormat)
 	if err != nil {
-		return nil, st, store.Errorf(store.EINVALID, "%s", err.Error())
+		return st, store.Errorf(store.EINVALID, "%s", err.Error())
 	}
 	dec, err := textenc.UTF8Reader(r)
 	if err != nil {
-		return nil, st, err
+		return st, err
 	}
 	cr := csv.NewReader(dec)
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = true
 	cr.ReuseRecord = false
-	var cols map[string]int
-	var sh shape
-	var rows []row
+	var (
+		cols    map[string]int
+		sh      shape
+		waiting []row // while order is undecided
+		b       builder
+	)
+	flush := func(force bool) error {
+		if len(b.sets) == 0 || !force && len(b.sets) < batchSets {
+			return nil
+		}
+		err := emit(b.sets)
+		b.sets, b.idx = nil, nil
+		return err
+	}
+	take := func(rw row) error {
+		if err := b.add(rw, sh, order, opt, &st); err != nil {
+			return err
+		}
+		return flush(false)
+	}
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, st, err
+			return st, err
 		}
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -95,7 +139,7 @@ func Parse(ctx context.Context, r io.Reader, opt Options) ([]store.BackupSet, St
 				st.Rejects = append(st.Rejects, store.Reject{File: opt.File, Line: pe.Line, Reason: pe.Err.Error()})
 				continue
 			}
-			return nil, st, err
+			return st, err
 		}
 		if skip(rec) {
 			continue
@@ -103,23 +147,123 @@ func Parse(ctx context.Context, r io.Reader, opt Options) ([]store.BackupSet, St
 		if cols == nil {
 			cols, sh, err = header(rec)
 			if err != nil {
-				return nil, st, fmt.Errorf("%s:%d: %w", opt.File, line, err)
+				return st, fmt.Errorf("%s:%d: %w", opt.File, line, err)
 			}
 			continue
 		}
 		st.Rows++
-		rows = append(rows, row{line: line, get: getter(cols, rec)})
+		rw := row{line: line, get: getter(cols, rec)}
+		if order == "" {
+			switch o := decides(rw); {
+			case o != "":
+				order = o
+			case !ambiguous(rw):
+				// ISO dates, or none whose order matters: no need to wait.
+				if err := take(rw); err != nil {
+					return st, err
+				}
+				continue
+			case len(waiting) < maxUndecided:
+				waiting = append(waiting, rw)
+				continue
+			default:
+				return st, store.Errorf(store.EINVALID, "%s: %d rows' dates do not tell the day from the month: give --date-format (DMY or MDY, or the culture's pattern such as dd/MM/yyyy)", opt.File, maxUndecided)
+			}
+			for _, w := range waiting {
+				if err := take(w); err != nil {
+					return st, err
+				}
+			}
+			waiting = nil
+		}
+		if err := take(rw); err != nil {
+			return st, err
+		}
 	}
 	if cols == nil {
-		return nil, st, store.Errorf(store.EINVALID, "%s: no header line: not a backup history export", opt.File)
+		return st, store.Errorf(store.EINVALID, "%s: no header line: not a backup history export", opt.File)
 	}
-	if order == "" {
-		order = inferOrder(rows)
+	if len(waiting) > 0 {
+		for _, w := range waiting {
+			if ambiguous(w) {
+				return st, store.Errorf(store.EINVALID, "%s:%d: the file's dates do not tell the day from the month (no day above 12): give --date-format (DMY or MDY, or the culture's pattern such as dd/MM/yyyy)", opt.File, w.line)
+			}
+		}
+		for _, w := range waiting {
+			if err := take(w); err != nil {
+				return st, err
+			}
+		}
 	}
-	sets, rejects := build(rows, sh, order, opt)
-	st.Rejects = append(st.Rejects, rejects...)
-	st.Sets = int64(len(sets))
-	return sets, st, nil
+	return st, flush(true)
+}
+
+// builder gathers the sets of the rows read since the last batch.
+type builder struct {
+	sets []store.BackupSet
+	idx  map[string]int
+}
+
+func (b *builder) add(r row, sh shape, order string, opt Options, st *Stats) error {
+	set, key, err := parseRow(r, sh, order, opt)
+	if err != nil {
+		st.Rejects = append(st.Rejects, store.Reject{File: opt.File, Line: r.line, Reason: err.Error()})
+		return nil
+	}
+	if b.idx == nil {
+		b.idx = map[string]int{}
+	}
+	i, ok := b.idx[key]
+	if !ok {
+		b.idx[key] = len(b.sets)
+		b.sets = append(b.sets, set)
+		return nil
+	}
+	s := &b.sets[i]
+	for _, m := range set.Media {
+		if sh == dbatoolsRaw {
+			m.Family = len(s.Media) + 1 // one row per family, in the order dbatools lists them
+		}
+		if !hasMedia(s.Media, m) {
+			s.Media = append(s.Media, m)
+		}
+	}
+	for _, f := range set.Files {
+		if !hasFile(s.Files, f.LogicalName) {
+			s.Files = append(s.Files, f)
+		}
+	}
+	if sh == dbatoolsRaw {
+		s.Families = len(s.Media)
+	}
+	return nil
+}
+
+// mergeSets merges the pieces of one set that scan handed on in different
+// batches (instance and uuid name a set, as in the warehouse).
+func mergeSets(sets []store.BackupSet) []store.BackupSet {
+	idx := map[string]int{}
+	out := sets[:0]
+	for _, s := range sets {
+		k := strings.ToLower(s.Instance) + "\x00" + strings.ToUpper(s.UUID)
+		i, ok := idx[k]
+		if !ok || s.UUID == "" {
+			idx[k] = len(out)
+			out = append(out, s)
+			continue
+		}
+		for _, m := range s.Media {
+			if !hasMedia(out[i].Media, m) {
+				out[i].Media = append(out[i].Media, m)
+			}
+		}
+		for _, f := range s.Files {
+			if !hasFile(out[i].Files, f.LogicalName) {
+				out[i].Files = append(out[i].Files, f)
+			}
+		}
+	}
+	return out
 }
 
 type row struct {
@@ -181,44 +325,6 @@ func getter(cols map[string]int, rec []string) func(...string) string {
 	}
 }
 
-// build turns rows into sets, keyed by instance and set identity.
-func build(rows []row, sh shape, order string, opt Options) ([]store.BackupSet, []store.Reject) {
-	var sets []store.BackupSet
-	var rejects []store.Reject
-	idx := map[string]int{}
-	for _, r := range rows {
-		b, key, err := parseRow(r, sh, order, opt)
-		if err != nil {
-			rejects = append(rejects, store.Reject{File: opt.File, Line: r.line, Reason: err.Error()})
-			continue
-		}
-		i, ok := idx[key]
-		if !ok {
-			idx[key] = len(sets)
-			sets = append(sets, b)
-			continue
-		}
-		s := &sets[i]
-		for _, m := range b.Media {
-			if sh == dbatoolsRaw {
-				m.Family = len(s.Media) + 1 // one row per family, in the order dbatools lists them
-			}
-			if !hasMedia(s.Media, m) {
-				s.Media = append(s.Media, m)
-			}
-		}
-		for _, f := range b.Files {
-			if !hasFile(s.Files, f.LogicalName) {
-				s.Files = append(s.Files, f)
-			}
-		}
-		if sh == dbatoolsRaw {
-			s.Families = len(s.Media)
-		}
-	}
-	return sets, rejects
-}
-
 func hasMedia(ms []store.BackupMedia, m store.BackupMedia) bool {
 	for _, x := range ms {
 		if x.Family == m.Family && x.Mirror == m.Mirror {
@@ -243,30 +349,25 @@ type Putter interface {
 	BackupSets(ctx context.Context, sets []store.BackupSet) (int64, error)
 }
 
-// Store parses a file and hands its sets to sink, in batches of
-// store.BatchSize; rejects go to sink.Reject. Stats.Sets counts the sets
-// that were new to the warehouse (all of them when the sink stores none).
+// Store streams a file into sink: its sets go to the warehouse in batches
+// as they are read (memory stays flat whatever the file's size), rejects
+// to sink.Reject. Stats.Sets counts the sets that were new to the warehouse
+// (every set read when the sink stores none).
 func Store(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stats, error) {
-	sets, st, err := Parse(ctx, r, opt)
+	put, stores := sink.(Putter)
+	var added int64
+	st, err := scan(ctx, r, opt, func(sets []store.BackupSet) error {
+		if !stores {
+			added += int64(len(sets))
+			return nil
+		}
+		n, err := put.BackupSets(ctx, sets)
+		added += n
+		return err
+	})
 	for _, x := range st.Rejects {
 		sink.Reject(x)
 	}
-	if err != nil {
-		return st, err
-	}
-	put, ok := sink.(Putter)
-	if !ok {
-		return st, nil
-	}
-	st.Sets = 0
-	for len(sets) > 0 {
-		n := min(len(sets), store.BatchSize)
-		added, err := put.BackupSets(ctx, sets[:n])
-		if err != nil {
-			return st, err
-		}
-		st.Sets += added
-		sets = sets[n:]
-	}
-	return st, nil
+	st.Sets = added
+	return st, err
 }

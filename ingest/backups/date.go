@@ -100,28 +100,42 @@ func orderName(o string) string {
 	return "month first"
 }
 
-// inferOrder decides whether slash dates put the day first: any first
-// number above 12 says so, any second number above 12 says month first;
-// with neither, month first (en-US, PowerShell's invariant culture).
-func inferOrder(rows []row) string {
-	for _, r := range rows {
-		for _, v := range []string{r.get("backup_start_date", "start"), r.get("backup_finish_date", "end")} {
-			date, _, _ := strings.Cut(strings.TrimSpace(v), " ")
-			p := strings.Split(date, "/")
-			if len(p) != 3 {
-				continue
-			}
-			a, _ := strconv.Atoi(p[0])
-			b, _ := strconv.Atoi(p[1])
-			if a > 12 {
-				return "dmy"
-			}
-			if b > 12 {
-				return "mdy"
-			}
+// decides says what one row's slash dates tell of their order: "dmy" when a
+// first number is above 12, "mdy" when a second one is, "" when neither.
+func decides(r row) string {
+	for _, v := range []string{r.get("backup_start_date", "start"), r.get("backup_finish_date", "end")} {
+		a, b, ok := slashParts(v)
+		switch {
+		case !ok:
+		case a > 12:
+			return "dmy"
+		case b > 12:
+			return "mdy"
 		}
 	}
-	return "mdy"
+	return ""
+}
+
+// ambiguous reports whether a row carries a slash date whose order matters
+// (day and month differ, both 12 or less).
+func ambiguous(r row) bool {
+	for _, v := range []string{r.get("backup_start_date", "start"), r.get("backup_finish_date", "end")} {
+		if a, b, ok := slashParts(v); ok && a != b {
+			return true
+		}
+	}
+	return false
+}
+
+func slashParts(v string) (a, b int, ok bool) {
+	date, _, _ := strings.Cut(strings.TrimSpace(v), " ")
+	p := strings.Split(date, "/")
+	if len(p) != 3 || len(p[0]) == 4 {
+		return 0, 0, false
+	}
+	a, err1 := strconv.Atoi(p[0])
+	b, err2 := strconv.Atoi(p[1])
+	return a, b, err1 == nil && err2 == nil
 }
 
 // dateOrder reads a --date-format as ingest/csv accepts it: DMY, MDY or
