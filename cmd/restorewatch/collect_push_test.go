@@ -183,6 +183,14 @@ func TestTwoZonesPushIntoOneServe(t *testing.T) {
 		t.Errorf("central's backup sets %s, a direct collection's %s (want 9)", got, want)
 	}
 
+	// And each pass's run record, for the central collector page: zone B's
+	// three passes, the two made while cut off included.
+	runs := countRows(t, central, `SELECT group_concat(k, ',') FROM (SELECT instance || ':' || count(*) || ':' || min(status) AS k
+		FROM collector_run GROUP BY instance ORDER BY instance)`)
+	if runs != "SQL-A1:2:ok,SQL-A2:2:ok,SQL-B1:3:ok" {
+		t.Errorf("central's run records by instance: %s", runs)
+	}
+
 	// The configured tags (rto, zone) travel with the batches.
 	tags := func(path string) string {
 		return countRows(t, path, `SELECT group_concat(name || '=' || tags, ';') FROM (SELECT name, tags FROM instance ORDER BY name)`)

@@ -65,6 +65,9 @@ func (c *collector) pass(ctx context.Context, in mssql.Instance) passOut {
 	fin := time.Now()
 	run.Finished = &fin
 	c.storeFailed(c.db.FinishRun(wctx, run))
+	if rw, ok := c.writer().(RunWriter); ok {
+		c.storeFailed(rw.FinishedRun(wctx, run))
+	}
 	c.logRun(in, run)
 	if ctx.Err() != nil {
 		out.closeSession()
@@ -242,6 +245,12 @@ type Writer interface {
 	Records(ctx context.Context, source, name string, fn func(store.Sink) error) (store.ImportSummary, error)
 	PutBackupSets(ctx context.Context, sets []store.BackupSet) (int64, error)
 	Derive(ctx context.Context) (ingest.Derived, error)
+}
+
+// RunWriter is a Writer that also carries each finished run record (the
+// push client: the central server's collector page shows the zone's runs).
+type RunWriter interface {
+	FinishedRun(ctx context.Context, run store.CollectorRun) error
 }
 
 // local is the Writer of a collector writing its own warehouse.

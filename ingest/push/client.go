@@ -175,6 +175,13 @@ func (c *Client) PutBackupSets(ctx context.Context, sets []store.BackupSet) (int
 	return 0, w.flush(false)
 }
 
+// FinishedRun spools a pass's run record, so the central server's
+// collector page shows how the zone's passes went.
+func (c *Client) FinishedRun(ctx context.Context, run store.CollectorRun) error {
+	w := &batchWriter{c: c, source: "runs", name: run.Instance, lines: []line{{Run: &run}}}
+	return w.flush(false)
+}
+
 // Derive wakes the sender: deriving and analysing are the central server's
 // work, done when it applies a batch.
 func (c *Client) Derive(ctx context.Context) (ingest.Derived, error) {

@@ -80,19 +80,31 @@ func (r *Receiver) Push(ctx context.Context, collector string, body io.Reader) (
 		res.Status = Duplicate
 		return res, nil
 	}
-	if sets := b.BackupSets(); len(sets) > 0 {
-		added, err := r.db.PutBackupSets(wctx, sets)
+	sets, runs := b.BackupSets(), b.Runs()
+	var added int64
+	if len(sets) > 0 {
+		if added, err = r.db.PutBackupSets(wctx, sets); err != nil {
+			return Result{}, err
+		}
+	}
+	for _, run := range runs {
+		// A new id on this server; the times, status, counts and errors
+		// as the zone's collector recorded them.
+		if run.ID, err = r.db.StartRun(wctx, run.Instance, run.Started); err == nil {
+			err = r.db.FinishRun(wctx, run)
+		}
 		if err != nil {
 			return Result{}, err
 		}
-		if len(sets) == b.Records {
-			// Backup history only: no restore to store or derive.
-			if err := r.db.RecordPush(wctx, collector, b.Batch, int64(len(sets)), added); err != nil {
-				return Result{}, err
-			}
-			res.Status, res.Added = Applied, added
-			return res, nil
+	}
+	if facts := b.Records - len(sets) - len(runs); facts == 0 && b.Records > 0 {
+		// Backup history and run records only: no restore to store or
+		// derive.
+		if err := r.db.RecordPush(wctx, collector, b.Batch, int64(b.Records), added); err != nil {
+			return Result{}, err
 		}
+		res.Status, res.Added = Applied, added
+		return res, nil
 	}
 	if b.Tags != nil && b.Name != "" {
 		if err := r.db.SetInstanceTags(wctx, b.Name, b.Tags); err != nil {

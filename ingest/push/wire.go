@@ -13,8 +13,9 @@
 //	{"log":{…store.LogRestore…}}
 //
 // A record line has exactly one key: history, log, host (store.HostSnapshot),
-// reject (store.Reject) or backup (store.BackupSet, a backup-history set for
-// restore plans), whose value is the store type's JSON encoding.
+// reject (store.Reject), backup (store.BackupSet, a backup-history set for
+// restore plans) or run (store.CollectorRun, a pass's run record), whose
+// value is the store type's JSON encoding.
 // Unknown keys are refused rather than dropped, so a collector and a server
 // of different versions fail loudly instead of losing a field. Replays are
 // harmless twice over: the server remembers applied batch ids, and the
@@ -71,6 +72,7 @@ type line struct {
 	Host    *store.HostSnapshot `json:"host,omitempty"`
 	Reject  *store.Reject       `json:"reject,omitempty"`
 	Backup  *store.BackupSet    `json:"backup,omitempty"`
+	Run     *store.CollectorRun `json:"run,omitempty"`
 }
 
 // Batch is a decoded batch.
@@ -91,8 +93,19 @@ func (b *Batch) BackupSets() []store.BackupSet {
 	return out
 }
 
-// Feed hands the batch's records to sink in their order; backup sets are
-// not records (see BackupSets).
+// Runs returns the batch's collector run records.
+func (b *Batch) Runs() []store.CollectorRun {
+	var out []store.CollectorRun
+	for _, l := range b.lines {
+		if l.Run != nil {
+			out = append(out, *l.Run)
+		}
+	}
+	return out
+}
+
+// Feed hands the batch's records to sink in their order; backup sets and
+// run records are not records (see BackupSets and Runs).
 func (b *Batch) Feed(sink store.Sink) error {
 	for _, l := range b.lines {
 		var err error
@@ -172,7 +185,7 @@ func Decode(r io.Reader) (*Batch, error) {
 			return nil, store.Errorf(store.EINVALID, "push batch line %d: %v", n, err)
 		}
 		if k := l.kinds(); k != 1 {
-			return nil, store.Errorf(store.EINVALID, "push batch line %d: want one of history, log, host, reject or backup, got %d", n, k)
+			return nil, store.Errorf(store.EINVALID, "push batch line %d: want one of history, log, host, reject, backup or run, got %d", n, k)
 		}
 		b.lines = append(b.lines, l)
 	}
@@ -236,7 +249,7 @@ func batchID(s string) bool {
 
 func (l line) kinds() int {
 	n := 0
-	for _, set := range []bool{l.History != nil, l.Log != nil, l.Host != nil, l.Reject != nil, l.Backup != nil} {
+	for _, set := range []bool{l.History != nil, l.Log != nil, l.Host != nil, l.Reject != nil, l.Backup != nil, l.Run != nil} {
 		if set {
 			n++
 		}
