@@ -80,24 +80,11 @@ func (r *Receiver) Push(ctx context.Context, collector string, body io.Reader) (
 		res.Status = Duplicate
 		return res, nil
 	}
-	sets, runs := b.BackupSets(), b.Runs()
-	var added int64
-	if len(sets) > 0 {
-		if added, err = r.db.PutBackupSets(wctx, sets); err != nil {
-			return Result{}, err
-		}
+	extras, added, err := r.putExtras(wctx, b)
+	if err != nil {
+		return Result{}, err
 	}
-	for _, run := range runs {
-		// A new id on this server; the times, status, counts and errors
-		// as the zone's collector recorded them.
-		if run.ID, err = r.db.StartRun(wctx, run.Instance, run.Started); err == nil {
-			err = r.db.FinishRun(wctx, run)
-		}
-		if err != nil {
-			return Result{}, err
-		}
-	}
-	if facts := b.Records - len(sets) - len(runs); facts == 0 && b.Records > 0 {
+	if b.Records > 0 && extras == b.Records {
 		// Backup history and run records only: no restore to store or
 		// derive.
 		if err := r.db.RecordPush(wctx, collector, b.Batch, int64(b.Records), added); err != nil {
@@ -129,4 +116,27 @@ func (r *Receiver) Push(ctx context.Context, collector string, body io.Reader) (
 	}
 	res.Status, res.Added = Applied, sum.Added
 	return res, nil
+}
+
+// putExtras stores what a batch holds besides records: backup sets (each
+// set once, by its uuid) and run records. It returns how many lines they
+// were and how many sets were new.
+func (r *Receiver) putExtras(ctx context.Context, b *Batch) (n int, added int64, err error) {
+	sets, runs := b.BackupSets(), b.Runs()
+	if len(sets) > 0 {
+		if added, err = r.db.PutBackupSets(ctx, sets); err != nil {
+			return 0, 0, err
+		}
+	}
+	for _, run := range runs {
+		// A new id on this server; the times, status, counts and errors
+		// as the zone's collector recorded them.
+		if run.ID, err = r.db.StartRun(ctx, run.Instance, run.Started); err == nil {
+			err = r.db.FinishRun(ctx, run)
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+	}
+	return len(sets) + len(runs), added, nil
 }
