@@ -1,0 +1,187 @@
+package push_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"encoding/pem"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/restorewatch/restorewatch/ingest"
+	"github.com/restorewatch/restorewatch/ingest/errorlog"
+	"github.com/restorewatch/restorewatch/ingest/push"
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/web"
+)
+
+// fixture is a real-looking SQL Server 2022 error log with full, diff and
+// log restores (the collector's fixture; see its testdata).
+const fixture = "../collector/testdata/errorlog_full_diff_log.log"
+
+// records parses the fixture into memory.
+func records(t *testing.T) *store.Collect {
+	t.Helper()
+	f, err := os.Open(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var c store.Collect
+	if _, err := errorlog.Parse(context.Background(), f, errorlog.Options{File: "ERRORLOG"}, &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.LogRestores) < 3 || len(c.Hosts) == 0 {
+		t.Fatalf("fixture gave %d restores and %d host snapshots", len(c.LogRestores), len(c.Hosts))
+	}
+	return &c
+}
+
+func feed(c *store.Collect) func(store.Sink) error {
+	return func(s store.Sink) error {
+		for _, h := range c.Hosts {
+			if err := s.Host(h); err != nil {
+				return err
+			}
+		}
+		for _, l := range c.LogRestores {
+			if err := s.LogRestore(l); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func openDB(t *testing.T) (*store.DB, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "central.db")
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, path
+}
+
+// spooledOne returns the only batch in cl's spool.
+func spooledOne(t *testing.T, cl *push.Client) string {
+	t.Helper()
+	p, err := cl.Spooled()
+	if err != nil || len(p) != 1 {
+		t.Fatalf("spool holds %v, %v; want one batch", p, err)
+	}
+	return p[0]
+}
+
+func spooled(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "*.rwpush"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// sink adapts the receiver to web.PushSink, as cmd does.
+type sink struct{ *push.Receiver }
+
+func (s sink) Push(ctx context.Context, collector string, r io.Reader) (web.PushResult, error) {
+	res, err := s.Receiver.Push(ctx, collector, r)
+	return web.PushResult(res), err
+}
+
+// central serves a real web.Server with the receiver over TLS. reads
+// counts the calls the server made to read request bodies.
+func central(t *testing.T, db *store.DB) (ts *httptest.Server, reads *atomic.Int64) {
+	t.Helper()
+	srv := web.New(web.Config{DB: db, Push: sink{push.NewReceiver(db, ingest.LoaderOptions{}, nil)}})
+	reads = new(atomic.Int64)
+	ts = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = bodySpy{r.Body, reads}
+		srv.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return ts, reads
+}
+
+// bodySpy counts the reads of a request body.
+type bodySpy struct {
+	io.ReadCloser
+	reads *atomic.Int64
+}
+
+func (b bodySpy) Read(p []byte) (int, error) {
+	b.reads.Add(1)
+	return b.ReadCloser.Read(p)
+}
+
+// caFile writes the test server's certificate (made at test time) as the
+// client's CA file.
+func caFile(t *testing.T, ts *httptest.Server) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func count(t *testing.T, path, q string) int {
+	t.Helper()
+	d, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var n int
+	if err := d.QueryRow(q).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// post sends a batch file as the client does and decodes the answer.
+func post(t *testing.T, ts *httptest.Server, tok string, body []byte) push.Result {
+	t.Helper()
+	code, res := postStatus(t, ts, tok, bytes.NewReader(body), int64(len(body)))
+	if code != http.StatusOK {
+		t.Fatalf("push: %d", code)
+	}
+	return res
+}
+
+func postStatus(t *testing.T, ts *httptest.Server, tok string, body io.Reader, n int64) (int, push.Result) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, ts.URL+push.Path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = n
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var res push.Result
+	if resp.StatusCode == http.StatusOK {
+		if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return resp.StatusCode, res
+}
+
+// guard bounds a wait for an event the code must produce; reaching it is a
+// failure.
+const guard = 20 * time.Second
