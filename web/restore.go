@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -21,6 +22,18 @@ func (s *Server) handleRestore(c echo.Context) error {
 		return err
 	}
 	m := s.restoreDetail(d)
+	if d.StartedLocal != nil {
+		// The collector's curve starts at the statement's start_time, which
+		// the restore's other sources know to a few seconds.
+		cv, err := s.db.InflightCurveFor(c.Request().Context(), d.Instance, d.Database, *d.StartedLocal, 2*time.Minute)
+		switch {
+		case err == nil && cv.Ended:
+			lr := liveRestore(*cv, s.cfg.Now(), "restore-progress")
+			m.Progress = &lr
+		case err != nil && store.ErrorCode(err) != store.ENOTFOUND:
+			return err
+		}
+	}
 	return s.render(c, http.StatusOK, view.RestorePage(s.page(c, m.Title, "restores"), m))
 }
 

@@ -16,6 +16,7 @@ type Store interface {
 	LatestRuns(ctx context.Context) ([]store.CollectorRun, error)
 	Runs(ctx context.Context, instance string, limit int) ([]store.CollectorRun, error)
 	InflightCurves(ctx context.Context, since time.Time) ([]store.InflightCurve, error)
+	InflightCurveFor(ctx context.Context, instance, database string, started time.Time, tolerance time.Duration) (*store.InflightCurve, error)
 	Totals(ctx context.Context) (store.Totals, error)
 	RTOCandidates(ctx context.Context) ([]store.RTOCandidate, error)
 	ListExposures(ctx context.Context) ([]store.Exposure, error)

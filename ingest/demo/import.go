@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/store"
@@ -61,6 +62,9 @@ func ImportWith(ctx context.Context, db *store.DB, f Fleet, aopt analysis.Option
 	}
 	if _, err := l.Derive(ctx); err != nil {
 		return sum, fmt.Errorf("demo: derive: %w", err)
+	}
+	if err := recordLive(ctx, db, time.Now().UTC()); err != nil { // live.go
+		return sum, fmt.Errorf("demo: collector runs and restores in flight: %w", err)
 	}
 	return sum, nil
 }

@@ -14,6 +14,9 @@ type RestoreDetail struct {
 	Buffer                      []KV
 	Phases                      []KV
 	Evidence                    []KVGroup
+	// Progress is the restore's progress curve when a collector watched it
+	// run (with its knee, when it slowed), else nil.
+	Progress *LiveRestore
 }
 
 // KVGroup is a titled list of facts.
