@@ -59,6 +59,9 @@ func restoreFilter(c echo.Context) (store.RestoreFilter, view.RestoreFilter, err
 	if !f.To.IsZero() && len(form.To) == len(time.DateOnly) {
 		f.To = f.To.AddDate(0, 0, 1)
 	}
+	if !f.From.IsZero() && !f.To.IsZero() && !f.From.Before(f.To) {
+		return f, form, store.Errorf(store.EINVALID, "from %s is after to %s: swap them", form.From, form.To)
+	}
 	if form.Sort == "" {
 		form.Sort = "newest"
 	}
@@ -100,6 +103,10 @@ func (s *Server) handleRestores(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	miss, err := s.resolveNames(c.Request().Context(), &f)
+	if err != nil {
+		return err
+	}
 	page, _ := strconv.Atoi(c.QueryParam("page"))
 	page = max(page, 1)
 	f.Limit, f.Offset = pageSize, (page-1)*pageSize
@@ -109,6 +116,7 @@ func (s *Server) handleRestores(c echo.Context) error {
 	}
 	m := s.restoresModel(c, f, form, rs, total, exact)
 	m.Paging = paging(c, page, len(rs), total, exact)
+	m.NoMatch = miss
 	return s.render(c, http.StatusOK, view.RestoresPage(s.page(c, "Restores", "restores"), m))
 }
 
@@ -222,6 +230,9 @@ func (s *Server) handleRestoresCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, err := s.resolveNames(c.Request().Context(), &f); err != nil {
+		return err
+	}
 	h := c.Response().Header()
 	h.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
 	h.Set(echo.HeaderContentDisposition, `attachment; filename="restores.csv"`)
@@ -254,6 +265,9 @@ const (
 func (s *Server) handleAPIRestores(c echo.Context) error {
 	f, _, err := restoreFilter(c)
 	if err != nil {
+		return err
+	}
+	if _, err := s.resolveNames(c.Request().Context(), &f); err != nil {
 		return err
 	}
 	limit, after, err := apiPaging(c)

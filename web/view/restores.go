@@ -10,8 +10,11 @@ type Restores struct {
 	Paging Paging
 	Total  string
 	Note   string // e.g. why some restores are not in this order
-	CSV    string
-	JSON   string
+	// NoMatch says that the instance or database typed matches no name (or
+	// several), with the closest names.
+	NoMatch string
+	CSV     string
+	JSON    string
 }
 
 // RestoreFilter is the filter form as the user filled it.
