@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -93,8 +94,13 @@ func (s *Server) handleBuilds(c echo.Context) error {
 		s.cohortSection("by-source", "By source build (the server that took the backup)",
 			"The build recorded in the backup set (software_major/minor/build_version).", set.source, nil, ""),
 	}
-	for i, r := range set.instance {
-		m.Options = append(m.Options, view.Option{Value: r.Group, Label: r.Group + " " + r.release, Selected: i == 0})
+	a, b, err := s.recentUpgrade(ctx, set.instance)
+	if err != nil {
+		return err
+	}
+	for _, r := range set.instance {
+		m.Options = append(m.Options, view.Option{Value: r.Group, Label: r.Group + " " + r.release, Selected: r.Group == a})
+		m.OptionsB = append(m.OptionsB, view.Option{Value: r.Group, Label: r.Group + " " + r.release, Selected: r.Group == b})
 	}
 	return s.render(c, http.StatusOK, view.BuildsPage(s.page(c, "Builds", "builds"), m))
 }
@@ -171,3 +177,36 @@ func (s *Server) buildIssues(build string) []view.IssueRef {
 
 // finite reports whether v is a usable number.
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// recentUpgrade is the pair of builds the compare form opens on: the most
+// recent instance upgrade the analysis saw (a regression whose instance
+// build changed: before, after), else the two builds with the most
+// restores, never one build against itself.
+func (s *Server) recentUpgrade(ctx context.Context, rows []cohortRow) (string, string, error) {
+	has := map[string]bool{}
+	for _, r := range rows {
+		has[r.Group] = true
+	}
+	regs, err := s.regressions(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	var at time.Time
+	a, b := "", ""
+	for _, r := range regs {
+		for _, f := range r.ChangedFactors {
+			if f.Factor == "instance_build" && f.Before != f.After && has[f.Before] && has[f.After] && r.ChangedAt.After(at) {
+				at, a, b = r.ChangedAt, f.Before, f.After
+			}
+		}
+	}
+	if a != "" {
+		return a, b, nil
+	}
+	top := slices.Clone(rows)
+	slices.SortStableFunc(top, func(x, y cohortRow) int { return y.N - x.N })
+	if len(top) < 2 {
+		return "", "", nil
+	}
+	return top[1].Group, top[0].Group, nil
+}

@@ -176,6 +176,9 @@ func (s *Server) compareModel(ctx context.Context, rawA, rawB string) (view.Comp
 			}
 		}
 	}
+	if m.Matched, err = s.matched(ctx, cmp.a.filter, cmp.b.filter); err != nil {
+		return m, err
+	}
 	m.Method = compareMethod(cmp)
 	return m, nil
 }

@@ -8,7 +8,8 @@ type Builds struct {
 	Empty    bool
 	Measured string // restores with a relative speed
 	Sections []CohortSection
-	Options  []Option // builds for the compare form
+	Options  []Option // builds for the compare form's first build (A)
+	OptionsB []Option // the same builds, selected for the second (B)
 }
 
 // CohortSection is one grouping (instance build or source build).

@@ -17,6 +17,8 @@ type Compare struct {
 	Examples  []Link
 	HoursNote string
 	Issues    []BuildIssues // catalogued issues of either side's build
+	// Matched compares the same series on both sides, per restore kind.
+	Matched   Matched
 	Method    []MethodItem
 	Generated string
 	Version   string
@@ -39,4 +41,27 @@ type CompareMeasure struct {
 type BuildIssues struct {
 	Build  string
 	Issues []IssueRef
+}
+
+// Matched is the like-for-like comparison: the series restored on both
+// sides, each by its own medians, summarised per restore kind.
+type Matched struct {
+	Series int
+	Kinds  []MatchedKind
+	Rows   []MatchedRow
+}
+
+// MatchedKind summarises one restore kind: the median of its series'
+// ratios and how many of them are materially slower.
+type MatchedKind struct {
+	Kind, Series, Ratio, Slower string
+	IsSlower                    bool // the kind's median ratio is materially slower
+	AnySlower                   bool // some of its series are
+}
+
+// MatchedRow is one series restored on both sides.
+type MatchedRow struct {
+	Instance, InstanceURL, Database, URL, Kind string
+	NA, NB, A, B, Ratio                        string
+	Slower                                     bool
 }
