@@ -265,7 +265,7 @@ func (l *Loader) storeFile(ctx context.Context, im *store.Import, file File, opt
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		r.Err = store.Errorf(store.EINVALID, "cannot open: %v", unwrapPath(err))
+		r.Err = store.Errorf(store.EINVALID, "%s: cannot open: %v", path, unwrapPath(err))
 		return r
 	}
 	defer f.Close()

@@ -25,6 +25,9 @@ import (
 // BackupDays is how many days of backup history the demo writes.
 const BackupDays = 9
 
+// DefaultBackupInstances is Config.BackupInstances when unset.
+const DefaultBackupInstances = 50
+
 // backupColumns are backup_history_export.sql's output columns.
 var backupColumns = []string{"instance", "database_name", "backup_set_uuid", "media_set_id", "media_family_count", "type",
 	"is_copy_only", "is_damaged", "has_backup_checksums", "has_bulk_logged_data", "first_lsn", "last_lsn", "checkpoint_lsn",
@@ -64,7 +67,11 @@ func (g *gen) writeBackups(path string) (BackupTruth, error) {
 	end := g.cfg.Now.Truncate(15 * time.Minute)
 	t.LastDiff = end.Add(-20*time.Hour - 15*time.Minute)
 	k := 0
-	for _, in := range g.plan.instances {
+	withHistory := g.cfg.BackupInstances
+	if withHistory <= 0 {
+		withHistory = DefaultBackupInstances
+	}
+	for _, in := range g.plan.instances[:min(withHistory, len(g.plan.instances))] {
 		seen := map[string]bool{}
 		for _, s := range in.series {
 			if seen[s.db] {

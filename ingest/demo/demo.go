@@ -53,6 +53,13 @@ type Config struct {
 	// an earlier, larger fleet left there are not removed (a directory the
 	// user named is not ours to empty); Fleet.Files lists what was written.
 	Dir string
+	// BackupInstances is how many instances, from the first, get a backup
+	// history for restore plans (0: the first DefaultBackupInstances, which
+	// covers the default fleet whole; a 2,000-instance benchmark fleet would
+	// otherwise write millions of 15-minute log backups). The databases of
+	// the others have restores but no backup history, and their plan pages
+	// say so.
+	BackupInstances int
 	// Truth also writes truth.csv: every restore's true start, end, duration
 	// and whether its completion reached an error log, for tests. It is not
 	// an import format.
