@@ -1003,7 +1003,7 @@ func EvidenceBody(ev Evidence) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 90, "<div class=\"table-wrap\"><table class=\"upgrade\"><thead><tr><th scope=\"col\"></th><th scope=\"col\">Build</th><th scope=\"col\" class=\"num\">Median duration</th><th scope=\"col\" class=\"num\">Median MiB/s</th></tr></thead> <tbody><tr><th scope=\"row\">AS-IS</th><td><span class=\"mono\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 90, "<div class=\"table-wrap\"><table class=\"upgrade\"><thead><tr><th scope=\"col\"></th><th scope=\"col\">Build</th><th scope=\"col\" class=\"num\">Median duration</th><th scope=\"col\" class=\"num\">Median MiB/s</th></tr></thead> <tbody><tr><th scope=\"row\" class=\"nowrap\">AS-IS</th><td><span class=\"mono\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1055,7 +1055,7 @@ func EvidenceBody(ev Evidence) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 94, "</td></tr><tr><th scope=\"row\">TO-BE</th><td><span class=\"mono\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 94, "</td></tr><tr><th scope=\"row\" class=\"nowrap\">TO-BE</th><td><span class=\"mono\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
