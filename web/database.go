@@ -38,10 +38,11 @@ func (s *Server) handleDatabase(c echo.Context) error {
 		return err
 	}
 	f.Limit = restoreRows
-	rs, _, _, err := s.db.PageRestores(ctx, f, 1)
+	page, err := s.db.Restores(ctx, store.RestoreQuery{Filter: f, CountCap: 1})
 	if err != nil {
 		return err
 	}
+	rs := page.Restores
 	regs, err := s.activeRegressions(ctx, series[0].Instance, dbName)
 	if err != nil {
 		return err

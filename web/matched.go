@@ -31,13 +31,13 @@ func (s *Server) matched(ctx context.Context, a, b store.RestoreFilter) (view.Ma
 	side := func(f store.RestoreFilter) (map[key][]float64, error) {
 		out := map[key][]float64{}
 		f.Limit = sideLimit
-		err := s.db.EachRestore(ctx, f, func(r *store.Restore) error {
+		_, err := s.db.Restores(ctx, store.RestoreQuery{Filter: f, Series: true, Each: func(r *store.Restore) error {
 			if r.LogicalMiBps != nil && *r.LogicalMiBps > 0 {
 				k := key{r.Instance, r.Database, r.Kind}
 				out[k] = append(out[k], *r.LogicalMiBps)
 			}
 			return nil
-		})
+		}})
 		return out, err
 	}
 	ma, err := side(a)

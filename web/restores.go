@@ -120,21 +120,13 @@ func (s *Server) handleRestores(c echo.Context) error {
 	return s.render(c, http.StatusOK, view.RestoresPage(s.page(c, "Restores", "restores"), m))
 }
 
-// pageRestores reads one page of the list. Every page not narrowed to an
-// instance comes from the cached RestoreOrders: no index orders the whole
-// fleet by time, a measure, kind, build, database or source server. An
-// instance's restores are found through restore_series.
+// pageRestores reads one page of the list through the one restore query:
+// every page not narrowed to an instance comes from the cached
+// RestoreOrders (no index orders the whole fleet by time, a measure, kind,
+// build, database or source server), an instance's through restore_series.
 func (s *Server) pageRestores(ctx context.Context, f store.RestoreFilter) ([]store.Restore, int, bool, error) {
-	if !(store.RestoreOrders{}).Serves(f) {
-		return s.db.PageRestores(ctx, f, countCap)
-	}
-	o, err := s.restoreOrders(ctx)
-	if err != nil {
-		return nil, 0, false, err
-	}
-	ids, total, exact := o.Page(f, countCap)
-	rs, err := s.db.RestoresByID(ctx, ids)
-	return rs, total, exact, err
+	p, err := s.db.Restores(ctx, store.RestoreQuery{Filter: f, CountCap: countCap, Orders: s.restoreOrders})
+	return p.Restores, p.Total, p.Exact, err
 }
 
 // restoresModel shapes one page of the list with its form and links.
@@ -241,9 +233,9 @@ func (s *Server) handleRestoresCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.db.EachRestore(c.Request().Context(), f, func(r *store.Restore) error {
+	_, err = s.db.Restores(c.Request().Context(), store.RestoreQuery{Filter: f, Series: true, Each: func(r *store.Restore) error {
 		return w.Write(export.Row(r, s.cfg.Namer))
-	})
+	}})
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}
@@ -275,10 +267,11 @@ func (s *Server) handleAPIRestores(c echo.Context) error {
 		return err
 	}
 	f.Limit = limit + 1 // one more tells whether a next page exists
-	rs, err := s.db.RestoresAfter(c.Request().Context(), f, after)
+	p, err := s.db.Restores(c.Request().Context(), store.RestoreQuery{Filter: f, Series: true, After: after})
 	if err != nil {
 		return err
 	}
+	rs := p.Restores
 	if len(rs) > limit {
 		rs = rs[:limit]
 		next := strconv.FormatInt(rs[len(rs)-1].ID, 10)

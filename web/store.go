@@ -21,11 +21,11 @@ type Store interface {
 	RTOCandidates(ctx context.Context) ([]store.RTOCandidate, error)
 	ListExposures(ctx context.Context) ([]store.Exposure, error)
 
-	PageRestores(ctx context.Context, f store.RestoreFilter, countCap int) ([]store.Restore, int, bool, error)
-	EachRestore(ctx context.Context, f store.RestoreFilter, fn func(*store.Restore) error) error
+	// Restores answers every list, export and API page of restores: one
+	// filter, one meaning (store.RestoreQuery).
+	Restores(ctx context.Context, q store.RestoreQuery) (store.RestorePage, error)
 	RestoreOrders(ctx context.Context) (*store.RestoreOrders, error)
 	RestoresByID(ctx context.Context, ids []int64) ([]store.Restore, error)
-	RestoresAfter(ctx context.Context, f store.RestoreFilter, after int64) ([]store.Restore, error)
 	GetRestoreDetail(ctx context.Context, id int64) (*store.RestoreDetail, error)
 	RelativeSpeeds(ctx context.Context, f store.RestoreFilter) ([]store.RelativeSpeed, error)
 	ChartPoints(ctx context.Context, f store.RestoreFilter) ([]store.ChartPoint, error)

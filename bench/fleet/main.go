@@ -271,10 +271,11 @@ func build(ctx context.Context, f *fleet, path string, stdout, stderr io.Writer)
 			fmt.Fprintf(stderr, "fleet: %d/%d instances, %.0f s\n", i+1, f.instances, time.Since(start).Seconds())
 		}
 	}
-	_, n, err := db.ListRestores(ctx, store.RestoreFilter{Limit: 1})
+	p, err := db.Restores(ctx, store.RestoreQuery{Filter: store.RestoreFilter{Limit: 1}})
 	if err != nil {
 		return err
 	}
+	n := p.Total
 	fmt.Fprintf(stdout, "fleet: built %s: %d records added, %d restores in %d series on %d instances, in %.1f s\n",
 		path, added, n, f.series(), f.instances, time.Since(start).Seconds())
 	return nil

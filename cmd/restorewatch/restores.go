@@ -238,11 +238,11 @@ func listScoped(ctx context.Context, db *store.DB, base store.RestoreFilter, sco
 	for _, sc := range scopes {
 		f := base
 		f.Instance, f.Database = sc.instance, sc.database
-		rs, n, err := db.ListRestores(ctx, f)
+		p, err := db.Restores(ctx, store.RestoreQuery{Filter: f})
 		if err != nil {
 			return nil, 0, err
 		}
-		out, total = append(out, rs...), total+n
+		out, total = append(out, p.Restores...), total+p.Total
 	}
 	if len(scopes) > 1 {
 		slices.SortStableFunc(out, func(a, b store.Restore) int {

@@ -54,7 +54,8 @@ const permissionError = "The user does not have permission to perform this actio
 // when the fleet ends within the last two days (serve --demo), so the
 // running restore is current on /live.
 func recordLive(ctx context.Context, db *store.DB, now time.Time) error {
-	newest, _, err := db.ListRestores(ctx, store.RestoreFilter{Limit: 1})
+	p, err := db.Restores(ctx, store.RestoreQuery{Filter: store.RestoreFilter{Limit: 1}})
+	newest := p.Restores
 	if err != nil || len(newest) == 0 {
 		return err
 	}
@@ -153,7 +154,8 @@ func slowAfter(knee float64, fast time.Duration, slower float64) func(time.Durat
 // finishedCurve samples the newest full restore of instance's database as
 // the collector would have, once a minute, with the given shape.
 func finishedCurve(ctx context.Context, db *store.DB, instance, database string, sh progressShape) error {
-	rs, _, err := db.ListRestores(ctx, store.RestoreFilter{Instance: instance, Database: database, Kind: store.KindFull, Limit: 1})
+	p, err := db.Restores(ctx, store.RestoreQuery{Filter: store.RestoreFilter{Instance: instance, Database: database, Kind: store.KindFull, Limit: 1}})
+	rs := p.Restores
 	if err != nil || len(rs) == 0 || instance == "" {
 		return err
 	}
