@@ -161,7 +161,10 @@ func (s *Server) overviewRTO(ctx context.Context, m *view.Overview) error {
 	if err != nil {
 		return err
 	}
-	m.RTOChecked, m.RTOAtRisk, m.RTOUnknown = view.Int(int64(checked)), view.Int(int64(len(risks))), view.Int(int64(unknown))
+	m.RTOChecked, m.RTOAtRisk, m.RTOUnknown = view.Int(int64(checked)), view.Int(int64(len(risks))), view.Int(int64(len(unknown)))
+	for _, c := range unknown {
+		m.Unmeasured = append(m.Unmeasured, view.Link{Text: c.Database + " on " + c.Instance, Href: view.DatabaseURL(c.Instance, c.Database)})
+	}
 	m.MoreAtRisk = len(risks) > 10
 	for _, r := range risks[:min(len(risks), 10)] {
 		m.AtRisk = append(m.AtRisk, view.RTORow{
@@ -178,17 +181,17 @@ func (s *Server) overviewRTO(ctx context.Context, m *view.Overview) error {
 // rtoRisks projects every database's restore time (one index range per
 // database) against its target. Databases without a measured throughput
 // are counted as unknown, not as safe.
-func (s *Server) rtoRisks(ctx context.Context) (risks []rtoRisk, checked, unknown int, err error) {
+func (s *Server) rtoRisks(ctx context.Context) (risks []rtoRisk, checked int, unknown []store.RTOCandidate, err error) {
 	cs, err := s.db.RTOCandidates(ctx)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, 0, nil, err
 	}
 	for _, c := range cs {
 		target := s.rtoTarget(c.Tags)
 		exp, risk := analysis.ProjectRTO(analysis.RTOInput{FullBytes: c.FullBytes, DiffBytes: c.DiffBytes,
 			LogBytes: c.LogBytes, MiBps: c.MiBps, Target: target})
 		if exp == 0 {
-			unknown++
+			unknown = append(unknown, c)
 			continue
 		}
 		checked++

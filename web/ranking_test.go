@@ -77,6 +77,14 @@ func TestRegressionsRankedByCost(t *testing.T) {
 				t.Errorf("%s: row %d's why is %q (want words)", page, i+1, why)
 			}
 		}
+		if page == "/" {
+			// Every count links to what it counts (issue 15 item 5).
+			for _, want := range []string{`<a href="#regressions">`, `<a href="#rto">`, `<a href="#rto-unmeasured">`, `id="rto-unmeasured"`} {
+				if !strings.Contains(body, want) {
+					t.Errorf("the overview lacks the link %s", want)
+				}
+			}
+		}
 		if page == "/regressions" && (!strings.Contains(body, "at most 0.55×") || !strings.Contains(body, "at least 5 restores") || strings.Contains(body, "0.67×")) {
 			t.Errorf("/regressions does not state the configured threshold (0.55×, 5 restores)")
 		}

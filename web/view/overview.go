@@ -25,6 +25,7 @@ type Overview struct {
 	RTOChecked string // databases with a projection
 	RTOAtRisk  string
 	RTOUnknown string // databases without a known throughput
+	Unmeasured []Link // those databases, each a link to its page
 	AtRisk     []RTORow
 	MoreAtRisk bool
 
