@@ -69,7 +69,8 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 	if r.ChangeRestoreID > 0 {
 		ev.ChangeRestoreURL = view.RestoreURL(r.ChangeRestoreID)
 	}
-	ev.Throughput, ev.Duration, ev.ChartNote = evidenceCharts(r, rs, outliers)
+	ev.Throughput, ev.Duration, ev.ChartCounts = evidenceCharts(r, rs, outliers)
+	ev.ChartNote = chartNote("Each point is one restore (a link to it)", ev.ChartCounts)
 	for _, f := range r.ChangedFactors {
 		ev.Factors = append(ev.Factors, view.FactorRow{Factor: factorLabel(f.Factor), Before: s.factorValue(f.Factor, f.Before),
 			After: s.factorValue(f.Factor, f.After), Score: fmt.Sprintf("%.0f %%", f.Score*100)})
@@ -85,6 +86,13 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 	}
 	ev.Method = s.regressionMethod(r)
 	return ev, nil
+}
+
+// chartNote explains the evidence charts: what a point is, the band of a
+// dense series, outliers, the lines, and what the charts count.
+func chartNote(point, counts string) string {
+	return point + "; a dense series is drawn as the band its middle 80 % fills, with its median, and the restores beyond the band as points. " +
+		"Hollow points are outliers, left out of the medians. The solid line marks the change point; dashed lines are the medians. " + counts + "."
 }
 
 // sizeNote tells a DBA whether the duration grew because the database did.

@@ -99,6 +99,7 @@ func (s *Server) RenderBuildReport(ctx context.Context, a, b string, w io.Writer
 func standaloneEvidence(ev *view.Evidence) {
 	ev.Throughput.Series = unlinkSeries(ev.Throughput.Series)
 	ev.Duration.Series = unlinkSeries(ev.Duration.Series)
+	ev.ChartNote = chartNote("Each point is one restore", ev.ChartCounts)
 }
 
 func unlinkSeries(ss []chart.Series) []chart.Series {

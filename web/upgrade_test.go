@@ -52,6 +52,9 @@ func TestReportUpgradeCase(t *testing.T) {
 	if m := regexp.MustCompile(`href="/[^"]*"`).FindString(html); m != "" {
 		t.Errorf("the saved report links into the dashboard: %s", m)
 	}
+	if strings.Contains(html, "a link to it") {
+		t.Error("the saved report promises links it does not have")
+	}
 	buf.Reset()
 	if err := web.RenderBuildReport(t.Context(), db, "14.0.3048.4", "13.0.4474.0", &buf); err != nil {
 		t.Fatal(err)

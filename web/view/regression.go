@@ -48,16 +48,17 @@ type Evidence struct {
 	SizeNote                string // duration against size
 	Note                    string // the engine's sentence
 
-	// ChartNote counts what the charts hold (charted, not measured).
-	ChartNote  string
-	Throughput chart.TimeScatter
-	Duration   chart.TimeScatter
-	Factors    []FactorRow
-	Issues     []IssueRow
-	Upgrade    UpgradeCase
-	Method     []MethodItem
-	Generated  string
-	Version    string
+	// ChartNote explains the charts; ChartCounts says what they hold
+	// (charted, not measured).
+	ChartNote, ChartCounts string
+	Throughput             chart.TimeScatter
+	Duration               chart.TimeScatter
+	Factors                []FactorRow
+	Issues                 []IssueRow
+	Upgrade                UpgradeCase
+	Method                 []MethodItem
+	Generated              string
+	Version                string
 }
 
 // FactorRow is one factor whose value differs across the change.

@@ -648,7 +648,7 @@ func EvidenceBody(ev Evidence) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = ChartCard("Throughput of each restore (logical MiB/s)", "Each point is one restore (a link to it); a dense series is drawn as the band its middle 80 % fills with its median, and the restores beyond the band as points. Hollow points are outliers, left out of the medians. The solid line marks the change point; dashed lines are the medians. "+ev.ChartNote+".", ev.Throughput).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = ChartCard("Throughput of each restore (logical MiB/s)", ev.ChartNote, ev.Throughput).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
