@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +35,10 @@ type FilesOptions struct {
 	// Progress, when set, is called as files progress (from any worker,
 	// serialised).
 	Progress func(FilesProgress)
+	// Reread reads files an earlier run imported whole, though their
+	// content and options are unchanged (`--reread`); without it they are
+	// skipped, which re-reading would only confirm.
+	Reread bool
 }
 
 // FilesProgress is the state of a run over many files.
@@ -54,6 +60,12 @@ type FileResult struct {
 	// end.
 	Skipped string
 	Err     error
+	// Unchanged is the earlier import of this very content with the same
+	// options: the file was not read again.
+	Unchanged *store.ImportedFile
+	// fingerprint identifies the content and options, to mark the file
+	// imported once its records are committed.
+	fingerprint string
 }
 
 // File is one file of a run.
@@ -216,6 +228,7 @@ func (l *Loader) StoreFiles(ctx context.Context, files []File, opt FilesOptions)
 				}
 				return
 			}
+			var done []store.ImportedFile
 			for i := range next {
 				var last int64
 				progress := func(n int64) { report(false, n-last); last = n }
@@ -228,9 +241,17 @@ func (l *Loader) StoreFiles(ctx context.Context, files []File, opt FilesOptions)
 				run.Files[i] = r
 				records.Add(r.Read)
 				report(true, sizes[i]-last)
+				if r.fingerprint != "" && r.Err == nil && r.Skipped == "" && r.Unchanged == nil {
+					done = append(done, store.ImportedFile{Fingerprint: r.fingerprint, Path: r.Path, Size: sizes[i],
+						Records: r.Read, Rejected: int64(len(r.Rejects))})
+				}
 			}
 			sum, err := im.Commit()
 			l.remember(sum)
+			if err == nil {
+				// Only now are the files' records committed.
+				err = l.db.MarkImported(ctx, done)
+			}
 			mu.Lock()
 			run.Added += sum.Added
 			run.Duplicates += sum.Duplicates
@@ -269,6 +290,29 @@ func (l *Loader) storeFile(ctx context.Context, im *store.Import, file File, opt
 		return r
 	}
 	defer f.Close()
+	folder := ""
+	if opt.InstanceFromDir {
+		folder = file.Folder
+	}
+	if r.fingerprint, err = fingerprint(f, r.Kind, folder, opt); err != nil {
+		r.Err = store.Errorf(store.EINVALID, "%s: %v", path, err)
+		return r
+	}
+	if !opt.Reread {
+		prior, ok, err := l.db.ImportedFile(ctx, r.fingerprint)
+		if err != nil {
+			r.Err = err
+			return r
+		}
+		if ok {
+			r.Unchanged = &prior
+			return r
+		}
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		r.Err = err
+		return r
+	}
 	if r.Kind == "" {
 		kind, why, err := Detect(f)
 		if err != nil {
@@ -293,9 +337,24 @@ func (l *Loader) storeFile(ctx context.Context, im *store.Import, file File, opt
 	return r
 }
 
+// fingerprint hashes a file's content with the options that shape its
+// records: the same bytes imported with another --instance are another
+// import.
+func fingerprint(f *os.File, kind FileKind, folder string, opt FilesOptions) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "restorewatch import v1\x00%s\x00%s\x00%s\x00%s\x00%d\x00%s\x00", kind, opt.Instance,
+		folder, opt.Database, opt.At.UnixNano(), opt.DateFormat)
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
 // Totals sums the results of a run for its closing summary.
 type Totals struct {
 	Files, Imported, Skipped, Failed int
+	Unchanged                        int   // files an earlier run imported whole, not read again
+	UnchangedRejects                 int64 // the lines those files rejected when they were read
 	Kinds                            map[FileKind]int
 	Read, Added, Duplicates          int64
 	Rejects                          int
@@ -319,6 +378,10 @@ func Sum(rs []FileResult) Totals {
 		Ignored: map[string]int64{}}
 	for _, r := range rs {
 		switch {
+		case r.Unchanged != nil:
+			t.Unchanged++
+			t.UnchangedRejects += r.Unchanged.Rejected
+			continue
 		case r.Skipped != "":
 			t.Skipped++
 			continue

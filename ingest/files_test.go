@@ -184,17 +184,39 @@ func TestFolderImportDetectsKindsAndNamesInstances(t *testing.T) {
 		t.Errorf("instance sources %v, want 3 from the folder", tot.InstanceSources)
 	}
 
-	// Importing the folder again adds nothing.
-	l2 := ingest.NewLoader(db, ingest.LoaderOptions{})
-	run2, err := l2.StoreFiles(ctx, files, ingest.FilesOptions{InstanceFromDir: true})
+	// Importing the folder again reads nothing: every file it read whole
+	// is unchanged (the unnamed log failed, so it is read again). Read
+	// again with Reread, it adds nothing either.
+	again := func(reread bool) ingest.Totals {
+		l := ingest.NewLoader(db, ingest.LoaderOptions{})
+		run, err := l.StoreFiles(ctx, files, ingest.FilesOptions{InstanceFromDir: true, Reread: reread})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Derive(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return run.Sum()
+	}
+	if t2 := again(false); t2.Unchanged != 5 || t2.Added != 0 || t2.Read != 0 || t2.Failed != 1 {
+		t.Errorf("re-import: %d unchanged, read %d, added %d, failed %d; want 5 unchanged, nothing read or added, the unnamed log failing again",
+			t2.Unchanged, t2.Read, t2.Added, t2.Failed)
+	}
+	if t3 := again(true); t3.Unchanged != 0 || t3.Added != 0 || t3.Duplicates != tot.Added+tot.Duplicates {
+		t.Errorf("re-read: %d unchanged, added %d, duplicates %d; want 0, 0 and %d", t3.Unchanged, t3.Added, t3.Duplicates, tot.Added+tot.Duplicates)
+	}
+	// A file that changed (an error log that grew) is read again.
+	grown := filepath.Join(root, "SRVB", "ERRORLOG")
+	f, err := os.OpenFile(grown, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l2.Derive(ctx); err != nil {
+	if _, err := f.WriteString("2008-01-23 09:00:00.00 spid51      Starting up database 'dbPerf_MAIN'.\n"); err != nil {
 		t.Fatal(err)
 	}
-	if t2 := run2.Sum(); t2.Added != 0 || t2.Duplicates != tot.Added+tot.Duplicates {
-		t.Errorf("re-import added %d, duplicates %d; want 0 and %d", t2.Added, t2.Duplicates, tot.Added+tot.Duplicates)
+	f.Close()
+	if t4 := again(false); t4.Unchanged != 4 || t4.Imported != 1 || t4.Read == 0 {
+		t.Errorf("after one log grew: %d unchanged, %d read again (%d records); want 4 and 1", t4.Unchanged, t4.Imported, t4.Read)
 	}
 	if again := restoreSet(t, db); !slices.Equal(again, got) {
 		t.Errorf("re-import changed the restores: %d → %d", len(got), len(again))

@@ -32,6 +32,7 @@ type ImportCmd struct {
 	DateFormat      string    `name:"date-format" help:"Day/month order of culture dates in PowerShell exports: DMY, MDY, YMD or the culture's pattern (dd.MM.yyyy). Inferred from the file when left out."`
 	UTCOffset       string    `name:"utc-offset" help:"The instance's UTC offset (e.g. -05:00) when no error log states it."`
 	Strict          bool      `help:"Any rejected line makes the import fail."`
+	Reread          bool      `help:"Read files again that an earlier import read whole (same content, same options); they are skipped otherwise."`
 	DryRun          bool      `name:"dry-run" help:"Parse and report exactly what would be added and rejected; write nothing."`
 	Verbose         bool      `short:"v" help:"A summary line per file."`
 	Workers         int       `help:"Files parsed at once (0: one per core)." default:"0"`
@@ -91,7 +92,7 @@ func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
 
 	start := time.Now()
 	loader := ingest.NewLoader(db, ingest.LoaderOptions{Analysis: aopt})
-	opt := ingest.FilesOptions{Kind: kind, InstanceFromDir: c.InstanceFromDir, Workers: c.Workers,
+	opt := ingest.FilesOptions{Kind: kind, InstanceFromDir: c.InstanceFromDir, Workers: c.Workers, Reread: c.Reread,
 		Options: ingest.Options{Instance: c.Instance, Database: c.Database, At: c.At, DateFormat: c.DateFormat}}
 	bar := c.runBar(m, files)
 	if bar != nil {
@@ -130,9 +131,13 @@ func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
 		return serr
 	case tot.Failed > 0:
 		return store.Errorf(store.EINVALID, "%d of %d files could not be imported", tot.Failed, tot.Files)
-	case tot.Imported == 0:
+	case tot.Imported == 0 && tot.Unchanged == 0:
 		return store.Errorf(store.EINVALID, "none of the %d files could be imported", tot.Files)
-	case c.Strict && tot.Rejects > 0:
+	case c.Strict && tot.Rejects+int(tot.UnchangedRejects) > 0:
+		if tot.UnchangedRejects > 0 {
+			return store.Errorf(store.EINVALID, "%d lines rejected (--strict), %d of them when the unchanged files were read (--reread lists them)",
+				tot.Rejects+int(tot.UnchangedRejects), tot.UnchangedRejects)
+		}
 		return store.Errorf(store.EINVALID, "%d lines rejected (--strict)", tot.Rejects)
 	}
 	return nil
@@ -185,6 +190,12 @@ func (c *ImportCmd) printResults(m *Main, rs []ingest.FileResult, t ingest.Total
 	shown := 0
 	for _, r := range rs {
 		switch {
+		case r.Unchanged != nil:
+			if c.Verbose {
+				fmt.Fprintf(m.Stdout, "%s: unchanged since its import of %s (%d records, %d rejected then): not read again\n",
+					r.Path, r.Unchanged.ImportedAt.Format("2006-01-02 15:04 UTC"), r.Unchanged.Records, r.Unchanged.Rejected)
+			}
+			continue
 		case r.Skipped != "":
 			fmt.Fprintf(m.Stdout, "%s: skipped: %s\n", r.Path, r.Skipped)
 			continue
@@ -221,6 +232,9 @@ func (c *ImportCmd) printResults(m *Main, rs []ingest.FileResult, t ingest.Total
 	}
 	fmt.Fprintf(m.Stdout, "%d files (%s), %d skipped, %d failed: read %d, added %d, duplicates %d, rejected %d\n",
 		t.Files, strings.Join(kinds, ", "), t.Skipped, t.Failed, t.Read, t.Added, t.Duplicates, t.Rejects)
+	if t.Unchanged > 0 {
+		fmt.Fprintf(m.Stdout, "%d files unchanged since an earlier import read them whole: not read again (--reread reads them)\n", t.Unchanged)
+	}
 	if len(t.RejectsByReason) > 0 {
 		fmt.Fprintln(m.Stdout, "rejects by reason:")
 		for _, k := range ingest.SortedKeys(t.RejectsByReason) {

@@ -17,7 +17,7 @@ func TestImportBackupsThenPlan(t *testing.T) {
 		t.Fatalf("import exit %d: %s %s", code, stderr, out)
 	}
 	// Again: nothing new.
-	if out, _, code = runMain(t, "import", "backups", "--db", db, "../../ingest/backups/testdata/export_sqlcmd.csv"); code != 0 ||
+	if out, _, code = runMain(t, "import", "backups", "--reread", "--db", db, "../../ingest/backups/testdata/export_sqlcmd.csv"); code != 0 ||
 		!strings.Contains(out, "added 0, duplicates 4") {
 		t.Fatalf("re-import: %s", out)
 	}
