@@ -261,7 +261,14 @@ func (l *Loader) StoreFiles(ctx context.Context, files []File, opt FilesOptions)
 			mu.Unlock()
 		}()
 	}
-	for i := range files {
+	// Largest first: a run's big CSVs then overlap the many small logs
+	// instead of leaving one worker alone with the last of them.
+	order := make([]int, len(files))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return sizes[order[a]] > sizes[order[b]] })
+	for _, i := range order {
 		if ctx.Err() != nil {
 			break
 		}
