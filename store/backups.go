@@ -318,3 +318,22 @@ func (im *Import) BackupSets(ctx context.Context, sets []BackupSet) (int64, erro
 	im.summary.Duplicates += int64(len(sets)) - added
 	return added, nil
 }
+
+// BackupDatabases lists every (instance, database) with a backup history,
+// as "instance\x00database" keys with the instance name as stored.
+func (db *DB) BackupDatabases(ctx context.Context) (map[string]bool, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT DISTINCT i.name, b.database_name FROM backup_set b JOIN instance i ON i.id = b.instance_id`)
+	if err != nil {
+		return nil, fmt.Errorf("store: backup databases: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var inst, database string
+		if err := rows.Scan(&inst, &database); err != nil {
+			return nil, fmt.Errorf("store: backup databases: %w", err)
+		}
+		out[strings.ToLower(inst)+"\x00"+database] = true
+	}
+	return out, rows.Err()
+}

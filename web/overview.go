@@ -153,6 +153,8 @@ type rtoRisk struct {
 	c        store.RTOCandidate
 	expected time.Duration
 	target   time.Duration
+	fromPlan bool // the restore plan's total, not size over speed
+	broken   bool // the log chain is broken: the latest backup cannot be reached
 }
 
 // overviewRTO lists the databases over their RTO target, furthest first.
@@ -167,27 +169,49 @@ func (s *Server) overviewRTO(ctx context.Context, m *view.Overview) error {
 	}
 	m.MoreAtRisk = len(risks) > 10
 	for _, r := range risks[:min(len(risks), 10)] {
-		m.AtRisk = append(m.AtRisk, view.RTORow{
+		row := view.RTORow{
 			Instance: r.c.Instance, InstanceURL: view.InstanceURL(r.c.Instance),
 			Database: r.c.Database, DatabaseURL: view.DatabaseURL(r.c.Instance, r.c.Database),
 			Size: view.Bytes(r.c.FullBytes + r.c.DiffBytes + r.c.LogBytes), Throughput: view.MiBps(r.c.MiBps),
 			Expected: view.Duration(r.expected.Seconds()), Target: view.Duration(r.target.Seconds()),
 			Over: view.Ratio(float64(r.expected)/float64(r.target)) + " target",
-		})
+		}
+		switch {
+		case r.broken:
+			row.Throughput, row.Expected, row.Over = "restore plan", "log chain broken", "the latest backup cannot be reached"
+		case r.fromPlan:
+			row.Throughput = "restore plan"
+			row.Over += " (full, differential and logs)"
+		}
+		m.AtRisk = append(m.AtRisk, row)
 	}
 	return nil
 }
 
-// rtoRisks projects every database's restore time (one index range per
-// database) against its target. Databases without a measured throughput
-// are counted as unknown, not as safe.
+// rtoRisks projects every database's restore time against its target: from
+// its restore plan where it has a backup history (planProjections), else
+// from the size of its last full restore and differentials and logs over
+// its recent speed (one index range per database). Databases without
+// either are counted as unknown, not as safe; a broken log chain is a risk
+// whatever the sizes.
 func (s *Server) rtoRisks(ctx context.Context) (risks []rtoRisk, checked int, unknown []store.RTOCandidate, err error) {
 	cs, err := s.db.RTOCandidates(ctx)
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	for _, c := range cs {
+	plans, err := s.planProjections(ctx, cs)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	for i, c := range cs {
 		target := s.rtoTarget(c.Tags)
+		if p, ok := plans[i]; ok {
+			checked++
+			if p.broken || p.expected > target {
+				risks = append(risks, rtoRisk{c: c, expected: p.expected, target: target, fromPlan: true, broken: p.broken})
+			}
+			continue
+		}
 		exp, risk := analysis.ProjectRTO(analysis.RTOInput{FullBytes: c.FullBytes, DiffBytes: c.DiffBytes,
 			LogBytes: c.LogBytes, MiBps: c.MiBps, Target: target})
 		if exp == 0 {
@@ -199,7 +223,12 @@ func (s *Server) rtoRisks(ctx context.Context) (risks []rtoRisk, checked int, un
 			risks = append(risks, rtoRisk{c: c, expected: exp, target: target})
 		}
 	}
-	over := func(r rtoRisk) float64 { return float64(r.expected) / float64(r.target) }
+	over := func(r rtoRisk) float64 {
+		if r.broken {
+			return math.Inf(1)
+		}
+		return float64(r.expected) / float64(r.target)
+	}
 	sort.SliceStable(risks, func(i, j int) bool { return over(risks[i]) > over(risks[j]) })
 	return risks, checked, unknown, nil
 }

@@ -456,7 +456,7 @@ func OverviewPage(p Page, m Overview) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "<p class=\"small muted\">Projection: latest full + later differential + later logs, at the recent median throughput of the database's full restores. Target: the instance's <code>rto</code> tag, else 4 h.</p></section><section><h2 id=\"issues\">Known issues in the fleet</h2>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "<p class=\"small muted\">Projection: the database's restore plan where its backup history is known (the full, the differential and every log to the latest backup, each at the measured speed of its kind and device, as on its plan page); else its latest full + later differential + later logs at the recent median throughput of its full restores. Target: the instance's <code>rto</code> tag, else 4 h.</p></section><section><h2 id=\"issues\">Known issues in the fleet</h2>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
