@@ -79,7 +79,14 @@ func TestRegressionsRankedByCost(t *testing.T) {
 		}
 		if page == "/" {
 			// Every count links to what it counts (issue 15 item 5).
-			for _, want := range []string{`<a href="#regressions">`, `<a href="#rto">`, `<a href="#rto-unmeasured">`, `id="rto-unmeasured"`} {
+			wants := []string{`<a href="#regressions">`, `<a href="#rto">`}
+			if !strings.Contains(body, "none without a measured throughput") {
+				// Since restore plans project every database with a backup
+				// history, the demo's are all measured; a count of the
+				// unmeasured, when there is one, links to their names.
+				wants = append(wants, `<a href="#rto-unmeasured">`, `id="rto-unmeasured"`)
+			}
+			for _, want := range wants {
 				if !strings.Contains(body, want) {
 					t.Errorf("the overview lacks the link %s", want)
 				}
