@@ -51,7 +51,7 @@ func bulkFixture(t *testing.T, db *DB) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := im.Close(); err != nil {
+	if _, err := im.CommitAndReconcile(); err != nil {
 		t.Fatal(err)
 	}
 }

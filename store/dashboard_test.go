@@ -68,7 +68,7 @@ func dashFleet(t *testing.T) *store.DB {
 	for i := 0; i < 6; i++ {
 		add("SQLB", "Sales", "D", 200+i, start.AddDate(0, 0, i), 50, true)
 	}
-	if _, err := im.Close(); err != nil {
+	if _, err := im.CommitAndReconcile(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := analysis.Run(ctx, db, nil, analysis.Options{Config: analysis.DefaultConfig()}); err != nil {
@@ -130,7 +130,7 @@ func TestDataVersionFollowsChanges(t *testing.T) {
 		t.Error("an analysis run did not change the data version")
 	}
 	im, _ := db.NewImport(ctx, "test", "empty")
-	im.Close()
+	im.CommitAndReconcile()
 	if v4, _ := db.DataVersion(ctx); v4 == v3 {
 		t.Error("an import did not change the data version")
 	}

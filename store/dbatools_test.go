@@ -38,7 +38,7 @@ func importFile(t *testing.T, db *store.DB, path string) store.ImportSummary {
 	if _, err := csv.Parse(ctx, f, csv.Options{File: filepath.Base(path)}, im); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := im.Close()
+	sum, err := im.CommitAndReconcile()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -150,7 +150,7 @@ func TestImportCommitsBehind(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		sum, err := im.Close()
+		sum, err := im.CommitAndReconcile()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,7 +19,7 @@ type ImportSummary struct {
 	InstanceIDs []int64
 	// Untimed is how many log records of these instances are kept without
 	// a restore because nothing dates them (DB.Untimed says which and how to
-	// date them). Close fills it, after deriving; Commit cannot know it yet
+	// date them). CommitAndReconcile fills it, after deriving; Commit cannot know it yet
 	// (DB.UntimedIn, after DB.Reconcile).
 	Untimed int64
 }
@@ -219,10 +219,12 @@ func (im *Import) commit(batch []record) error {
 	return nil
 }
 
-// Close commits and derives: Commit, then DB.Reconcile of every instance
-// marked dirty (not only this import's). A failed import still reconciles
-// what it committed.
-func (im *Import) Close() (ImportSummary, error) {
+// CommitAndReconcile commits, then reconciles every instance marked dirty
+// (not only this import's): what a test or a one-off tool wants. The
+// program's imports go through ingest.Loader, which commits any number of
+// imports and derives once. A failed import still reconciles what it
+// committed.
+func (im *Import) CommitAndReconcile() (ImportSummary, error) {
 	sum, err := im.Commit()
 	if rerr := im.db.Reconcile(im.ctx); err == nil {
 		err = rerr

@@ -74,7 +74,7 @@ func TestOneServerOneInstance(t *testing.T) {
 		if err := parse(im); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		sum, err := im.Close()
+		sum, err := im.CommitAndReconcile()
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

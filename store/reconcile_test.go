@@ -20,7 +20,7 @@ func TestDerivationVersion(t *testing.T) {
 		Database: "A", RestoreType: "D", BackupType: "D", BackupSize: b, Origin: Origin{Source: "history", File: "h.csv", Line: 2}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := im.Close(); err != nil {
+	if _, err := im.CommitAndReconcile(); err != nil {
 		t.Fatal(err)
 	}
 	tamper := func() {

@@ -77,7 +77,7 @@ func importAll(t *testing.T, db *store.DB, recs ...any) store.ImportSummary {
 			t.Fatal(err)
 		}
 	}
-	sum, err := im.Close()
+	sum, err := im.CommitAndReconcile()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func TestThroughputFromTheEnginesRate(t *testing.T) {
 		if _, err := errorlog.Parse(ctx, bytes.NewReader(b), errorlog.Options{File: f, Instance: "SQL01"}, im); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := im.Close(); err != nil {
+		if _, err := im.CommitAndReconcile(); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -86,7 +86,7 @@ func TestRestoreWriterNullGroups(t *testing.T) {
 			}
 		}
 	}
-	if _, err := im.Close(); err != nil {
+	if _, err := im.CommitAndReconcile(); err != nil {
 		t.Fatal(err)
 	}
 	rs, _, err := db.ListRestores(ctx, RestoreFilter{Asc: true})

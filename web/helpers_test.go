@@ -134,7 +134,7 @@ func importHostile(ctx context.Context, db *store.DB) error {
 			}
 		}
 	}
-	if _, err := im.Close(); err != nil {
+	if _, err := im.CommitAndReconcile(); err != nil {
 		return err
 	}
 	// A collector run of the hostile instance, failed with text a server

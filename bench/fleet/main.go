@@ -259,7 +259,7 @@ func build(ctx context.Context, f *fleet, path string, stdout, stderr io.Writer)
 				return im.LogRestore(r.logRestore())
 			})
 		}
-		sum, cerr := im.Close()
+		sum, cerr := im.CommitAndReconcile()
 		if err = errors.Join(err, cerr); err != nil {
 			return err
 		}

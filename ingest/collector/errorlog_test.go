@@ -93,7 +93,7 @@ func TestErrorLogMatchesFileImport(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := im.Close(); err != nil {
+	if _, err := im.CommitAndReconcile(); err != nil {
 		t.Fatal(err)
 	}
 

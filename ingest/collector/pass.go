@@ -58,7 +58,7 @@ func (f *fetched) fail(source string, err error) bool {
 
 // freeze ends the fetch as the pass sees it: what was recorded stands, the
 // source in progress gets reason, and late results are dropped.
-func (f *fetched) freeze(kind mssql.Kind, reason string) {
+func (f *fetched) freeze(kind mssql.ErrorKind, reason string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.abandoned {

@@ -27,7 +27,7 @@ func importReal(t *testing.T, db *store.DB, name string) store.ImportSummary {
 	if _, err := csv.Parse(context.Background(), f, csv.Options{File: name}, im); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := im.Close()
+	sum, err := im.CommitAndReconcile()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func importFile(t *testing.T, db *store.DB, name string, opt messages.Options) s
 	if _, err := messages.Parse(ctx, f, opt, im); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := im.Close()
+	sum, err := im.CommitAndReconcile()
 	if err != nil {
 		t.Fatal(err)
 	}

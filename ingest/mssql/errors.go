@@ -21,20 +21,20 @@ const (
 	SourceCMS      = "cms"
 )
 
-// Kind classifies a failure by what the collector should do about it.
-type Kind string
+// ErrorKind classifies a failure by what the collector should do about it.
+type ErrorKind string
 
 // Failure kinds. Permission and Missing degrade one source (or one part of
 // the host snapshot); the others end the instance's pass.
 const (
-	KindPermission Kind = "permission" // 229, 297, 300, 262, 15247, 8189, 15003, 916
-	KindMissing    Kind = "missing"    // 207, 208, 2812, 4121: an older build lacks the column or object
-	KindServer     Kind = "server"     // any other error the server reported for one statement
-	KindLogin      Kind = "login"      // 18456 and friends: wrong credentials, disabled login
-	KindNetwork    Kind = "network"    // dial, reset, EOF, TLS: the connection is gone
-	KindTimeout    Kind = "timeout"    // the pass's deadline passed
-	KindConfig     Kind = "config"     // unset secret, unusable settings
-	KindCanceled   Kind = "canceled"   // the collector is stopping
+	KindPermission ErrorKind = "permission" // 229, 297, 300, 262, 15247, 8189, 15003, 916
+	KindMissing    ErrorKind = "missing"    // 207, 208, 2812, 4121: an older build lacks the column or object
+	KindServer     ErrorKind = "server"     // any other error the server reported for one statement
+	KindLogin      ErrorKind = "login"      // 18456 and friends: wrong credentials, disabled login
+	KindNetwork    ErrorKind = "network"    // dial, reset, EOF, TLS: the connection is gone
+	KindTimeout    ErrorKind = "timeout"    // the pass's deadline passed
+	KindConfig     ErrorKind = "config"     // unset secret, unusable settings
+	KindCanceled   ErrorKind = "canceled"   // the collector is stopping
 )
 
 // Error is the failure of one source or of the connection. Its text is meant
@@ -42,7 +42,7 @@ const (
 // never holds a secret.
 type Error struct {
 	Source string
-	Kind   Kind
+	Kind   ErrorKind
 	Number int32 // SQL Server error number; 0 when the error did not come from the server
 	Msg    string
 }

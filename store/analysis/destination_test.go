@@ -48,7 +48,7 @@ func TestRegressionOnMovedDataFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := im.Close(); err != nil {
+	if _, err := im.CommitAndReconcile(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := analysis.Run(ctx, db, nil, analysis.Options{Now: start.AddDate(0, 1, 0)}); err != nil {

@@ -65,7 +65,7 @@ func runFleet(t *testing.T) *store.DB {
 			}
 		}
 	}
-	if _, err := im.Close(); err != nil {
+	if _, err := im.CommitAndReconcile(); err != nil {
 		t.Fatal(err)
 	}
 	return db

@@ -92,7 +92,7 @@ func TestTimesKeepTheirMilliseconds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := im.Close(); err != nil {
+	if _, err := im.CommitAndReconcile(); err != nil {
 		t.Fatal(err)
 	}
 	rs, _, err := db.ListRestores(ctx, store.RestoreFilter{Sort: "at", Asc: true})
