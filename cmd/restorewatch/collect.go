@@ -110,7 +110,7 @@ func (c *CollectCmd) pushClient(m *Main) (*push.Client, error) {
 	if token == "" {
 		return nil, usageError{errors.New("--push needs this collector's token: --push-token-file FILE or RW_PUSH_TOKEN")}
 	}
-	cfg, err := mssql.LoadConfig(c.Config)
+	cfg, err := loadConfig(c.Config)
 	if err != nil {
 		return nil, store.Errorf(store.EINVALID, "%v", err)
 	}
@@ -147,7 +147,7 @@ func runCollector(ctx context.Context, m *Main, db *store.DB, path string, once 
 // runCollectorWith runs the collector with copt, and the retention of
 // the configuration beside it.
 func runCollectorWith(ctx context.Context, m *Main, db *store.DB, path string, once bool, copt collector.Options) error {
-	cfg, err := mssql.LoadConfig(path)
+	cfg, err := loadConfig(path)
 	if err != nil {
 		return store.Errorf(store.EINVALID, "%v", err)
 	}

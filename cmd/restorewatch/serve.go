@@ -10,7 +10,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/restorewatch/restorewatch/ingest/mssql"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/web"
 )
@@ -82,7 +81,7 @@ func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 	}
 	if c.Config != "" {
 		// The collector page judges freshness by the configured interval.
-		cfg, err := mssql.LoadConfig(c.Config)
+		cfg, err := loadConfig(c.Config)
 		if err != nil {
 			return store.Errorf(store.EINVALID, "%v", err)
 		}

@@ -8,85 +8,83 @@
 package mssql
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
-
-	"github.com/BurntSushi/toml"
 
 	"github.com/restorewatch/restorewatch/store"
 )
 
-// Config is the collector's TOML configuration (SPEC §6.2).
+// Config is what the collector is told to collect (SPEC §6.2): the
+// scheduling, the instances, a CMS and the retention. The TOML file it
+// comes from is the command's business (cmd/restorewatch/config.go).
 type Config struct {
-	Collector Collector  `toml:"collector"`
-	Instances []Instance `toml:"instance"`
+	Collector Collector
+	Instances []Instance
 	// CMS, when set, adds the instances registered on a Central Management
 	// Server to Instances each time the collector starts.
-	CMS *CMS `toml:"cms"`
+	CMS *CMS
 	// Retention says how long the warehouse keeps records; zero keeps them.
-	Retention Retention `toml:"retention"`
+	Retention Retention
 }
 
 // Retention is the [retention] table, in days (TOML has no day unit and Go's
 // durations stop at hours). Zero keeps records for ever; restore history is
 // the product's memory, so it has no default.
 type Retention struct {
-	RestoreDays  int `toml:"restores_days"`
-	RunDays      int `toml:"runs_days"`     // collector run records
-	InflightDays int `toml:"inflight_days"` // progress curves of restores in flight
+	RestoreDays  int
+	RunDays      int // collector run records
+	InflightDays int // progress curves of restores in flight
 }
 
 // Collector holds the scheduling settings.
 type Collector struct {
-	Interval time.Duration `toml:"interval"` // between passes; default 15m
-	Timeout  time.Duration `toml:"timeout"`  // per instance and pass; default 30s
+	Interval time.Duration // between passes; default 15m
+	Timeout  time.Duration // per instance and pass; default 30s
 	// Concurrency caps the instances queried at once; default 16.
-	Concurrency int `toml:"concurrency"`
+	Concurrency int
 	// InflightInterval is the sampling period of restores in flight; default 10s.
-	InflightInterval time.Duration `toml:"inflight_interval"`
+	InflightInterval time.Duration
 	// Jitter spreads the first passes of continuous mode over [0, Jitter);
 	// default 30s, "0s" disables it.
-	Jitter *time.Duration `toml:"jitter"`
+	Jitter *time.Duration
 	// Retry is how soon continuous mode tries again an instance whose pass
 	// could not reach it; it doubles on each failure up to Interval.
 	// Default 30s.
-	Retry time.Duration `toml:"retry"`
+	Retry time.Duration
 }
 
 // Instance is one SQL Server instance to collect from.
 type Instance struct {
-	Name         string `toml:"name"` // the name restorewatch shows
-	Host         string `toml:"host"`
-	Port         int    `toml:"port"`
-	InstanceName string `toml:"instance"` // named instance, resolved through SQL Browser
-	Auth         string `toml:"auth"`     // sql (default) | windows | entra
-	User         string `toml:"user"`
+	Name         string // the name restorewatch shows
+	Host         string
+	Port         int
+	InstanceName string // named instance, resolved through SQL Browser
+	Auth         string // sql (default) | windows | entra
+	User         string
 	// PasswordEnv and PasswordFile name where the password (an access
 	// token for entra) is read at connect time. The value itself never
 	// enters the configuration.
-	PasswordEnv  string `toml:"password_env"`
-	PasswordFile string `toml:"password_file"`
+	PasswordEnv  string
+	PasswordFile string
 	// Encrypt is go-mssqldb's encrypt setting. Unset, the login is
 	// encrypted to a validated certificate: TDS 8 ("strict") where the
 	// server speaks it (SQL Server 2022+), else TDS 7.x TLS ("true").
 	// "false" (alias "optional") and "disable" must be written and leave a
 	// warning on every pass; "mandatory" is an alias of "true".
-	Encrypt string `toml:"encrypt"`
+	Encrypt string
 	// TrustServerCertificate accepts any certificate (a warning on every
 	// pass); it cannot be combined with encrypt = "strict".
-	TrustServerCertificate bool `toml:"trust_server_certificate"`
+	TrustServerCertificate bool
 	// Certificate is a CA certificate file (.pem or .der) that the
 	// server's certificate must chain to, for CAs not in the system pool.
-	Certificate string `toml:"certificate"`
+	Certificate string
 	// HostNameInCertificate is the name the server's certificate must
 	// carry when it differs from Host (an alias, an IP address, a
 	// listener name).
-	HostNameInCertificate string            `toml:"host_name_in_certificate"`
-	Tags                  map[string]string `toml:"tags"` // env, team, rto
+	HostNameInCertificate string
+	Tags                  map[string]string // env, team, rto
 }
 
 // CMS names a Central Management Server and the group whose registered
@@ -95,7 +93,7 @@ type Instance struct {
 // of the same name overrides its CMS entry.
 type CMS struct {
 	Instance
-	Group string `toml:"group"` // "Production/Billing"; empty = every group
+	Group string // "Production/Billing"; empty = every group
 }
 
 // Defaults.
@@ -108,41 +106,11 @@ const (
 	DefaultRetry            = 30 * time.Second
 )
 
-// LoadConfig reads and validates the TOML file at path.
-func LoadConfig(path string) (*Config, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
-	}
-	cfg, err := ParseConfig(b)
-	if err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
-	}
-	return cfg, nil
-}
-
-// ParseConfig decodes and validates a TOML document. Unknown keys are
-// errors: a misspelt password_env would otherwise fail only at connect time.
-func ParseConfig(b []byte) (*Config, error) {
-	var cfg Config
-	md, err := toml.NewDecoder(bytes.NewReader(b)).Decode(&cfg)
-	if err != nil {
-		return nil, err
-	}
-	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
-			keys[i] = k.String()
-		}
-		return nil, fmt.Errorf("unknown key(s): %s", strings.Join(keys, ", "))
-	}
-	if err := cfg.validate(); err != nil {
-		return nil, err
-	}
-	return &cfg, nil
-}
-
-func (c *Config) validate() error {
+// Validate fills in the defaults and checks the configuration: the
+// collector settings, every instance (the error names it and the key at
+// fault) and the CMS. cmd reads the TOML file (cmd/restorewatch/config.go)
+// into these types and calls it.
+func (c *Config) Validate() error {
 	if r := c.Retention; r.RestoreDays < 0 || r.RunDays < 0 || r.InflightDays < 0 {
 		return fmt.Errorf("config: [retention]: days cannot be negative")
 	}

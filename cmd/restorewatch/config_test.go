@@ -1,4 +1,4 @@
-package mssql_test
+package main
 
 import (
 	"os"
@@ -27,7 +27,7 @@ tags = { env = "prod", team = "billing", rto = "4h" }
 `
 
 func TestParseConfigSpecExample(t *testing.T) {
-	cfg, err := mssql.ParseConfig([]byte(specExample + `
+	cfg, err := parseConfig([]byte(specExample + `
 [[instance]]
 host = "hr-sql02"
 instance = "HR"
@@ -85,7 +85,7 @@ func TestParseConfigErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := mssql.ParseConfig([]byte(tc.toml))
+			_, err := parseConfig([]byte(tc.toml))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
@@ -99,10 +99,10 @@ func TestLoadConfigLeavesUnsetSecretToConnectTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Unsetenv("RW_RPT_SQL01_PW")
-	if _, err := mssql.LoadConfig(path); err != nil {
+	if _, err := loadConfig(path); err != nil {
 		t.Errorf("an unset password_env failed the whole configuration: %v", err)
 	}
-	if _, err := mssql.LoadConfig(path + ".missing"); err == nil || !strings.Contains(err.Error(), "rw.toml.missing") {
+	if _, err := loadConfig(path + ".missing"); err == nil || !strings.Contains(err.Error(), "rw.toml.missing") {
 		t.Errorf("missing file: %v", err)
 	}
 }
@@ -125,7 +125,7 @@ func TestParseConfigEncryption(t *testing.T) {
 		{"trust_server_certificate = true", "", "not checked"},
 	}
 	for _, tc := range cases {
-		cfg, err := mssql.ParseConfig([]byte(inst(tc.body)))
+		cfg, err := parseConfig([]byte(inst(tc.body)))
 		if err != nil {
 			t.Errorf("%q: %v", tc.body, err)
 			continue
