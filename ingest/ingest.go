@@ -21,11 +21,6 @@ import (
 // FileKind is the kind of an offline file.
 type FileKind string
 
-// Kind is the former name of FileKind.
-//
-// Deprecated: use FileKind.
-type Kind = FileKind
-
 // The offline file kinds of SPEC §3.2.
 const (
 	ErrorLog FileKind = "errorlog"

@@ -139,7 +139,3 @@ func printReport(ctx context.Context, bin, profile, url string) ([]byte, error) 
 	return chromedp.Run(bctx, chromedp.PrintToPDF())
 }
 
-func lastLine(b []byte) string {
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	return lines[len(lines)-1]
-}

@@ -131,7 +131,6 @@ type dbBackups struct {
 	t0       time.Time
 	fullUUID string
 	fullCkpt string
-	fullLSN  string
 	forkA    string
 	forkB    string
 }

@@ -89,7 +89,7 @@ type Story struct {
 
 // File is one written file and the importer it is meant for.
 type File struct {
-	Kind ingest.Kind
+	Kind ingest.FileKind
 	Path string
 	// Instance is the instance the file belongs to ("" for the fleet-wide
 	// history CSV). Captured messages do not name their server, so Import
