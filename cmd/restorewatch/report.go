@@ -138,4 +138,3 @@ func printReport(ctx context.Context, bin, profile, url string) ([]byte, error) 
 	}
 	return chromedp.Run(bctx, chromedp.PrintToPDF())
 }
-
