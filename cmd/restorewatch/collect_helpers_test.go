@@ -52,12 +52,15 @@ func script(in *mssqltest.Instance, from time.Time, n int) {
 }
 
 // pushOnce runs `collect --once --push` and returns its stderr and exit code.
-func pushOnce(t *testing.T, config, local, url, tokenFile, caFile string) (string, int) {
+// wait is --push-wait: long where the central server is reachable (a busy
+// machine, or the race detector, must not turn a slow answer into a
+// failure), short where it is cut off (the pass gives up sooner).
+func pushOnce(t *testing.T, config, local, url, tokenFile, caFile, wait string) (string, int) {
 	t.Helper()
 	_, stderr, code := runMainWith(t, func(m *Main) {
 		m.cli.Collect.pushTune = func(o *push.Options) { o.MinBackoff, o.MaxBackoff = 20*time.Millisecond, 100*time.Millisecond }
 	}, "collect", "--db", local, "--config", config, "--once", "--push", url, "--push-token-file", tokenFile,
-		"--ca-file", caFile, "--push-wait", "500ms")
+		"--ca-file", caFile, "--push-wait", wait)
 	return stderr, code
 }
 
@@ -289,6 +292,9 @@ func newCutProxy(t *testing.T, target string) *cutProxy {
 
 func (p *cutProxy) addr() string { return p.ln.Addr().String() }
 func (p *cutProxy) set(mode int) { p.mode.Store(int32(mode)) }
+
+// forwarding reports whether the proxy passes connections through.
+func (p *cutProxy) forwarding() bool { return p.mode.Load() == forward }
 
 func (p *cutProxy) accept() {
 	defer p.wg.Done()
