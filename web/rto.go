@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -42,7 +43,7 @@ func (s *Server) planProjections(ctx context.Context, cs []store.RTOCandidate) (
 	if err != nil || len(have) == 0 {
 		return nil, err
 	}
-	cached := &cachedPlanSource{Source: src, rates: map[rateKey][]store.RestoreRate{}}
+	cached := &cachedPlanSource{Source: src}
 	out := map[int]planRTO{}
 	for i, c := range cs {
 		if !have[strings.ToLower(c.Instance)+"\x00"+c.Database] {
@@ -64,34 +65,64 @@ func (s *Server) planProjections(ctx context.Context, cs []store.RTOCandidate) (
 	return out, nil
 }
 
-type rateKey struct {
-	instance string
-	fleet    bool
-	perKind  int
-}
-
-// cachedPlanSource reads each instance's measured rates and tags once for
-// all the plans of one overview.
+// cachedPlanSource serves all the plans of one overview: each instance's
+// own rates are read once, and the fleet's newest rates once for every
+// instance (the store's fleet query scans every restore of a kind; run per
+// instance it made the overview cost a scan per instance and kind).
 type cachedPlanSource struct {
 	plan.Source
 	mu    sync.Mutex
-	rates map[rateKey][]store.RestoreRate
+	own   map[string][]store.RestoreRate
+	fleet []store.RestoreRate // the newest fleetN per kind, all instances, oldest first
+	// fleetN is how many per kind fleet holds.
+	fleetN int
 }
 
 func (c *cachedPlanSource) RestoreRates(ctx context.Context, instance string, fleet bool, perKind int) ([]store.RestoreRate, error) {
-	k := rateKey{strings.ToLower(instance), fleet, perKind}
 	c.mu.Lock()
-	r, ok := c.rates[k]
-	c.mu.Unlock()
-	if ok {
-		return r, nil
+	defer c.mu.Unlock()
+	key := strings.ToLower(instance)
+	own, ok := c.own[key]
+	if !ok {
+		var err error
+		if own, err = c.Source.RestoreRates(ctx, instance, false, perKind); err != nil {
+			return nil, err
+		}
+		if c.own == nil {
+			c.own = map[string][]store.RestoreRate{}
+		}
+		c.own[key] = own
 	}
-	r, err := c.Source.RestoreRates(ctx, instance, fleet, perKind)
-	if err != nil {
-		return nil, err
+	if !fleet {
+		return own, nil
 	}
-	c.mu.Lock()
-	c.rates[k] = r
-	c.mu.Unlock()
-	return r, nil
+	// The newest perKind of the other instances are among the newest
+	// perKind + (this instance's count) of all.
+	counts := map[store.Kind]int{}
+	for _, r := range own {
+		counts[r.Kind]++
+	}
+	need := perKind
+	for _, n := range counts {
+		need = max(need, perKind+n)
+	}
+	if c.fleet == nil || c.fleetN < need {
+		all, err := c.Source.RestoreRates(ctx, "", true, need)
+		if err != nil {
+			return nil, err
+		}
+		c.fleet, c.fleetN = all, need
+	}
+	out := append([]store.RestoreRate(nil), own...)
+	taken := map[store.Kind]int{}
+	for i := len(c.fleet) - 1; i >= 0; i-- {
+		r := c.fleet[i]
+		if strings.EqualFold(r.Instance, instance) || taken[r.Kind] >= max(perKind, 1) {
+			continue
+		}
+		taken[r.Kind]++
+		out = append(out, r)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out, nil
 }

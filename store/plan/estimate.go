@@ -65,9 +65,18 @@ func Estimates(c Chain, instance, target string, rates []store.RestoreRate, rto 
 	p := Plan{Instance: instance, TargetInstance: target, Chain: c, RTO: rto, Buffers: map[string]Buffers{}}
 	p.Steps = append([]Step(nil), c.Steps...)
 	mine := func(r store.RestoreRate) bool { return strings.EqualFold(r.Instance, target) }
+	// The rates of one kind from one device kind are the same for every
+	// step of that kind (80 logs, one set of rates): judged once.
+	memo := map[rateGroup]Estimate{}
 	for i := range p.Steps {
 		s := &p.Steps[i]
-		s.Estimate = estimate(s, target, rates, mine)
+		g := rateGroup{s.Kind, s.DeviceKind}
+		rate, ok := memo[g]
+		if !ok {
+			rate = estimate(s, target, rates, mine)
+			memo[g] = rate
+		}
+		s.Estimate = sized(rate, s.Set.Size)
 		if s.Estimate.N == 0 {
 			p.Unestimated++
 			continue
@@ -137,12 +146,25 @@ func estimate(s *Step, target string, rates []store.RestoreRate, mine func(store
 			continue
 		}
 		sort.Float64s(v)
-		e := Estimate{MiBps: Quantile(v, 0.5), P10: Quantile(v, 0.1), P90: Quantile(v, 0.9), N: len(v), Basis: t.basis, Fleet: !t.own}
-		mib := float64(s.Set.Size) / (1 << 20)
-		e.Seconds, e.LowS, e.HighS = mib/e.MiBps, mib/e.P90, mib/e.P10
-		return e
+		return Estimate{MiBps: Quantile(v, 0.5), P10: Quantile(v, 0.1), P90: Quantile(v, 0.9), N: len(v), Basis: t.basis, Fleet: !t.own}
 	}
 	return Estimate{Basis: fmt.Sprintf("no measured %s restores anywhere in the warehouse", kindName)}
+}
+
+// rateGroup is what estimate's choice of rates depends on.
+type rateGroup struct {
+	kind store.Kind
+	dev  string
+}
+
+// sized turns a group's rates into one backup's expected seconds.
+func sized(e Estimate, bytes int64) Estimate {
+	if e.N == 0 {
+		return e
+	}
+	mib := float64(bytes) / (1 << 20)
+	e.Seconds, e.LowS, e.HighS = mib/e.MiBps, mib/e.P90, mib/e.P10
+	return e
 }
 
 // fastest returns the buffer settings of the target's fastest measured
