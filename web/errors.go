@@ -71,9 +71,15 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Request().ContentLength != 0 {
 		// A refused request's body may be unread: close the connection
 		// rather than let net/http read what remains (up to 256 KiB,
-		// under the read timeout) before and after it sends the refusal.
+		// under the read timeout) after it sends the refusal. The read
+		// deadline is cut only once the refusal is written: cut before,
+		// it cancels the request's context, and the refusal itself could
+		// be lost (a 400 arrived as an empty 200 under load).
 		c.Response().Header().Set("Connection", "close")
-		_ = http.NewResponseController(c.Response()).SetReadDeadline(time.Now())
+		defer func() {
+			_ = http.NewResponseController(c.Response()).Flush()
+			_ = http.NewResponseController(c.Response()).SetReadDeadline(time.Now())
+		}()
 	}
 	var werr error
 	switch {
