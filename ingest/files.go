@@ -366,7 +366,7 @@ type Totals struct {
 	Read, Added, Duplicates          int64
 	Rejects                          int
 	RejectsByReason                  map[string]int // reasons with their numbers and names taken out
-	Untimed, Failed3013, Backups     int64
+	Untimed, Backups                 int64
 	Ignored                          map[string]int64 // lines set aside on purpose, by rule
 	Switches                         int64            // encoding changes inside files
 	InstanceSources                  map[string]int   // how many files got their instance name where
@@ -406,7 +406,6 @@ func Sum(rs []FileResult) Totals {
 			t.RejectsByReason[ReasonClass(rj.Reason)]++
 		}
 		t.Untimed += r.Untimed
-		t.Failed3013 += r.Failed
 		t.Backups += r.Backups
 		t.Switches += r.Switches
 		for k, n := range r.Ignored {

@@ -64,7 +64,6 @@ type Stored struct {
 	Instance, InstanceSource string
 	Untimed                  int64  // restores nothing dates: rejected, see UntimedAdvice
 	UntimedAdvice            string // how to date them
-	Failed                   int64  // restore attempts that ended in an error (not restores)
 	Backups                  int64  // backup statistics, which are not restores
 	// Ignored counts lines and statements the parser set aside on purpose,
 	// by the rule that names why (a recovery step, a failed attempt, a BOM).
@@ -130,7 +129,7 @@ func parse(ctx context.Context, sink store.Sink, in Input) (Stored, error) {
 		var st messages.Stats
 		st, perr = messages.Parse(ctx, in.R, messages.Options{File: in.Name, Instance: inst, Database: in.Database, At: in.At}, sink)
 		out.Instance, out.InstanceSource = inst, instSrc
-		out.Untimed, out.Failed, out.Backups, out.Ignored = st.Untimed, st.Failed, st.Backups, st.Ignored
+		out.Untimed, out.Backups, out.Ignored = st.Untimed, st.Backups, st.Ignored
 		out.UntimedAdvice = st.UntimedAdvice
 	case Backups:
 		_, perr = backups.Store(ctx, in.R, backups.Options{File: in.Name, Instance: inst, DateFormat: in.DateFormat}, sink)
