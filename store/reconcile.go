@@ -269,6 +269,9 @@ func (db *DB) reconcileBatch(ctx context.Context, ahead <-chan derivedInstance, 
 			ok = false // commit now; the next batch waits outside a transaction
 		}
 	}
+	if err := recordRestoreChanges(ctx, tx, w.upserted, w.deleted); err != nil {
+		return false, fmt.Errorf("store: reconcile: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return false, fmt.Errorf("store: reconcile: commit: %w", err)
 	}

@@ -143,6 +143,9 @@ type restoreWriter struct {
 	tx      *sql.Tx
 	stmts   map[uint64]*sql.Stmt // full statements by NULL mask
 	buckets map[uint64]*restoreBucket
+	// What the transaction changed, for the dashboard's change feed
+	// (recordRestoreChanges): natural keys upserted, ids deleted.
+	upserted, deleted []int64
 }
 
 // restoreBucket holds rows with the same NULL mask, their non-NULL values
@@ -222,18 +225,19 @@ func (w *restoreWriter) flush() error {
 // and rows no longer derived deleted.
 func (w *restoreWriter) write(instanceID int64, out derive.Instance) error {
 	ctx, tx := w.ctx, w.tx
-	existing := map[int64]int64{} // natural_key -> content_hash
-	rows, err := tx.QueryContext(ctx, `SELECT natural_key, content_hash FROM restore WHERE instance_id = ?`, instanceID)
+	type stored struct{ id, hash int64 }
+	existing := map[int64]stored{} // by natural_key
+	rows, err := tx.QueryContext(ctx, `SELECT natural_key, content_hash, id FROM restore WHERE instance_id = ?`, instanceID)
 	if err != nil {
 		return err
 	}
 	for rows.Next() {
-		var k, h int64
-		if err := rows.Scan(&k, &h); err != nil {
+		var k, h, id int64
+		if err := rows.Scan(&k, &h, &id); err != nil {
 			rows.Close()
 			return err
 		}
-		existing[k] = h
+		existing[k] = stored{id, h}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -244,9 +248,10 @@ func (w *restoreWriter) write(instanceID int64, out derive.Instance) error {
 		d := &out.Restores[i]
 		produced[d.Key] = true
 		v := d.Row // made by deriveInstance
-		if h, ok := existing[d.Key]; ok && h == v[2].(int64) {
+		if e, ok := existing[d.Key]; ok && e.hash == v[2].(int64) {
 			continue // unchanged: no write
 		}
+		w.upserted = append(w.upserted, d.Key)
 		if err := w.add(v); err != nil {
 			return fmt.Errorf("write restores: %w", err)
 		}
@@ -254,11 +259,12 @@ func (w *restoreWriter) write(instanceID int64, out derive.Instance) error {
 	if err := w.flush(); err != nil {
 		return err
 	}
-	for k := range existing {
+	for k, e := range existing {
 		if !produced[k] {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM restore WHERE natural_key = ?`, k); err != nil {
 				return fmt.Errorf("delete stale restore: %w", err)
 			}
+			w.deleted = append(w.deleted, e.id)
 		}
 	}
 	return nil
