@@ -20,6 +20,10 @@ type fleet struct {
 	instances, databases, restores int
 	seed                           uint64
 	end                            time.Time // local midnight of the last day
+
+	// The estate shape (estate.go).
+	shape                        string
+	days, logship, logDBs, every int
 }
 
 // restore is one restore of the fleet, in both the msdb and error-log shapes.
@@ -34,6 +38,13 @@ type restore struct {
 	srcServer          string
 	srcMajor, srcBuild int64
 	device             string
+
+	kind              store.Kind
+	restoreType       string // restorehistory.restore_type: D or L
+	recovery, replace bool
+	uid               int64 // the backup set's, fleet-wide
+	family            string
+	backupStart       time.Time
 }
 
 func (f *fleet) series() int { return f.instances * f.databases }
@@ -45,6 +56,9 @@ func (f *fleet) offset(i int) int { return []int{-300, 60, 0, 330}[i%4] }
 // each calls fn for every restore of instance i, oldest first within a
 // series, series by series.
 func (f *fleet) each(i int, fn func(*restore) error) error {
+	if f.estate() {
+		return f.estateEach(i, 0, f.days-1, fn)
+	}
 	per, extra := f.restores/f.series(), f.restores%f.series()
 	for d := range f.databases {
 		s := i*f.databases + d
@@ -62,8 +76,9 @@ func (f *fleet) each(i int, fn func(*restore) error) error {
 		src := fmt.Sprintf("PROD-SQL%04d", i)
 		for k := range n {
 			r := &restore{instance: f.instanceName(i), database: name, offset: f.offset(i), srcServer: src,
-				srcMajor: 15, srcBuild: 4236}
+				srcMajor: 15, srcBuild: 4236, kind: store.KindFull, restoreType: "D", recovery: true, replace: true}
 			r.histID = int64(s)*100_000 + int64(k) + 1
+			r.uid, r.family = r.histID, uuid(r.histID>>20, 2)
 			v := speed * (0.85 + 0.3*rng.Float64())
 			if regressed && k >= change {
 				v *= 0.4
@@ -75,6 +90,7 @@ func (f *fleet) each(i int, fn func(*restore) error) error {
 			day := f.end.AddDate(0, 0, k-n+1)
 			r.start = day.Add(hour + time.Duration(rng.IntN(3600))*time.Second)
 			r.end = r.start.Add(time.Duration(r.seconds * float64(time.Second))).Truncate(10 * time.Millisecond)
+			r.backupStart = r.start.Add(-6 * time.Hour)
 			lsn := int64(1000+k)*1_000_000_000_000_000 + int64(d+1)*100_000
 			r.firstLSN = strconv.FormatInt(lsn+1, 10)
 			r.lastLSN = strconv.FormatInt(lsn+50_001, 10)
@@ -91,13 +107,18 @@ func (f *fleet) each(i int, fn func(*restore) error) error {
 func (r *restore) history() store.HistoryRow {
 	yes, no := true, false
 	one, disk := int64(1), int64(2)
-	bstart := r.start.Add(-6 * time.Hour)
+	bstart := r.backupStart
 	bfinish := bstart.Add(20 * time.Minute)
+	user := `CORP\svc_restore`
+	if r.kind == store.KindLog {
+		bfinish, user = bstart.Add(time.Minute), `CORP\svc_logship`
+	}
 	minor := int64(0)
+	replace, recovery := r.replace, r.recovery
 	return store.HistoryRow{Instance: r.instance, RestoreHistoryID: r.histID, RestoreDate: r.start.Truncate(time.Second),
-		Database: r.database, UserName: `CORP\svc_restore`, RestoreType: "D", Replace: &yes, Recovery: &yes,
-		DeviceCount: &one, BackupSetUUID: uuid(r.histID, 1), FamilyGUID: uuid(r.histID>>20, 2), SourceServer: r.srcServer,
-		SourceMachine: r.srcServer, SourceDatabase: r.database, BackupType: "D", BackupStart: &bstart, BackupFinish: &bfinish,
+		Database: r.database, UserName: user, RestoreType: r.restoreType, Replace: &replace, Recovery: &recovery,
+		DeviceCount: &one, BackupSetUUID: uuid(r.uid, 1), FamilyGUID: r.family, SourceServer: r.srcServer,
+		SourceMachine: r.srcServer, SourceDatabase: r.database, BackupType: r.restoreType, BackupStart: &bstart, BackupFinish: &bfinish,
 		FirstLSN: r.firstLSN, LastLSN: r.lastLSN, BackupSize: &r.bytes, CompressedSize: &r.compressed,
 		SoftwareMajor: &r.srcMajor, SoftwareMinor: &minor, SoftwareBuild: &r.srcBuild, IsCopyOnly: &no, HasChecksums: &yes,
 		MediaFamilies: &one, DeviceType: &disk, Devices: []string{r.device},
@@ -108,9 +129,13 @@ func (r *restore) history() store.HistoryRow {
 func (r *restore) logRestore() store.LogRestore {
 	off := r.offset
 	pages := r.bytes / 8192
-	return store.LogRestore{Instance: r.instance, Database: r.database, Kind: store.KindFull, MessageID: 18267,
+	msg, stmt := 18267, "RESTORE DATABASE"
+	if r.kind == store.KindLog {
+		msg, stmt = 18268, "RESTORE LOG"
+	}
+	return store.LogRestore{Instance: r.instance, Database: r.database, Kind: r.kind, MessageID: msg,
 		CompletedAt: r.end, UTCOffset: &off, FirstLSN: r.firstLSN, LastLSN: r.lastLSN, DeviceCount: 1, DeviceType: "DISK",
-		Devices: []string{r.device}, Has3014: true, Statement: "RESTORE DATABASE", Pages: pages, Seconds: r.seconds,
+		Devices: []string{r.device}, Has3014: true, Statement: stmt, Pages: pages, Seconds: r.seconds,
 		MBps:   math.Round(float64(pages)*8192/(1<<20)/r.seconds*1000) / 1000,
 		Origin: store.Origin{Source: "errorlog", File: "ERRORLOG"}}
 }

@@ -1,23 +1,35 @@
 // Command fleet makes the synthetic fleets of the import and analysis
-// benchmarks (BENCHMARKS.md) and times the analysis alone.
+// benchmarks (BENCHMARKS.md, SCALE.md) and times the analysis alone.
 //
 //	fleet csv     -o FILE [-rows 1000000] [-instances 400] [-databases 50]
 //	    writes a restore-history CSV in the SPEC §3.3 format (the export
 //	    query's columns, as sqlcmd/SSMS save them) for `restorewatch import history`.
-//	fleet build   -db FILE [-restores 1000000] [-instances 400] [-databases 50]
+//	fleet build   -db FILE [-restores 1000000] [-instances 400] [-databases 50] [-cpuprofile FILE]
 //	    fills a new warehouse with the same fleet through store's import API
 //	    (store.DB.NewImport: the batching, validation and reconciliation every
 //	    importer uses; only file parsing is skipped): per instance a host
 //	    snapshot, and per restore its msdb history row and its error-log
 //	    completion line with the 3014 seconds, so every restore has an
-//	    engine-measured duration and the analysis has real work to do.
+//	    engine-measured duration and the analysis has real work to do. All
+//	    facts are imported first, in instance order, and derived once at the
+//	    end (store's Reconcile, which drops and rebuilds the restore indexes
+//	    for a bulk derivation), as one `restorewatch import` run of many files.
+//	fleet day     -o DIR -shape estate [shape flags]
+//	    writes the estate's next day (the day after -end) as files the real
+//	    CLI imports: DIR/history.csv (`restorewatch import history`) and
+//	    DIR/<instance>/ERRORLOG, UTF-16LE as on Windows (`restorewatch import
+//	    errorlog --instance-from-dir DIR`).
 //	fleet analyze -db FILE [-cpuprofile FILE]
 //	    runs analysis.Run over every instance, as `restorewatch analyze` does
 //	    after reconciling, and prints its time and the Go heap's peak.
 //
-// The fleet is instances × databases series of full restores, one a day;
-// one series in twenty slows to 0.4× when its backups start coming from a
-// newer source build (see fleet.go). The same flags write the same data.
+// The default shape is instances × databases series of full restores, one a
+// day; one series in twenty slows to 0.4× when its backups start coming from
+// a newer source build (see fleet.go). -shape estate is the 10 M estate of
+// issue 16: 10,000 instances over 90 days, 400 of them log-shipping
+// secondaries restoring 5 databases' logs every 30 minutes (estate.go); its
+// flags are -days, -logship, -logdbs, -every and -end. The same flags write
+// the same data.
 package main
 
 import (
@@ -33,6 +45,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/restorewatch/restorewatch/ingest/csv"
@@ -49,33 +62,45 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: fleet csv|build|analyze [flags] (see the package comment)")
+		return errors.New("usage: fleet csv|build|day|analyze [flags] (see the package comment)")
 	}
 	fs := flag.NewFlagSet("fleet "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := &fleet{end: time.Date(2025, 6, 30, 0, 0, 0, 0, time.UTC)}
-	var out, db, prof string
-	fs.IntVar(&f.instances, "instances", 400, "instances")
-	fs.IntVar(&f.databases, "databases", 50, "databases per instance (one series of full restores each)")
+	var out, db, prof, end string
+	fs.IntVar(&f.instances, "instances", 400, "instances (estate: 10000)")
+	fs.IntVar(&f.databases, "databases", 50, "databases per instance (one series of full restores each; not for estate)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed")
+	fs.StringVar(&f.shape, "shape", "daily", "daily (instances × databases daily full restores) or estate (issue 16's 10 M estate)")
+	fs.IntVar(&f.days, "days", estateDays, "estate: days, ending at -end")
+	fs.IntVar(&f.logship, "logship", estateLogShip, "estate: log-shipping secondaries among the instances")
+	fs.IntVar(&f.logDBs, "logdbs", estateLogDBs, "estate: log-shipped databases per secondary")
+	fs.IntVar(&f.every, "every", estateEvery, "estate: minutes between log restores (a divisor of 1440)")
+	fs.StringVar(&end, "end", "2025-06-30", "estate: the last day built (YYYY-MM-DD)")
 	switch args[0] {
 	case "csv":
 		fs.IntVar(&f.restores, "rows", 1_000_000, "rows")
 		fs.StringVar(&out, "o", "", "CSV file to write")
 	case "build":
-		fs.IntVar(&f.restores, "restores", 1_000_000, "restores")
+		fs.IntVar(&f.restores, "restores", 1_000_000, "restores (not for estate)")
 		fs.StringVar(&db, "db", "", "warehouse to create")
+		fs.StringVar(&prof, "cpuprofile", "", "write a CPU profile of the build")
+	case "day":
+		fs.StringVar(&out, "o", "", "directory to write the next day's files into")
 	case "analyze":
 		fs.StringVar(&db, "db", "", "warehouse")
 		fs.StringVar(&prof, "cpuprofile", "", "write a CPU profile of the analysis")
 	default:
-		return fmt.Errorf("unknown command %q: want csv, build or analyze", args[0])
+		return fmt.Errorf("unknown command %q: want csv, build, day or analyze", args[0])
 	}
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	if args[0] != "analyze" && (f.instances < 1 || f.databases < 1 || f.restores < f.series()) {
-		return errors.New("need at least one instance, one database and one restore per series")
+	if err := f.settle(fs, end); err != nil {
+		return err
+	}
+	if args[0] == "day" && !f.estate() {
+		return errors.New("day: only the estate shape has a next day (-shape estate)")
 	}
 	switch args[0] {
 	case "csv":
@@ -87,7 +112,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if db == "" {
 			return errors.New("build: -db FILE is required")
 		}
+		if prof != "" {
+			pf, err := os.Create(prof)
+			if err != nil {
+				return err
+			}
+			defer pf.Close()
+			if err := pprof.StartCPUProfile(pf); err != nil {
+				return err
+			}
+			defer pprof.StopCPUProfile()
+		}
 		return build(ctx, f, db, stdout, stderr)
+	case "day":
+		if out == "" {
+			return errors.New("day: -o DIR is required")
+		}
+		return writeDay(ctx, f, out, stdout)
 	default:
 		if db == "" {
 			return errors.New("analyze: -db FILE is required")
@@ -99,46 +140,76 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // writeCSV writes the fleet's history as the export query's CSV.
 func writeCSV(f *fleet, path string, stdout io.Writer) error {
 	start := time.Now()
-	file, err := os.Create(path)
+	h, err := newHistoryCSV(path)
 	if err != nil {
 		return err
 	}
-	defer file.Close()
-	b := bufio.NewWriterSize(file, 1<<20)
-	w := encsv.NewWriter(b)
-	w.UseCRLF = true
-	cols := csv.Columns()
-	if err := w.Write(cols); err != nil {
-		return err
-	}
-	row := make([]string, len(cols))
+	defer h.file.Close()
 	n := 0
 	for i := range f.instances {
 		err := f.each(i, func(r *restore) error {
-			h := r.history()
-			for c, name := range cols {
-				row[c] = field(&h, name)
-			}
 			n++
-			return w.Write(row)
+			return h.write(r)
 		})
 		if err != nil {
 			return err
 		}
 	}
-	w.Flush()
-	if err := w.Error(); err != nil {
+	if _, err := h.close(); err != nil {
 		return err
 	}
-	if err := b.Flush(); err != nil {
-		return err
-	}
-	if err := file.Close(); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "fleet: wrote %d rows for %d instances × %d databases to %s in %.1f s\n",
-		n, f.instances, f.databases, path, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "fleet: wrote %d rows for %d instances to %s in %.1f s\n",
+		n, f.instances, path, time.Since(start).Seconds())
 	return nil
+}
+
+// historyCSV writes restores' msdb rows as the export query's CSV.
+type historyCSV struct {
+	file *os.File
+	b    *bufio.Writer
+	w    *encsv.Writer
+	cols []string
+	row  []string
+}
+
+func newHistoryCSV(path string) (*historyCSV, error) {
+	file, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	h := &historyCSV{file: file, b: bufio.NewWriterSize(file, 1<<20), cols: csv.Columns()}
+	h.w = encsv.NewWriter(h.b)
+	h.w.UseCRLF = true
+	h.row = make([]string, len(h.cols))
+	if err := h.w.Write(h.cols); err != nil {
+		file.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+func (h *historyCSV) write(r *restore) error {
+	row := r.history()
+	for c, name := range h.cols {
+		h.row[c] = field(&row, name)
+	}
+	return h.w.Write(h.row)
+}
+
+// close flushes and closes the file and returns its size.
+func (h *historyCSV) close() (int64, error) {
+	h.w.Flush()
+	if err := h.w.Error(); err != nil {
+		return 0, err
+	}
+	if err := h.b.Flush(); err != nil {
+		return 0, err
+	}
+	st, err := h.file.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), h.file.Close()
 }
 
 // field renders one column of the export query's CSV: dates as
@@ -233,7 +304,18 @@ func field(h *store.HistoryRow, col string) string {
 	return ""
 }
 
-// build fills a new warehouse, one import per instance.
+// build fills a new warehouse: every instance's facts first, in instance
+// order, then one reconciliation of them all.
+//
+// It used to import and reconcile one instance at a time, and each
+// restore added cost more as the warehouse grew (0.18 ms at 0.5 M, ~1 ms
+// at 2.5 M; SCALE.md): every small reconciliation inserted its restores
+// into the restore table's secondary indexes, ordered by time, measure,
+// build, source or database across the fleet, so each row landed on a
+// random page of each index, and those indexes soon outgrew the writer's
+// cache. One reconciliation at the end is large enough for the store to
+// drop those indexes and sort them once (store/bulk.go), as the CLI does
+// for a run of many files.
 func build(ctx context.Context, f *fleet, path string, stdout, stderr io.Writer) error {
 	if _, err := os.Stat(path); err == nil {
 		return fmt.Errorf("build: %s exists; choose a new file", path)
@@ -244,40 +326,92 @@ func build(ctx context.Context, f *fleet, path string, stdout, stderr io.Writer)
 		return err
 	}
 	defer db.Close()
-	var added int64
-	for i := range f.instances {
-		im, err := db.NewImport(ctx, "bench", "fleet/"+f.instanceName(i))
+	var added, read, restores int64
+	// One import per chunk of instances: each commits its batches as it
+	// goes (store.BatchSize records a transaction) and records its run.
+	const chunk = 100
+	var im *store.Import
+	commit := func() error {
+		if im == nil {
+			return nil
+		}
+		sum, err := im.Commit()
+		im = nil
 		if err != nil {
 			return err
 		}
-		err = im.Host(f.host(i))
+		if len(sum.Rejects) > 0 {
+			return fmt.Errorf("build: %d rejects, first %s", len(sum.Rejects), sum.Rejects[0])
+		}
+		added += sum.Added
+		read += sum.Read
+		return nil
+	}
+	last := start
+	for i := range f.instances {
+		if im == nil {
+			if im, err = db.NewImport(ctx, "bench", fmt.Sprintf("fleet/%s…", f.instanceName(i))); err != nil {
+				return err
+			}
+		}
+		host := f.host(i)
+		if f.estate() {
+			if host, err = f.bannerHost(ctx, i, 0); err != nil {
+				return err
+			}
+		}
+		err = im.Host(host)
 		if err == nil {
 			err = f.each(i, func(r *restore) error {
+				restores++
 				if err := im.History(r.history()); err != nil {
 					return err
 				}
 				return im.LogRestore(r.logRestore())
 			})
 		}
-		sum, cerr := im.CommitAndReconcile()
-		if err = errors.Join(err, cerr); err != nil {
-			return err
+		if err != nil {
+			_, cerr := im.Commit()
+			return errors.Join(err, cerr)
 		}
-		if len(sum.Rejects) > 0 {
-			return fmt.Errorf("build: %s: %d rejects, first %s", f.instanceName(i), len(sum.Rejects), sum.Rejects[0])
-		}
-		added += sum.Added
-		if (i+1)%50 == 0 {
-			fmt.Fprintf(stderr, "fleet: %d/%d instances, %.0f s\n", i+1, f.instances, time.Since(start).Seconds())
+		if (i+1)%chunk == 0 || i+1 == f.instances {
+			if err := commit(); err != nil {
+				return err
+			}
+			if now := time.Now(); now.Sub(last) >= 10*time.Second || i+1 == f.instances {
+				el := now.Sub(start).Seconds()
+				fmt.Fprintf(stderr, "fleet: %.0f s: facts of %d/%d instances, %d restores (%.0f restores/s)\n",
+					el, i+1, f.instances, restores, float64(restores)/el)
+				last = now
+			}
 		}
 	}
+	imported := time.Since(start)
+	fmt.Fprintf(stderr, "fleet: %.0f s: %d facts imported (%d records added); deriving\n", imported.Seconds(), read, added)
+	var mu sync.Mutex
+	var lastReport time.Time
+	db.SetProgress(func(p store.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if now := time.Now(); now.Sub(lastReport) >= 10*time.Second || p.Done == p.Total {
+			lastReport = now
+			fmt.Fprintf(stderr, "fleet: %.0f s: %s %d/%d\n", now.Sub(start).Seconds(), p.Phase, p.Done, p.Total)
+		}
+	})
+	if err := db.Reconcile(ctx); err != nil {
+		return err
+	}
+	db.SetProgress(nil)
 	p, err := db.Restores(ctx, store.RestoreQuery{Filter: store.RestoreFilter{Limit: 1}})
 	if err != nil {
 		return err
 	}
-	n := p.Total
-	fmt.Fprintf(stdout, "fleet: built %s: %d records added, %d restores in %d series on %d instances, in %.1f s\n",
-		path, added, n, f.series(), f.instances, time.Since(start).Seconds())
+	took := time.Since(start)
+	fmt.Fprintf(stdout, "fleet: built %s: %d records added, %d restores on %d instances, in %.1f s (facts %.1f s, derivation %.1f s): %.0f restores/s\n",
+		path, added, p.Total, f.instances, took.Seconds(), imported.Seconds(), (took - imported).Seconds(), float64(p.Total)/took.Seconds())
+	if int64(p.Total) != restores {
+		return fmt.Errorf("build: %d restores derived from %d generated", p.Total, restores)
+	}
 	return nil
 }
 
