@@ -69,9 +69,11 @@ func lsn(vlf, block, slot int64) string {
 
 // chainLSN is the position at the start of log backup s of chain ch: log s
 // covers chainLSN(ch, s) to chainLSN(ch, s+1).
-func chainLSN(ch uint64, s int) string {
-	return lsn(1000+int64(ch%1000)*100_000+int64(s), int64(16+(s*7919)%9000), 1)
-}
+func chainLSN(ch uint64, s int) string { return lsn(chainVLF(ch, s), chainBlock(s), 1) }
+
+func chainVLF(ch uint64, s int) int64 { return 1000 + int64(ch%1000)*100_000 + int64(s) }
+
+func chainBlock(s int) int64 { return int64(16 + (s*7919)%9000) }
 
 // dayRand is the random source of one series on one day.
 func (f *fleet) dayRand(series uint64, day int) *rand.Rand {
@@ -146,7 +148,7 @@ func (f *fleet) estateDay(i, d int, out []*restore) []*restore {
 					// NORECOVERY so the logs can follow.
 					r.kind, r.restoreType, r.replace = store.KindFull, "D", true
 					r.bytes = int64(dbSize) &^ 8191
-					r.firstLSN, r.lastLSN = chainLSN(ch, 0), lsn(1001+int64(ch%1000)*100_000, 20, 1)
+					r.firstLSN, r.lastLSN = chainLSN(ch, 0), lsn(chainVLF(ch, 1), chainBlock(1)+20, 1)
 					r.backupStart = r.start.Add(-2 * time.Hour)
 					r.device = fmt.Sprintf(`\\nas%02d\logship\%s\%s\%s_FULL.bak`, i%7, src, name, name)
 				} else {
