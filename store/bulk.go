@@ -47,12 +47,23 @@ var keptIndexes = map[string]bool{"restore_series": true}
 // that is enough to drop the indexes. The whole table is counted only for
 // an estimate past bulkMinChanges: every Reconcile asks, and counting a
 // million restores costs a scan of an index.
+// windowCond says in SQL that an instance may be derived from a window.
+const windowCond = `(windowable = 1 AND dirty_from IS NOT NULL)`
+
 func (db *DB) bulkWorth(ctx context.Context) (bool, error) {
-	var changes int64
+	// Instances a window may derive (window.go) count the facts of their
+	// window, the larger of their history rows and completion lines (a
+	// restore seen by both is one); the others all their facts.
+	var changes, windowed int64
 	err := db.write.QueryRowContext(ctx, `SELECT
-		(SELECT count(*) FROM history_row WHERE instance_id IN (SELECT id FROM instance WHERE dirty > 0)) +
-		(SELECT count(*) FROM log_restore WHERE instance_id IN (SELECT id FROM instance WHERE dirty > 0)) -
-		(SELECT count(*) FROM restore WHERE instance_id IN (SELECT id FROM instance WHERE dirty > 0))`).Scan(&changes)
+		(SELECT count(*) FROM history_row WHERE instance_id IN (SELECT id FROM instance WHERE dirty > 0 AND NOT `+windowCond+`)) +
+		(SELECT count(*) FROM log_restore WHERE instance_id IN (SELECT id FROM instance WHERE dirty > 0 AND NOT `+windowCond+`)) -
+		(SELECT count(*) FROM restore WHERE instance_id IN (SELECT id FROM instance WHERE dirty > 0 AND NOT `+windowCond+`)),
+		(SELECT COALESCE(SUM(max(
+			(SELECT count(*) FROM history_row h WHERE h.instance_id = i.id AND h.restore_local >= i.dirty_from),
+			(SELECT count(*) FROM log_restore l WHERE l.instance_id = i.id AND l.completed_local >= i.dirty_from))), 0)
+		FROM instance i WHERE i.dirty > 0 AND `+windowCond+`)`).Scan(&changes, &windowed)
+	changes += windowed
 	if err != nil || changes < bulkMinChanges {
 		return false, err
 	}

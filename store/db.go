@@ -35,6 +35,7 @@ type DB struct {
 	read     *sql.DB
 	now      func() time.Time
 	progress atomic.Pointer[progressFunc] // see SetProgress
+	windows  atomic.Int64                 // instances derived from a window (window.go), for tests
 }
 
 // Open opens (creating if needed) the warehouse at path and applies pending

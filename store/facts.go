@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/restorewatch/restorewatch/store/derive"
 )
@@ -17,7 +18,11 @@ type querier interface {
 }
 
 // loadFacts reads an instance's raw records for derivation.
-func loadFacts(ctx context.Context, tx querier, id int64) (*derive.Facts, error) {
+//
+// from, unless it is wholeInstance, reads only the history rows and log
+// restores at or after that local time (a window, see window.go); host
+// snapshots are always read whole.
+func loadFacts(ctx context.Context, tx querier, id, from int64) (*derive.Facts, error) {
 	f := &derive.Facts{}
 	var def sql.NullInt64
 	if err := tx.QueryRowContext(ctx, `SELECT default_utc_offset FROM instance WHERE id = ?`, id).Scan(&def); err != nil {
@@ -30,12 +35,25 @@ func loadFacts(ctx context.Context, tx querier, id int64) (*derive.Facts, error)
 	// Counted first (on the UNIQUE key's index) so that the slice is made
 	// once: appending thousands of history facts copied each several times.
 	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM history_row WHERE instance_id = ?`, id).Scan(&n); err != nil {
+	histCount, histQuery := `SELECT count(*) FROM history_row WHERE instance_id = ?`, `SELECT id, restore_history_id, restore_local, facts
+		FROM history_row WHERE instance_id = ? ORDER BY restore_local, id`
+	logQuery := `SELECT id, source, database_name, kind, message_id, completed_local, utc_offset,
+		COALESCE(first_lsn,''), COALESCE(last_lsn,''), COALESCE(device_type,''), device_count, devices, has_3014, pages,
+		seconds, mbps, upper_bound_s, COALESCE(buffer,'')
+		FROM log_restore WHERE instance_id = ? ORDER BY completed_local, id`
+	args := []any{id}
+	if from != wholeInstance {
+		histCount = `SELECT count(*) FROM history_row WHERE instance_id = ? AND restore_local >= ?`
+		histQuery = `SELECT id, restore_history_id, restore_local, facts
+		FROM history_row WHERE instance_id = ? AND restore_local >= ? ORDER BY restore_local, id`
+		logQuery = strings.Replace(logQuery, "WHERE instance_id = ?", "WHERE instance_id = ? AND completed_local >= ?", 1)
+		args = append(args, from)
+	}
+	if err := tx.QueryRowContext(ctx, histCount, args...).Scan(&n); err != nil {
 		return nil, err
 	}
 	f.History = make([]derive.History, 0, n)
-	rows, err := tx.QueryContext(ctx, `SELECT id, restore_history_id, restore_local, facts
-		FROM history_row WHERE instance_id = ? ORDER BY restore_local, id`, id)
+	rows, err := tx.QueryContext(ctx, histQuery, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -56,10 +74,7 @@ func loadFacts(ctx context.Context, tx querier, id int64) (*derive.Facts, error)
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = tx.QueryContext(ctx, `SELECT id, source, database_name, kind, message_id, completed_local, utc_offset,
-		COALESCE(first_lsn,''), COALESCE(last_lsn,''), COALESCE(device_type,''), device_count, devices, has_3014, pages,
-		seconds, mbps, upper_bound_s, COALESCE(buffer,'')
-		FROM log_restore WHERE instance_id = ? ORDER BY completed_local, id`, id)
+	rows, err = tx.QueryContext(ctx, logQuery, args...)
 	if err != nil {
 		return nil, err
 	}

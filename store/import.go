@@ -205,8 +205,14 @@ func (im *Import) commit(batch []record) error {
 		return fmt.Errorf("store: import batch: %w", err)
 	}
 	count(n, k)
-	for id := range w.dirty {
-		if _, err := tx.ExecContext(im.ctx, `UPDATE instance SET dirty = dirty + 1 WHERE id = ?`, id); err != nil {
+	for id, at := range w.dirty {
+		var from any // NULL: the whole instance
+		if at != wholeInstance {
+			from = at
+		}
+		if _, err := tx.ExecContext(im.ctx, `UPDATE instance SET dirty = dirty + 1,
+			dirty_from = CASE WHEN dirty = 0 THEN ?1 WHEN dirty_from IS NULL OR ?1 IS NULL THEN NULL ELSE MIN(dirty_from, ?1) END
+			WHERE id = ?2`, from, id); err != nil {
 			return fmt.Errorf("store: import batch: %w", err)
 		}
 	}

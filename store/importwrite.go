@@ -17,7 +17,7 @@ import (
 type batchWriter struct {
 	tx    *sql.Tx
 	im    *Import
-	dirty map[int64]bool
+	dirty map[int64]int64 // instance -> the earliest local time of a fact added (wholeInstance: not one time)
 	stmts map[string]*sql.Stmt
 
 	histArgs []any // queued history rows, historyCols values each
@@ -67,11 +67,15 @@ func (w *batchWriter) instanceID(name string) (int64, error) {
 	return id, nil
 }
 
-func (w *batchWriter) touch(id int64, name string) {
+// touch marks the instance for reconciliation from local time at on
+// (wholeInstance: all of it).
+func (w *batchWriter) touch(id int64, name string, at int64) {
 	if w.dirty == nil {
-		w.dirty = map[int64]bool{}
+		w.dirty = map[int64]int64{}
 	}
-	w.dirty[id] = true
+	if cur, ok := w.dirty[id]; !ok || at < cur {
+		w.dirty[id] = at
+	}
 	w.im.touched[id] = name
 }
 
@@ -136,8 +140,8 @@ func (w *batchWriter) flushHistory() (added, carried int, err error) {
 	}
 	k, _ := res.RowsAffected()
 	if k > 0 {
-		for _, r := range w.histInst {
-			w.touch(r.id, r.name)
+		for i, r := range w.histInst {
+			w.touch(r.id, r.name, w.histArgs[i*historyCols+2].(int64))
 		}
 	}
 	w.histArgs, w.histInst = w.histArgs[:0], w.histInst[:0]
@@ -223,7 +227,13 @@ func (w *batchWriter) logRestore(l *LogRestore) (bool, error) {
 	}
 	n, _ := res.RowsAffected()
 	if n > 0 {
-		w.touch(id, l.Instance)
+		// Client output and Restore-DbaDatabase rows pair with restores
+		// by content, not by time; an undated record by nothing yet.
+		at := int64(wholeInstance)
+		if c, ok := completed.(int64); ok && l.Origin.Source.ErrorLog() {
+			at = c
+		}
+		w.touch(id, l.Instance, at)
 	}
 	return n > 0, nil
 }
@@ -263,7 +273,20 @@ func (w *batchWriter) host(h *HostSnapshot) (bool, error) {
 	}
 	n, _ := res.RowsAffected()
 	if n > 0 {
-		w.touch(id, h.Instance)
+		// A snapshot changes the host facts of the restores after it, and
+		// those before it too when it is the first to state an offset
+		// (derive's timeline falls back on the earliest stated offset).
+		at := int64(wholeInstance)
+		var earlier int
+		err := w.tx.QueryRowContext(w.im.ctx, `SELECT EXISTS (SELECT 1 FROM host_snapshot WHERE instance_id = ? AND observed_local < ?
+			AND (utc_offset IS NOT NULL OR ? IS NULL))`, id, ms(h.ObservedAt), nullInt(h.UTCOffset)).Scan(&earlier)
+		if err != nil {
+			return false, err
+		}
+		if earlier == 1 {
+			at = ms(h.ObservedAt)
+		}
+		w.touch(id, h.Instance, at)
 	}
 	return n > 0, nil
 }

@@ -128,7 +128,7 @@ func (db *DB) HostHistory(ctx context.Context, instance string) ([]HostRecord, e
 func (db *DB) SetDefaultOffset(ctx context.Context, instance string, minutes int) error {
 	instance = InstanceName(instance)
 	_, err := db.write.ExecContext(ctx, `INSERT INTO instance (name, default_utc_offset, dirty, created_at) VALUES (?, ?, 1, ?)
-		ON CONFLICT (name) DO UPDATE SET default_utc_offset = excluded.default_utc_offset, dirty = instance.dirty + 1`,
+		ON CONFLICT (name) DO UPDATE SET default_utc_offset = excluded.default_utc_offset, dirty = instance.dirty + 1, dirty_from = NULL`,
 		instance, minutes, db.now().UnixMilli())
 	if err != nil {
 		return fmt.Errorf("store: set offset of %s: %w", instance, err)

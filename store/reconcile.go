@@ -84,6 +84,13 @@ type derivedInstance struct {
 	id, version int64
 	out         derive.Instance
 	err         error
+	// from is the local time from which out replaces the instance's
+	// restores (by anchor), wholeInstance for all of them; votes are
+	// out's restore_date votes by day; windowable is what a whole
+	// derivation found (a window leaves it as it was: true).
+	from       int64
+	votes      dayVotes
+	windowable bool
 }
 
 // deriveAhead reads and derives the instances on the read pool, one
@@ -129,9 +136,7 @@ func (db *DB) deriveAhead(ctx context.Context, ids []int64) <-chan derivedInstan
 	for range workers {
 		go func() {
 			for j := range next {
-				d := derivedInstance{id: j.id}
-				d.version, d.out, d.err = db.deriveInstance(ctx, j.id)
-				slots[j.i] <- d // buffered: never blocks
+				slots[j.i] <- db.deriveInstance(ctx, j.id) // buffered: never blocks
 			}
 		}()
 	}
@@ -158,30 +163,54 @@ func (db *DB) deriveAhead(ctx context.Context, ids []int64) <-chan derivedInstan
 	return ch
 }
 
-func (db *DB) deriveInstance(ctx context.Context, id int64) (int64, derive.Instance, error) {
+func (db *DB) deriveInstance(ctx context.Context, id int64) derivedInstance {
+	d := derivedInstance{id: id, from: wholeInstance}
 	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return 0, derive.Instance{}, err
+		d.err = err
+		return d
 	}
 	defer tx.Rollback()
-	var version int64
-	if err := tx.QueryRowContext(ctx, `SELECT dirty FROM instance WHERE id = ?`, id).Scan(&version); err == sql.ErrNoRows {
-		return 0, derive.Instance{}, nil // deleted since
-	} else if err != nil || version == 0 {
-		return 0, derive.Instance{}, err // or reconciled since
+	var from sql.NullInt64
+	var canWindow bool
+	var semantics string
+	if err := tx.QueryRowContext(ctx, `SELECT dirty, dirty_from, windowable, restore_date_semantics FROM instance WHERE id = ?`, id).
+		Scan(&d.version, &from, &canWindow, &semantics); err == sql.ErrNoRows {
+		return derivedInstance{id: id} // deleted since
+	} else if err != nil || d.version == 0 {
+		d.err = err
+		return d // or reconciled since
 	}
-	in, err := loadFacts(ctx, tx, id)
-	if err != nil {
-		return 0, derive.Instance{}, err
+	if from.Valid && canWindow {
+		// The day before the earliest changed fact's day.
+		start := (floorDiv(from.Int64, dayMS) - 1) * dayMS
+		out, votes, ok, err := deriveWindow(ctx, tx, id, start, semantics)
+		if err != nil {
+			d.err = err
+			return d
+		}
+		if ok {
+			d.from, d.out, d.votes, d.windowable = start, out, votes, true
+			db.windows.Add(1)
+		}
 	}
-	out := derive.Derive(in)
+	if d.from == wholeInstance {
+		in, err := loadFacts(ctx, tx, id, wholeInstance)
+		if err != nil {
+			d.err = err
+			return d
+		}
+		d.out = derive.Derive(in)
+		d.votes = votesOf(d.out.Restores)
+		d.windowable = windowable(in, &d.out)
+	}
 	// The rows are made here, on the deriving goroutine: the writer's
 	// goroutine is the busier one.
-	for i := range out.Restores {
-		d := &out.Restores[i]
-		d.Row = native(restoreValues(d, id))
+	for i := range d.out.Restores {
+		r := &d.out.Restores[i]
+		r.Row = native(restoreValues(r, id))
 	}
-	return version, out, nil
+	return d
 }
 
 // derivationVersion names what derive.Derive produces. Bump it whenever a
@@ -206,7 +235,7 @@ func (db *DB) checkDerivation(ctx context.Context) error {
 		return fmt.Errorf("store: reconcile: %w", err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `UPDATE instance SET dirty = dirty + 1`); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE instance SET dirty = dirty + 1, dirty_from = NULL`); err != nil {
 		return fmt.Errorf("store: reconcile: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO setting (key, value) VALUES ('derivation_version', ?)
@@ -218,7 +247,7 @@ func (db *DB) checkDerivation(ctx context.Context) error {
 
 // ReconcileAll rebuilds every instance's restores from scratch.
 func (db *DB) ReconcileAll(ctx context.Context) error {
-	if _, err := db.write.ExecContext(ctx, `UPDATE instance SET dirty = dirty + 1`); err != nil {
+	if _, err := db.write.ExecContext(ctx, `UPDATE instance SET dirty = dirty + 1, dirty_from = NULL`); err != nil {
 		return fmt.Errorf("store: reconcile all: %w", err)
 	}
 	return db.Reconcile(ctx)
@@ -292,15 +321,27 @@ func writeInstance(ctx context.Context, tx *sql.Tx, w *restoreWriter, d derivedI
 	} else if err != nil {
 		return 0, err
 	}
-	if err := w.write(d.id, d.out); err != nil {
+	if err := w.write(d.id, d.out, d.from); err != nil {
 		return 0, err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM untimed_record WHERE instance_id = ?`, d.id); err != nil {
+	if d.from == wholeInstance {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM untimed_record WHERE instance_id = ?`, d.id); err != nil {
+			return 0, err
+		}
+		for src, n := range d.out.Untimed {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO untimed_record (instance_id, source, records) VALUES (?, ?, ?)`,
+				d.id, src, n); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM derive_vote WHERE instance_id = ? AND day >= ?`,
+		d.id, floorDiv(d.from, dayMS)); err != nil {
 		return 0, err
 	}
-	for src, n := range d.out.Untimed {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO untimed_record (instance_id, source, records) VALUES (?, ?, ?)`,
-			d.id, src, n); err != nil {
+	for day, c := range d.votes {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO derive_vote (instance_id, day, start_votes, end_votes) VALUES (?, ?, ?, ?)`,
+			d.id, day, c[0], c[1]); err != nil {
 			return 0, err
 		}
 	}
@@ -308,8 +349,9 @@ func writeInstance(ctx context.Context, tx *sql.Tx, w *restoreWriter, d derivedI
 	// findings are now stale: the analysis is marked pending in the same
 	// transaction, so a crash before it runs leaves the mark.
 	if _, err := tx.ExecContext(ctx, `UPDATE instance SET restore_date_semantics = ?, semantics_samples = ?,
-		dirty = CASE WHEN dirty = ? THEN 0 ELSE dirty END, analysis_pending = analysis_pending + 1 WHERE id = ?`,
-		d.out.Semantics, d.out.SemanticsN, d.version, d.id); err != nil {
+		dirty = CASE WHEN dirty = ? THEN 0 ELSE dirty END, dirty_from = CASE WHEN dirty = ? THEN NULL ELSE dirty_from END,
+		windowable = ?, analysis_pending = analysis_pending + 1 WHERE id = ?`,
+		d.out.Semantics, d.out.SemanticsN, d.version, d.version, d.windowable, d.id); err != nil {
 		return 0, err
 	}
 	return len(d.out.Restores), nil

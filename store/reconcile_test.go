@@ -91,9 +91,9 @@ func TestFactsAddedWhileDerivingStayDirty(t *testing.T) {
 	if err := db.write.QueryRowContext(ctx, `SELECT id FROM instance`).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
-	version, out, err := db.deriveInstance(ctx, id) // the snapshot holds restore 1
-	if err != nil || version == 0 {
-		t.Fatalf("derive: version %d, %v", version, err)
+	d := db.deriveInstance(ctx, id) // the snapshot holds restore 1
+	if d.err != nil || d.version == 0 {
+		t.Fatalf("derive: version %d, %v", d.version, d.err)
 	}
 	add(2) // committed after the snapshot
 	tx, err := db.write.BeginTx(ctx, nil)
@@ -101,7 +101,7 @@ func TestFactsAddedWhileDerivingStayDirty(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &restoreWriter{tx: tx, ctx: ctx}
-	if _, err := writeInstance(ctx, tx, w, derivedInstance{id: id, version: version, out: out}); err != nil {
+	if _, err := writeInstance(ctx, tx, w, d); err != nil {
 		t.Fatal(err)
 	}
 	w.close()

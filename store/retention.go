@@ -37,7 +37,7 @@ func (db *DB) Prune(ctx context.Context, r Retention, now time.Time) (PruneStats
 		// Raw facts carry local wall times; a day of margin covers every
 		// offset, so nothing younger than the retention is removed.
 		cut := now.Add(-r.Restores).Add(-24 * time.Hour).UnixMilli()
-		if _, err := db.write.ExecContext(ctx, `UPDATE instance SET dirty = dirty + 1 WHERE id IN (
+		if _, err := db.write.ExecContext(ctx, `UPDATE instance SET dirty = dirty + 1, dirty_from = NULL WHERE id IN (
 			SELECT instance_id FROM history_row WHERE restore_local < ?
 			UNION SELECT instance_id FROM log_restore WHERE completed_local < ?)`, cut, cut); err != nil {
 			return st, fmt.Errorf("store: prune: %w", err)

@@ -220,24 +220,34 @@ func (w *restoreWriter) flush() error {
 	return nil
 }
 
-// write brings the instance's restore rows to out: new and changed rows are
-// upserted by natural key, unchanged ones (same content hash) left alone,
-// and rows no longer derived deleted.
-func (w *restoreWriter) write(instanceID int64, out derive.Instance) error {
+// write brings the instance's restore rows anchored at or after from
+// (wholeInstance: all of them, see window.go) to out: new and changed rows
+// are upserted by natural key, unchanged ones (same content hash) left
+// alone, and rows no longer derived deleted.
+func (w *restoreWriter) write(instanceID int64, out derive.Instance, from int64) error {
 	ctx, tx := w.ctx, w.tx
 	type stored struct{ id, hash int64 }
 	existing := map[int64]stored{} // by natural_key
-	rows, err := tx.QueryContext(ctx, `SELECT natural_key, content_hash, id FROM restore WHERE instance_id = ?`, instanceID)
+	q, args := `SELECT natural_key, content_hash, id, restore_date_local, finished_local FROM restore WHERE instance_id = ?`, []any{instanceID}
+	if from != wholeInstance {
+		// A restore's time is at most a day (its time zone) before its
+		// anchor.
+		q, args = q+` AND at_utc >= ?`, append(args, from-2*dayMS)
+	}
+	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return err
 	}
 	for rows.Next() {
 		var k, h, id int64
-		if err := rows.Scan(&k, &h, &id); err != nil {
+		var rd, fin sql.NullInt64
+		if err := rows.Scan(&k, &h, &id, &rd, &fin); err != nil {
 			rows.Close()
 			return err
 		}
-		existing[k] = stored{id, h}
+		if from == wholeInstance || anchor(rd, fin) >= from {
+			existing[k] = stored{id, h}
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

@@ -38,6 +38,10 @@ type Derived struct {
 	// The restore's instants, Unix ms UTC and local: an int64, or nil when
 	// unknown (the warehouse writes them as they are).
 	StartedUTC, FinishedUTC, StartedLocal, FinishedLocal, RestoreDateLocal any
+	// Vote is the restore's vote on the instance's restore_date semantics:
+	// +1 "start", -1 "end", 0 none (not a history row paired with engine
+	// seconds of 10 s or more).
+	Vote int8
 	// Row is the caller's: the warehouse keeps here the row it writes.
 	Row []any
 }
@@ -97,6 +101,7 @@ func Derive(f *Facts) Instance {
 	}
 	// 3. restore_date semantics, measured on pairs with engine seconds.
 	var startVotes, endVotes int
+	votes := make(map[int]int8, len(pairs))
 	for hi, l := range pairs {
 		h := &f.History[hi]
 		if l == nil || !l.Has3014 || !l.Completed.Valid || l.Seconds.Float64 < 10 {
@@ -106,17 +111,16 @@ func Derive(f *Facts) Instance {
 		start := end - int64(l.Seconds.Float64*1000)
 		if abs64(h.RestoreLocal-start) < abs64(h.RestoreLocal-end) {
 			startVotes++
+			votes[hi] = 1
 		} else {
 			endVotes++
+			votes[hi] = -1
 		}
 	}
-	out.Semantics, out.SemanticsN = "unknown", startVotes+endVotes
-	if n := startVotes + endVotes; n >= 3 {
-		if float64(startVotes) >= 0.8*float64(n) {
-			out.Semantics = "start"
-		} else if float64(endVotes) >= 0.8*float64(n) {
-			out.Semantics = "end"
-		}
+	out.Semantics, out.SemanticsN = SemanticsOf(startVotes, endVotes), startVotes+endVotes
+	semantics := out.Semantics
+	if f.Semantics != "" {
+		semantics = f.Semantics
 	}
 	tl := newTimeline(f)
 	// A Derived is 632 bytes: growing the slice by appending copied
@@ -133,8 +137,9 @@ func Derive(f *Facts) Instance {
 		if l != nil {
 			paired[l] = true
 		}
-		d := build(h, l, merged[l], timed[hi], out.Semantics, tl)
+		d := build(h, l, merged[l], timed[hi], semantics, tl)
 		if d != nil {
+			d.Vote = votes[hi]
 			out.Restores = append(out.Restores, *d)
 		}
 	}
@@ -142,7 +147,7 @@ func Derive(f *Facts) Instance {
 		if paired[l] {
 			continue
 		}
-		d := build(nil, l, merged[l], nil, out.Semantics, tl)
+		d := build(nil, l, merged[l], nil, semantics, tl)
 		if d != nil {
 			out.Restores = append(out.Restores, *d)
 			continue
@@ -153,6 +158,20 @@ func Derive(f *Facts) Instance {
 		out.Untimed[l.Source]++
 	}
 	return out
+}
+
+// SemanticsOf is what restore_date means given the votes of the restores
+// both msdb and the error log saw: "start" or "end" when at least three
+// voted and four in five of them agree, else "unknown".
+func SemanticsOf(startVotes, endVotes int) string {
+	if n := startVotes + endVotes; n >= 3 {
+		if float64(startVotes) >= 0.8*float64(n) {
+			return "start"
+		} else if float64(endVotes) >= 0.8*float64(n) {
+			return "end"
+		}
+	}
+	return "unknown"
 }
 
 // mergeHistory finds the history rows that repeat another row's restore and

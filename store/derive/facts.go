@@ -12,6 +12,11 @@ type Facts struct {
 	History       []History // in restore time order
 	Logs          []Log     // in completion time order, untimed last
 	Hosts         []Host    // in observation order
+	// Semantics, when set, is the restore_date semantics to build with
+	// instead of the one these facts vote for: a window of an instance's
+	// facts (see the warehouse's windowed derivation) is built with the
+	// whole instance's.
+	Semantics string
 }
 
 // History is one msdb restorehistory row: its warehouse id, msdb's

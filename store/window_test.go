@@ -1,0 +1,238 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// windowFact is one record of the synthetic instance of the window tests,
+// with the day of the import that brings it.
+type windowFact struct {
+	day  int
+	hist *HistoryRow
+	log  *LogRestore
+	host *HostSnapshot
+}
+
+// windowFacts makes an instance's facts over days: full restores of three
+// databases (some of the same backup twice: rival partners for a completion
+// line), log restores every few hours with LSN chains, history rows without
+// a completion line and completion lines without a history row, and a host
+// snapshot now and then. Completion lines often arrive days late, and now
+// and then a day's whole history arrives weeks late.
+//
+// From day flipDay on, most restore_dates are the restores' ends: the
+// instance's semantics changes on the way, which changes every restore.
+func windowFacts(rng *rand.Rand, inst string, days, flipDay int) []windowFact {
+	base := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	off := 60
+	var out []windowFact
+	out = append(out, windowFact{day: 0, host: &HostSnapshot{Instance: inst, ObservedAt: base.Add(-time.Hour), UTCOffset: &off,
+		Version: "15.0.4236.7", Origin: Origin{Source: "errorlog", File: "ERRORLOG"}}})
+	lsn := map[string]int64{}
+	hid := int64(0)
+	for d := range days {
+		arrive := func() int {
+			switch x := rng.IntN(20); {
+			case x < 12:
+				return d
+			case x < 17:
+				return d + 1 + rng.IntN(3)
+			default:
+				return d + rng.IntN(days)
+			}
+		}
+		if d > 0 && rng.IntN(9) == 0 {
+			v := fmt.Sprintf("15.0.%d.1", 4236+d)
+			var o *int
+			if rng.IntN(2) == 0 {
+				o = &off
+			}
+			out = append(out, windowFact{day: arrive(), host: &HostSnapshot{Instance: inst,
+				ObservedAt: base.AddDate(0, 0, d).Add(time.Duration(rng.IntN(24)) * time.Hour), UTCOffset: o,
+				Version: v, Origin: Origin{Source: "errorlog", File: "ERRORLOG"}}})
+		}
+		for db := range 3 {
+			name := fmt.Sprintf("DB%d", db)
+			restores := 1 + rng.IntN(3)
+			for range restores {
+				kind, rtype, msg, stmt := KindFull, "D", 18267, "RESTORE DATABASE"
+				if rng.IntN(3) > 0 {
+					kind, rtype, msg, stmt = KindLog, "L", 18268, "RESTORE LOG"
+				}
+				start := base.AddDate(0, 0, d).Add(time.Duration(rng.IntN(86400)) * time.Second)
+				secs := float64(5 + rng.IntN(3000))
+				if rng.IntN(40) == 0 {
+					secs = float64(30000 + rng.IntN(100000)) // a restore of hours: pairs far from its restore_date
+				}
+				end := start.Add(time.Duration(secs * float64(time.Second))).Truncate(10 * time.Millisecond)
+				first := lsn[name] + 1
+				if kind == KindFull && rng.IntN(4) == 0 && lsn[name] > 100 {
+					first = lsn[name] - 100 // the same backup again
+				}
+				last := first + 100
+				lsn[name] = max(lsn[name], last)
+				fl, ll := fmt.Sprint(first*1000), fmt.Sprint(last*1000)
+				if rng.IntN(6) == 0 {
+					fl, ll = "", ""
+				}
+				rd := start
+				if rng.IntN(12) == 0 || d >= flipDay && rng.IntN(4) > 0 {
+					rd = end.Truncate(time.Second) // a restore_date at the end: a contrary vote
+				}
+				pages := int64(1000 + rng.IntN(100000))
+				if rng.IntN(10) > 0 {
+					hid++
+					h := &HistoryRow{Instance: inst, RestoreHistoryID: hid, RestoreDate: rd.Truncate(time.Second), Database: name,
+						RestoreType: rtype, FirstLSN: fl, LastLSN: ll, Devices: []string{fmt.Sprintf(`\\nas\%s_%d.bak`, name, first)},
+						Origin: Origin{Source: "history", File: "h.csv"}}
+					out = append(out, windowFact{day: arrive(), hist: h})
+				}
+				if rng.IntN(10) > 0 {
+					l := &LogRestore{Instance: inst, Database: name, Kind: kind, MessageID: msg, CompletedAt: end,
+						UTCOffset: &off, FirstLSN: fl, LastLSN: ll, DeviceCount: 1, DeviceType: "DISK",
+						Devices: []string{fmt.Sprintf(`\\nas\%s_%d.bak`, name, first)}, Has3014: true, Statement: stmt,
+						Pages: pages, Seconds: secs, MBps: float64(pages) * 8192 / (1 << 20) / secs,
+						Origin: Origin{Source: "errorlog", File: "ERRORLOG"}}
+					out = append(out, windowFact{day: arrive(), log: l})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// importFacts imports facts in one import.
+func importFacts(t *testing.T, db *DB, facts []windowFact) {
+	t.Helper()
+	im, err := db.NewImport(context.Background(), "test", "window")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range facts {
+		switch {
+		case f.hist != nil:
+			err = im.History(*f.hist)
+		case f.log != nil:
+			err = im.LogRestore(*f.log)
+		default:
+			err = im.Host(*f.host)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := im.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// derivedState is what reconciliation leaves: every restore by natural key
+// with its content hash, and each instance's semantics and vote total.
+func derivedState(t *testing.T, db *DB) []string {
+	t.Helper()
+	var out []string
+	rows, err := db.write.Query(`SELECT i.name, r.natural_key, r.content_hash FROM restore r JOIN instance i ON i.id = r.instance_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		var k, h int64
+		if err := rows.Scan(&name, &k, &h); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s restore %d %x", name, k, h))
+	}
+	rows.Close()
+	rows, err = db.write.Query(`SELECT name, restore_date_semantics, semantics_samples, dirty, windowable,
+		(SELECT COALESCE(SUM(start_votes), 0) || '/' || COALESCE(SUM(end_votes), 0) FROM derive_vote WHERE instance_id = instance.id)
+		FROM instance`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name, sem, votes string
+		var n, dirty, win int64
+		if err := rows.Scan(&name, &sem, &n, &dirty, &win, &votes); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s semantics %s on %d, votes %s, dirty %d, windowable %d", name, sem, n, votes, dirty, win))
+	}
+	rows.Close()
+	slices.Sort(out)
+	return out
+}
+
+// TestWindowEqualsWhole imports random instances' facts day by day, late
+// and out of order, reconciling after each import (windows wherever they
+// are allowed), and compares the restores with those of a warehouse that
+// imported the same facts in the same order and derived every instance
+// whole once.
+func TestWindowEqualsWhole(t *testing.T) {
+	ctx := context.Background()
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 16))
+			const days = 40
+			var facts []windowFact
+			for i := range 3 {
+				flip := days + 1
+				if i == 1 {
+					flip = days / 4 // the second instance's semantics flips, once its votes turn
+				}
+				facts = append(facts, windowFacts(rng, fmt.Sprintf("SQL%d", i), days, flip)...)
+			}
+			byDay := make([][]windowFact, 2*days)
+			for _, f := range facts {
+				byDay[f.day] = append(byDay[f.day], f)
+			}
+			dir := t.TempDir()
+			win, err := Open(ctx, filepath.Join(dir, "window.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer win.Close()
+			whole, err := Open(ctx, filepath.Join(dir, "whole.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer whole.Close()
+			for _, day := range byDay {
+				if len(day) == 0 {
+					continue
+				}
+				importFacts(t, win, day)
+				if err := win.Reconcile(ctx); err != nil {
+					t.Fatal(err)
+				}
+				importFacts(t, whole, day)
+			}
+			if err := whole.ReconcileAll(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if win.windows.Load() == 0 {
+				t.Fatal("no instance was derived from a window: the test proves nothing")
+			}
+			got, want := derivedState(t, win), derivedState(t, whole)
+			if !slices.Equal(got, want) {
+				for _, s := range want {
+					if !slices.Contains(got, s) {
+						t.Errorf("missing after windows: %s", s)
+					}
+				}
+				for _, s := range got {
+					if !slices.Contains(want, s) {
+						t.Errorf("only after windows: %s", s)
+					}
+				}
+			}
+			t.Logf("%d facts, %d restores, %d windowed derivations", len(facts), len(want), win.windows.Load())
+		})
+	}
+}
