@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -23,90 +24,214 @@ import (
 // (about 8 s of every million restores, BENCHMARKS.md) and took each new
 // restore to a random page of each. It is built from one scan of the
 // covering index restore_scan and three sorts in memory (about 3 s and
-// 45 MB for a million restores) and meant to be cached until the data
-// changes.
+// 45 MB for a million restores), then kept up to date by UpdateOrders from
+// the restores' change log, which costs what changed (and a copy of the
+// three orders) instead of a scan. A RestoreOrders never changes once
+// made: an update makes a new one sharing what did not change.
 type RestoreOrders struct {
 	byAt                 []int32 // restore ids, ascending by (at_utc, id)
 	duration, throughput []int32 // restore ids, ascending by (measure, id)
-	// By restore id (the orders hold only ids that exist).
-	kind     []uint8   // kindCode of the restore, 0 = none
-	at       []int64   // at_utc (Unix ms)
-	mibps    []float64 // logical MiB/s, NaN when unknown
-	build    []uint32  // index into builds; 0 is NULL
-	database []uint32  // index into databases
-	source   []uint32  // index into sources; 0 is NULL
-	// The distinct instance builds (builds[0] stands for NULL), database
-	// names and source servers (sources[0] stands for NULL).
-	builds, databases, sources []string
+	// By restore id, chunkLen ids a chunk (the orders hold only ids that
+	// exist, so their chunks do): an update copies the chunks it changes
+	// and shares the others with the orders it was made from.
+	chunks []*orderChunk
+	// The distinct instance builds (names[nameBuild][0] stands for NULL),
+	// database names and source servers (names[nameSource][0] stands for
+	// NULL), and their codes. Both only grow: an update that meets a new
+	// name copies them first.
+	names [3][]string
+	codes *[3]map[string]uint32
+	seq   int64 // the change log's position these orders reflect
+}
+
+const (
+	nameBuild = iota
+	nameDatabase
+	nameSource
+)
+
+const (
+	chunkBits = 9
+	chunkLen  = 1 << chunkBits
+	chunkMask = chunkLen - 1
+)
+
+// orderChunk holds the per-restore columns of chunkLen consecutive ids: 37
+// bytes a restore.
+type orderChunk struct {
+	kind     [chunkLen]uint8   // kindCode of the restore, 0 = none
+	at       [chunkLen]int64   // at_utc (Unix ms)
+	dur      [chunkLen]float64 // duration_s, NaN when unknown
+	mibps    [chunkLen]float64 // logical MiB/s, NaN when unknown
+	build    [chunkLen]uint32  // code in names[nameBuild]; 0 is NULL
+	database [chunkLen]uint32  // code in names[nameDatabase]
+	source   [chunkLen]uint32  // code in names[nameSource]; 0 is NULL
 }
 
 var kindCodes = map[Kind]uint8{KindFull: 1, KindDiff: 2, KindLog: 3, KindFile: 4, KindPage: 5, KindVerify: 6, KindRevert: 7}
 
-// RestoreOrders reads the fleet's orders.
-func (db *DB) RestoreOrders(ctx context.Context) (*RestoreOrders, error) {
-	var maxID int64
-	if err := db.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM restore`).Scan(&maxID); err != nil {
-		return nil, fmt.Errorf("store: restore orders: %w", err)
-	}
-	if maxID >= 1<<31 {
-		return nil, Errorf(EUNAVAILABLE, "restore ids beyond 2^31: the list's orders are unavailable")
-	}
-	o := &RestoreOrders{kind: make([]uint8, maxID+1), at: make([]int64, maxID+1), mibps: make([]float64, maxID+1),
-		build: make([]uint32, maxID+1), database: make([]uint32, maxID+1), source: make([]uint32, maxID+1),
-		builds: []string{""}, sources: []string{""}}
-	type measured struct {
-		v  float64
-		id int32
-	}
-	var durations, throughputs []measured
-	buildCode := map[string]uint32{}
-	dbCode := map[string]uint32{}
-	sourceCode := map[string]uint32{}
-	intern := func(codes map[string]uint32, names *[]string, b []byte) uint32 {
-		if c, ok := codes[string(b)]; ok { // no allocation for the lookup
-			return c
-		}
-		c := uint32(len(*names))
-		s := string(b)
-		codes[s] = c
-		*names = append(*names, s)
+func (o *RestoreOrders) at(id int32) int64 { return o.chunks[id>>chunkBits].at[id&chunkMask] }
+
+// ordersMaxID bounds restore ids: the orders keep them as int32.
+const ordersMaxID = 1<<31 - 1
+
+// orderScanCols are what the orders keep of a restore (all NULL, in an
+// update, for a restore that no longer exists).
+const orderScanCols = `kind, at_utc, duration_s, logical_mibps, instance_build, database_name, source_server`
+
+// ordersBuilder makes a RestoreOrders, from nothing or from another one
+// whose chunks and names it shares until it changes them.
+type ordersBuilder struct {
+	o         *RestoreOrders
+	ownNames  bool
+	ownChunks map[int]bool // nil: every chunk is the builder's own
+	// The current row's columns, scanned in orderScanCols' order.
+	kind, build, database, source sql.RawBytes
+	atUTC                         sql.NullInt64
+	dur, mibps                    sql.NullFloat64
+}
+
+func newOrdersBuilder() *ordersBuilder {
+	return &ordersBuilder{o: &RestoreOrders{names: [3][]string{{""}, nil, {""}},
+		codes: &[3]map[string]uint32{{}, {}, {}}}, ownNames: true}
+}
+
+// scanDest are the destinations of orderScanCols.
+func (b *ordersBuilder) scanDest() []any {
+	return []any{&b.kind, &b.atUTC, &b.dur, &b.mibps, &b.build, &b.database, &b.source}
+}
+
+func (b *ordersBuilder) intern(which int, raw []byte) uint32 {
+	if c, ok := b.o.codes[which][string(raw)]; ok { // no allocation for the lookup
 		return c
 	}
+	if !b.ownNames {
+		// The orders this one was made from may still be read (and
+		// updated again): their names are not written.
+		b.o.codes = &[3]map[string]uint32{maps.Clone(b.o.codes[0]), maps.Clone(b.o.codes[1]), maps.Clone(b.o.codes[2])}
+		for i := range b.o.names {
+			b.o.names[i] = slices.Clip(b.o.names[i])
+		}
+		b.ownNames = true
+	}
+	c := uint32(len(b.o.names[which]))
+	s := string(raw)
+	b.o.codes[which][s] = c
+	b.o.names[which] = append(b.o.names[which], s)
+	return c
+}
+
+// chunk returns id's chunk, the builder's own, and id's place in it.
+func (b *ordersBuilder) chunk(id int32) (*orderChunk, int) {
+	o := b.o
+	k := int(id >> chunkBits)
+	if k >= len(o.chunks) {
+		o.chunks = append(o.chunks, make([]*orderChunk, k+1-len(o.chunks))...)
+	}
+	switch c := o.chunks[k]; {
+	case c == nil:
+		o.chunks[k] = new(orderChunk)
+		if b.ownChunks != nil {
+			b.ownChunks[k] = true
+		}
+	case b.ownChunks != nil && !b.ownChunks[k]:
+		cp := *c
+		o.chunks[k] = &cp
+		b.ownChunks[k] = true
+	}
+	return o.chunks[k], int(id & chunkMask)
+}
+
+// set writes the scanned row as restore id's columns, or clears them when
+// the restore no longer exists (kind NULL).
+func (b *ordersBuilder) set(id int32) {
+	c, i := b.chunk(id)
+	if b.kind == nil {
+		c.kind[i], c.at[i], c.dur[i], c.mibps[i], c.build[i], c.database[i], c.source[i] = 0, 0, 0, 0, 0, 0, 0
+		return
+	}
+	c.kind[i], c.at[i] = kindCodes[Kind(b.kind)], b.atUTC.Int64
+	c.dur[i], c.mibps[i] = math.NaN(), math.NaN()
+	if b.dur.Valid {
+		c.dur[i] = b.dur.Float64
+	}
+	if b.mibps.Valid {
+		c.mibps[i] = b.mibps.Float64
+	}
+	c.build[i], c.source[i] = 0, 0
+	if b.build != nil {
+		c.build[i] = b.intern(nameBuild, b.build)
+	}
+	c.database[i] = b.intern(nameDatabase, b.database)
+	if b.source != nil {
+		c.source[i] = b.intern(nameSource, b.source)
+	}
+}
+
+// keyed is a restore id with its value in an order.
+type keyed[K cmp.Ordered] struct {
+	v  K
+	id int32
+}
+
+func compareKeyed[K cmp.Ordered](a, b keyed[K]) int {
+	if c := cmp.Compare(a.v, b.v); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.id, b.id)
+}
+
+// sortedIDs sorts ks by (value, id) and returns their ids.
+func sortedIDs[K cmp.Ordered](ks []keyed[K]) []int32 {
+	slices.SortFunc(ks, compareKeyed[K])
+	ids := make([]int32, len(ks))
+	for i, k := range ks {
+		ids[i] = k.id
+	}
+	return ids
+}
+
+// RestoreOrders reads the fleet's orders.
+func (db *DB) RestoreOrders(ctx context.Context) (*RestoreOrders, error) {
+	// The log's position is read with MAX(id), before the scan: whatever
+	// the scan sees beyond it comes again in the next update, which sets
+	// each restore it names to what it then is.
+	var maxID, seq int64
+	if err := db.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0),
+		COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'restore_change'), 0) FROM restore`).Scan(&maxID, &seq); err != nil {
+		return nil, fmt.Errorf("store: restore orders: %w", err)
+	}
+	if maxID > ordersMaxID {
+		return nil, Errorf(EUNAVAILABLE, "restore ids beyond 2^31: the list's orders are unavailable")
+	}
+	b := newOrdersBuilder()
+	b.o.seq = seq
+	b.o.chunks = make([]*orderChunk, 0, maxID>>chunkBits+1)
+	var durations, throughputs []keyed[float64]
 	// One pass over restore_scan, which covers these columns (the planner
 	// picks it for a whole-table read; "+id" keeps the rowid range from
 	// steering it to the table). Restores added after MAX(id) was read wait
-	// for the next build.
+	// for the next update.
 	err := db.bulkRead(ctx, 8192, func(c *sql.Conn) error {
-		rows, err := c.QueryContext(ctx, `SELECT id, kind, at_utc, duration_s, logical_mibps, instance_build, database_name,
-			source_server FROM restore WHERE +id <= ?`, maxID)
+		rows, err := c.QueryContext(ctx, `SELECT id, `+orderScanCols+` FROM restore WHERE +id <= ?`, maxID)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		var kind, build, dbName, source sql.RawBytes
+		dest := append([]any{new(int64)}, b.scanDest()...)
 		for rows.Next() {
-			var id, at int64
-			var dur, mibps sql.NullFloat64
-			if err := rows.Scan(&id, &kind, &at, &dur, &mibps, &build, &dbName, &source); err != nil {
+			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
-			o.kind[id], o.at[id] = kindCodes[Kind(kind)], at
-			if build != nil {
-				o.build[id] = intern(buildCode, &o.builds, build)
+			id := int32(*dest[0].(*int64))
+			b.set(id)
+			b.o.byAt = append(b.o.byAt, id)
+			if b.dur.Valid {
+				durations = append(durations, keyed[float64]{b.dur.Float64, id})
 			}
-			o.database[id] = intern(dbCode, &o.databases, dbName)
-			if source != nil {
-				o.source[id] = intern(sourceCode, &o.sources, source)
+			if b.mibps.Valid {
+				throughputs = append(throughputs, keyed[float64]{b.mibps.Float64, id})
 			}
-			o.mibps[id] = math.NaN()
-			if dur.Valid {
-				durations = append(durations, measured{dur.Float64, int32(id)})
-			}
-			if mibps.Valid {
-				o.mibps[id] = mibps.Float64
-				throughputs = append(throughputs, measured{mibps.Float64, int32(id)})
-			}
-			o.byAt = append(o.byAt, int32(id))
 		}
 		return rows.Err()
 	})
@@ -114,28 +239,14 @@ func (db *DB) RestoreOrders(ctx context.Context) (*RestoreOrders, error) {
 		return nil, fmt.Errorf("store: restore orders: %w", err)
 	}
 	// The orders PageRestores' ORDER BY column, id gives.
+	o := b.o
 	slices.SortFunc(o.byAt, func(a, b int32) int {
-		if c := cmp.Compare(o.at[a], o.at[b]); c != 0 {
+		if c := cmp.Compare(o.at(a), o.at(b)); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)
 	})
-	for _, m := range []struct {
-		src []measured
-		dst *[]int32
-	}{{durations, &o.duration}, {throughputs, &o.throughput}} {
-		slices.SortFunc(m.src, func(a, b measured) int {
-			if c := cmp.Compare(a.v, b.v); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.id, b.id)
-		})
-		ids := make([]int32, len(m.src))
-		for i, x := range m.src {
-			ids[i] = x.id
-		}
-		*m.dst = ids
-	}
+	o.duration, o.throughput = sortedIDs(durations), sortedIDs(throughputs)
 	return o, nil
 }
 
@@ -166,27 +277,28 @@ func (o *RestoreOrders) match(f RestoreFilter) func(id int32) bool {
 	}
 	var builds []bool // by build code, when a build is asked for
 	if f.Build != "" {
-		builds = make([]bool, len(o.builds))
-		for c, b := range o.builds[1:] {
+		names := o.names[nameBuild]
+		builds = make([]bool, len(names))
+		for c, b := range names[1:] {
 			builds[c+1] = buildMatches(b, f.Build)
 		}
 	}
 	database, source := -1, -1
 	if f.Database != "" {
-		if database = slices.Index(o.databases, f.Database); database < 0 {
+		if database = slices.Index(o.names[nameDatabase], f.Database); database < 0 {
 			return none
 		}
 	}
 	if f.Source != "" {
-		if source = slices.Index(o.sources[1:], f.Source); source < 0 {
+		if source = slices.Index(o.names[nameSource][1:], f.Source); source < 0 {
 			return none
 		}
 		source++
 	}
 	return func(id int32) bool {
-		return int(id) < len(o.kind) && (kind == 0 || o.kind[id] == kind) &&
-			o.at[id] >= from && o.at[id] < to && (builds == nil || builds[o.build[id]]) &&
-			(database < 0 || o.database[id] == uint32(database)) && (source < 0 || o.source[id] == uint32(source))
+		c, i := o.chunks[id>>chunkBits], id&chunkMask
+		return (kind == 0 || c.kind[i] == kind) && c.at[i] >= from && c.at[i] < to && (builds == nil || builds[c.build[i]]) &&
+			(database < 0 || c.database[i] == uint32(database)) && (source < 0 || c.source[i] == uint32(source))
 	}
 }
 
@@ -235,7 +347,7 @@ func (o *RestoreOrders) Measured(f RestoreFilter) []int64 {
 	match := o.match(f)
 	var ids []int64
 	for i := len(o.byAt) - 1; i >= 0 && (f.Limit <= 0 || len(ids) < f.Limit); i-- {
-		if id := o.byAt[i]; match(id) && o.mibps[id] > 0 {
+		if id := o.byAt[i]; match(id) && o.chunks[id>>chunkBits].mibps[id&chunkMask] > 0 {
 			ids = append(ids, int64(id))
 		}
 	}
@@ -248,14 +360,14 @@ func (o *RestoreOrders) Span() (first, last time.Time) {
 	if len(o.byAt) == 0 {
 		return time.Time{}, time.Time{}
 	}
-	return time.UnixMilli(o.at[o.byAt[0]]).UTC(), time.UnixMilli(o.at[o.byAt[len(o.byAt)-1]]).UTC()
+	return time.UnixMilli(o.at(o.byAt[0])).UTC(), time.UnixMilli(o.at(o.byAt[len(o.byAt)-1])).UTC()
 }
 
 // between returns the positions in byAt of the restores in [from, to).
 func (o *RestoreOrders) between(from, to time.Time) (lo, hi int) {
 	at := func(t time.Time) int {
 		ms := t.UnixMilli()
-		i, _ := slices.BinarySearchFunc(o.byAt, ms, func(id int32, ms int64) int { return cmp.Compare(o.at[id], ms) })
+		i, _ := slices.BinarySearchFunc(o.byAt, ms, func(id int32, ms int64) int { return cmp.Compare(o.at(id), ms) })
 		return i
 	}
 	return at(from), max(at(to), at(from))
@@ -274,8 +386,9 @@ func (o *RestoreOrders) Throughputs(kind Kind, from, to time.Time) []TimeValue {
 	lo, hi := o.between(from, to)
 	var out []TimeValue
 	for _, id := range o.byAt[lo:hi] {
-		if o.kind[id] == code && o.mibps[id] > 0 {
-			out = append(out, TimeValue{At: time.UnixMilli(o.at[id]).UTC(), Value: o.mibps[id]})
+		c, i := o.chunks[id>>chunkBits], id&chunkMask
+		if c.kind[i] == code && c.mibps[i] > 0 {
+			out = append(out, TimeValue{At: time.UnixMilli(c.at[i]).UTC(), Value: c.mibps[i]})
 		}
 	}
 	return out

@@ -1,0 +1,224 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// orderRowOf is one restore as o holds it, its names resolved (codes differ
+// between an updated and a rebuilt orders); an id o does not hold must have
+// every column zero.
+func orderRowOf(o *RestoreOrders, id int32, held bool) string {
+	k := int(id >> chunkBits)
+	if k >= len(o.chunks) || o.chunks[k] == nil {
+		if held {
+			return "held, no chunk"
+		}
+		return "none"
+	}
+	c, i := o.chunks[k], id&chunkMask
+	if !held {
+		if c.kind[i] != 0 || c.at[i] != 0 || c.dur[i] != 0 || c.mibps[i] != 0 || c.build[i] != 0 || c.database[i] != 0 || c.source[i] != 0 {
+			return fmt.Sprintf("left over: %d %d %v %v %d %d %d", c.kind[i], c.at[i], c.dur[i], c.mibps[i], c.build[i], c.database[i], c.source[i])
+		}
+		return "none"
+	}
+	name := func(which int, code uint32) string {
+		if int(code) >= len(o.names[which]) {
+			return fmt.Sprintf("code %d of %d names", code, len(o.names[which]))
+		}
+		return o.names[which][code]
+	}
+	return fmt.Sprintf("%d %d %x %x %q %q %q", c.kind[i], c.at[i], math.Float64bits(c.dur[i]), math.Float64bits(c.mibps[i]),
+		name(nameBuild, c.build[i]), name(nameDatabase, c.database[i]), name(nameSource, c.source[i]))
+}
+
+// ordersDiff says how got differs from want: the three orders, and every
+// id's columns.
+func ordersDiff(got, want *RestoreOrders) string {
+	for _, o := range []struct {
+		name      string
+		got, want []int32
+	}{{"time", got.byAt, want.byAt}, {"duration", got.duration, want.duration}, {"throughput", got.throughput, want.throughput}} {
+		if !slices.Equal(o.got, o.want) {
+			return fmt.Sprintf("order by %s: %v, want %v", o.name, o.got, o.want)
+		}
+	}
+	held := map[int32]bool{}
+	for _, id := range want.byAt {
+		held[id] = true
+	}
+	for id := range int32(max(len(got.chunks), len(want.chunks)) * chunkLen) {
+		if g, w := orderRowOf(got, id, held[id]), orderRowOf(want, id, held[id]); g != w {
+			return fmt.Sprintf("restore %d: %s, want %s", id, g, w)
+		}
+	}
+	if got.seq != want.seq {
+		return fmt.Sprintf("position %d, want %d", got.seq, want.seq)
+	}
+	return ""
+}
+
+// ordersDump is everything o answers, to tell that an update left it as
+// it was.
+func ordersDump(o *RestoreOrders) string {
+	s := fmt.Sprint(o.seq, o.byAt, o.duration, o.throughput, o.names)
+	for _, id := range o.byAt {
+		s += orderRowOf(o, id, true)
+	}
+	return s
+}
+
+// fleetRound imports one round of a random fleet's life: new instances,
+// new restores on old ones, error-log lines that complete earlier history
+// rows (their time, duration and throughput change), build upgrades (every
+// restore of the instance changes build), and returns the history rows
+// written.
+type fleetSim struct {
+	rng       *rand.Rand
+	instances []string
+	hist      []HistoryRow
+	next      int64
+	clock     time.Time
+}
+
+func (f *fleetSim) round(t *testing.T, db *DB, n int) {
+	t.Helper()
+	ctx := context.Background()
+	im, err := db.NewImport(ctx, "test", "round")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.instances) == 0 || f.rng.IntN(3) == 0 {
+		f.instances = append(f.instances, fmt.Sprintf("SQL%02d", len(f.instances)))
+	}
+	builds := []string{"13.0.4474.0", "15.0.4236.7", "15.0.4153.1", "16.0.1000.6"}
+	for _, inst := range f.instances {
+		if f.rng.IntN(4) == 0 {
+			if err := im.Host(HostSnapshot{Instance: inst, ObservedAt: f.clock, Version: builds[f.rng.IntN(len(builds))],
+				Origin: Origin{Source: "errorlog", File: "ERRORLOG", Line: 1}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	size := int64(10 << 30)
+	for range n {
+		f.next++
+		f.clock = f.clock.Add(time.Duration(f.rng.IntN(7200)+1) * time.Second)
+		h := HistoryRow{Instance: f.instances[f.rng.IntN(len(f.instances))], RestoreHistoryID: f.next, RestoreDate: f.clock,
+			Database:    []string{"Sales", "HR", "Stock", fmt.Sprintf("DB%d", f.rng.IntN(40))}[f.rng.IntN(4)],
+			RestoreType: "D", BackupType: []string{"D", "I", "L"}[f.rng.IntN(3)], BackupSize: &size,
+			Origin: Origin{Source: "history", File: "h.csv", Line: int(f.next)}}
+		if f.rng.IntN(2) == 0 {
+			h.SourceServer = []string{"SRC1", "SRC2", fmt.Sprintf("SRC%d", f.rng.IntN(20))}[f.rng.IntN(3)]
+		}
+		if err := im.History(h); err != nil {
+			t.Fatal(err)
+		}
+		f.hist = append(f.hist, h)
+	}
+	// Error-log completions of earlier rows, some of this round.
+	for range n / 2 {
+		h := f.hist[len(f.hist)-1-f.rng.IntN(min(len(f.hist), 3*n))]
+		secs := float64(30 + f.rng.IntN(600))
+		kind := map[string]Kind{"D": KindFull, "I": KindDiff, "L": KindLog}[h.BackupType]
+		if err := im.LogRestore(LogRestore{Instance: h.Instance, Database: h.Database, Kind: kind, MessageID: 18267,
+			CompletedAt: h.RestoreDate.Add(time.Duration(secs) * time.Second), Has3014: true, Statement: "RESTORE DATABASE",
+			Pages: 1 << uint(10+f.rng.IntN(10)), Seconds: secs, MBps: 100,
+			Origin: Origin{Source: "errorlog", File: "ERRORLOG", Line: int(f.next)*10 + f.rng.IntN(10)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := im.CommitAndReconcile(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOrdersUpdateEqualsRebuild: after every round of a random fleet's
+// imports and prunes, the orders updated from the previous ones — and from
+// ones several rounds behind — equal a rebuild exactly, the update reads
+// the change log instead of rebuilding, and the orders it started from
+// answer as before.
+func TestOrdersUpdateEqualsRebuild(t *testing.T) {
+	ctx := context.Background()
+	for _, seed := range []uint64{1, 2, 3} {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			db := openTestDB(t)
+			f := &fleetSim{rng: rand.New(rand.NewPCG(seed, 7)), clock: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+			first, err := db.RestoreOrders(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			history := []*RestoreOrders{first}
+			pruned, deletes := 0, 0
+			for round := range 12 {
+				f.round(t, db, 20+f.rng.IntN(40))
+				if round%4 == 3 {
+					// Retention removes the oldest facts: their restores
+					// are deleted.
+					st, err := db.Prune(ctx, Retention{Restores: 24 * time.Hour}, f.hist[len(f.hist)/3].RestoreDate.Add(48*time.Hour))
+					if err != nil {
+						t.Fatal(err)
+					}
+					pruned += int(st.History)
+				}
+				want, err := db.RestoreOrders(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var changes int
+				if err := db.read.QueryRow(`SELECT count(*) FROM restore_change WHERE restore_id IS NOT NULL`).Scan(&changes); err != nil {
+					t.Fatal(err)
+				}
+				deletes = changes
+				// The previous orders twice (two pages may update the same
+				// orders), older ones, the first: every result is
+				// checked once all are made.
+				olds := []*RestoreOrders{history[len(history)-1], history[len(history)-1], history[max(0, len(history)-4)], first}
+				var dumps []string
+				var gots []*RestoreOrders
+				for _, old := range olds {
+					dumps = append(dumps, ordersDump(old))
+					got, err := db.updateOrders(ctx, old)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got == nil {
+						t.Fatalf("round %d: the update from position %d rebuilt", round, old.seq)
+					}
+					gots = append(gots, got)
+				}
+				for i, old := range olds {
+					if d := ordersDiff(gots[i], want); d != "" {
+						t.Fatalf("round %d, update %d from position %d: %s", round, i, old.seq, d)
+					}
+					if after := ordersDump(old); after != dumps[i] {
+						t.Fatalf("round %d: an update changed the orders it started from", round)
+					}
+				}
+				got, err := db.UpdateOrders(ctx, history[len(history)-1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				history = append(history, got)
+			}
+			if pruned == 0 || deletes == 0 {
+				t.Fatalf("the fleet never lost a restore (%d history rows pruned, %d deletions logged)", pruned, deletes)
+			}
+			last := history[len(history)-1]
+			if len(last.byAt) < 100 || len(last.duration) == 0 || len(last.throughput) == 0 || len(last.names[nameBuild]) < 2 || len(last.names[nameSource]) < 2 {
+				t.Fatalf("a fleet too plain to test: %d restores, %d timed, %d measured, names %v", len(last.byAt),
+					len(last.duration), len(last.throughput), last.names)
+			}
+			// Nothing changed: the same orders.
+			if again, err := db.UpdateOrders(ctx, last); err != nil || again != last {
+				t.Fatalf("an update with nothing changed: %p %v, want %p", again, err, last)
+			}
+		})
+	}
+}
