@@ -222,3 +222,118 @@ func TestOrdersUpdateEqualsRebuild(t *testing.T) {
 		})
 	}
 }
+
+// logRows counts the change log's rows: those naming a restore, and
+// rebuild markers.
+func logRows(t *testing.T, db *DB) (named, markers int64) {
+	t.Helper()
+	if err := db.read.QueryRow(`SELECT count(*) FILTER (WHERE natural_key IS NOT NULL OR restore_id IS NOT NULL),
+		count(*) FILTER (WHERE natural_key IS NULL AND restore_id IS NULL) FROM restore_change`).Scan(&named, &markers); err != nil {
+		t.Fatal(err)
+	}
+	return named, markers
+}
+
+// setForTest sets *p to v until the test ends.
+func setForTest[T any](t *testing.T, p *T, v T) {
+	old := *p
+	*p = v
+	t.Cleanup(func() { *p = old })
+}
+
+// TestChangeLogPruned: the log never holds more than it keeps (plus the
+// slack), a reader whose position was pruned rebuilds, to the same orders
+// as a rebuild, and a reader within the log still updates.
+func TestChangeLogPruned(t *testing.T) {
+	setForTest(t, &changeLogKeep, 30)
+	setForTest(t, &changeLogSlack, 10)
+	ctx := context.Background()
+	db := openTestDB(t)
+	f := &fleetSim{rng: rand.New(rand.NewPCG(4, 7)), clock: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	first, err := db.RestoreOrders(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 6 {
+		f.round(t, db, 30)
+		if named, markers := logRows(t, db); named+markers > changeLogKeep+changeLogSlack || markers != 0 {
+			t.Fatalf("the log holds %d rows and %d markers, keeps %d", named, markers, changeLogKeep)
+		}
+	}
+	if got, err := db.updateOrders(ctx, first); err != nil || got != nil {
+		t.Fatalf("an update from a pruned position did not rebuild: %v", err)
+	}
+	got, err := db.UpdateOrders(ctx, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := db.RestoreOrders(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ordersDiff(got, want); d != "" {
+		t.Fatal(d)
+	}
+	// One restore more: within the log.
+	f.round(t, db, 1)
+	if got, err = db.updateOrders(ctx, want); err != nil || got == nil {
+		t.Fatalf("an update within the log rebuilt (%v)", err)
+	}
+	if want, err = db.RestoreOrders(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d := ordersDiff(got, want); d != "" {
+		t.Fatal(d)
+	}
+}
+
+// TestChangeLogRebuildMarker: a reconciliation that changes more than the
+// log takes row by row, or a bulk one (restore's indexes dropped), logs one
+// rebuild marker instead of its rows and drops the rows before it; an
+// update across the marker rebuilds, to the same orders.
+func TestChangeLogRebuildMarker(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		set  func(t *testing.T)
+	}{
+		{"many", func(t *testing.T) { setForTest(t, &changeLogTxMax, 10) }},
+		{"bulk", func(t *testing.T) { setForTest(t, &bulkMinChanges, 10); setForTest(t, &bulkShare, 1000) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db := openTestDB(t)
+			f := &fleetSim{rng: rand.New(rand.NewPCG(5, 7)), clock: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+			f.round(t, db, 5)
+			old, err := db.RestoreOrders(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			drops := bulkDrops.Load()
+			c.set(t)
+			f.round(t, db, 60)
+			if c.name == "bulk" && bulkDrops.Load() == drops {
+				t.Fatal("the reconciliation was not a bulk one")
+			}
+			if named, markers := logRows(t, db); named != 0 || markers != 1 {
+				t.Fatalf("the log holds %d rows and %d markers, want the marker alone", named, markers)
+			}
+			if got, err := db.updateOrders(ctx, old); err != nil || got != nil {
+				t.Fatalf("an update across a rebuild marker did not rebuild: %v", err)
+			}
+			got, err := db.UpdateOrders(ctx, old)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := db.RestoreOrders(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := ordersDiff(got, want); d != "" {
+				t.Fatal(d)
+			}
+			if len(want.byAt) < 60 {
+				t.Fatalf("%d restores", len(want.byAt))
+			}
+		})
+	}
+}
