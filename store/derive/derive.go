@@ -3,6 +3,7 @@ package derive
 import (
 	"database/sql"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -326,6 +327,13 @@ func floorDiv(a, b int64) int64 {
 // database and kind, and the same first and last LSN when both sides have
 // them; otherwise a completion time close to restore_date. Pairs are chosen
 // nearest in time first, one-to-one.
+//
+// A history row's candidates are found through the logs of its database
+// sorted by completion time (only those within reach of its restore_date
+// can fit) and, when it has LSNs, the logs with the same LSNs: comparing
+// every row with every log of its database cost an instance of 4,000
+// restores a database 16 M comparisons. The candidates are the ones that
+// comparison found, in the same order.
 func matchHistory(hist []History, gone []bool, logs []*Log) map[int]*Log {
 	type cand struct {
 		hi   int
@@ -333,21 +341,76 @@ func matchHistory(hist []History, gone []bool, logs []*Log) map[int]*Log {
 		diff int64
 		lsn  bool
 	}
-	byDB := map[string][]*Log{}
+	type dbLogs struct {
+		all   []*Log              // in the order of logs
+		byAt  []int               // positions in all, by completion time
+		noLSN []int               // positions in all of logs without both LSNs, by completion time
+		byLSN map[[2]string][]int // positions in all by LSNs
+		maxS  float64             // the largest engine seconds, at least 3600
+	}
+	byDB := map[string]*dbLogs{}
 	for _, l := range logs {
-		if l.Completed.Valid {
-			k := strings.ToLower(l.DB)
-			byDB[k] = append(byDB[k], l)
+		if !l.Completed.Valid {
+			continue
+		}
+		k := strings.ToLower(l.DB)
+		d := byDB[k]
+		if d == nil {
+			d = &dbLogs{byLSN: map[[2]string][]int{}, maxS: 3600}
+			byDB[k] = d
+		}
+		i := len(d.all)
+		d.all = append(d.all, l)
+		d.byAt = append(d.byAt, i)
+		if l.FirstLSN != "" && l.LastLSN != "" {
+			key := [2]string{l.FirstLSN, l.LastLSN}
+			d.byLSN[key] = append(d.byLSN[key], i)
+		} else {
+			d.noLSN = append(d.noLSN, i)
+		}
+		if l.Seconds.Valid {
+			d.maxS = max(d.maxS, l.Seconds.Float64)
 		}
 	}
+	for _, d := range byDB {
+		for _, idx := range [][]int{d.byAt, d.noLSN} {
+			sort.SliceStable(idx, func(a, b int) bool { return d.all[idx[a]].Completed.Int64 < d.all[idx[b]].Completed.Int64 })
+		}
+	}
+	// within returns the positions of idx (sorted by completion) whose
+	// completion lies in [from, to].
+	within := func(d *dbLogs, idx []int, from, to int64) []int {
+		lo := sort.Search(len(idx), func(i int) bool { return d.all[idx[i]].Completed.Int64 >= from })
+		hi := sort.Search(len(idx), func(i int) bool { return d.all[idx[i]].Completed.Int64 > to })
+		return idx[lo:max(lo, hi)]
+	}
 	var cands []cand
+	var found []int
 	for hi := range hist {
 		h := &hist[hi]
 		hk, ok := KindOfRestoreType(h.RestoreType)
 		if !ok || hk == KindVerify || gone != nil && gone[hi] {
 			continue
 		}
-		for _, l := range byDB[strings.ToLower(h.DB)] {
+		d := byDB[strings.ToLower(h.DB)]
+		if d == nil {
+			continue
+		}
+		// Every log that can fit: a completion from an hour before
+		// restore_date to 72 h (with LSNs) or the log's seconds and 2
+		// minutes (without) after it.
+		reach := max(int64(72*time.Hour/time.Millisecond), int64(d.maxS*1000)+120_000)
+		from, to := h.RestoreLocal-int64(time.Hour/time.Millisecond), h.RestoreLocal+reach
+		found = found[:0]
+		if h.FirstLSN != "" && h.LastLSN != "" {
+			found = append(found, d.byLSN[[2]string{h.FirstLSN, h.LastLSN}]...)
+			found = append(found, within(d, d.noLSN, from, to)...)
+		} else {
+			found = append(found, within(d, d.byAt, from, to)...)
+		}
+		slices.Sort(found)
+		for _, i := range found {
+			l := d.all[i]
 			if l.Kind != hk {
 				continue
 			}
