@@ -67,28 +67,111 @@ func withStatus(regs []store.Regression, status string) []store.Regression {
 	return out
 }
 
-func (s *Server) handleRegressions(c echo.Context) error {
-	status := c.QueryParam("status")
-	if status == "" {
-		status = store.StatusOpen
+// regressionPage is how many regressions the list shows at once: a fleet of
+// ten thousand instances has thousands open, and one page of them all was
+// half a megabyte.
+const regressionPage = 100
+
+// regressionsByCost are the regressions in the list's order, the most hours
+// lost a year first, cached with the data so that a page view cuts a slice
+// instead of sorting the fleet's regressions again.
+func (s *Server) regressionsByCost(ctx context.Context) ([]store.Regression, error) {
+	return cached(ctx, s, "regressions-by-cost", func(ctx context.Context) ([]store.Regression, error) {
+		all, err := s.regressions(ctx)
+		return byHoursLost(all), err
+	})
+}
+
+// regressionQuery is what the list is narrowed to: a status tab, a name
+// (instance or database, contains, case aside) and a restore kind.
+type regressionQuery struct {
+	status, name, kind string
+	page               int
+}
+
+func readRegressionQuery(c echo.Context) (regressionQuery, error) {
+	q := regressionQuery{status: c.QueryParam("status"), name: strings.TrimSpace(c.QueryParam("q")), kind: c.QueryParam("kind")}
+	if q.status == "" {
+		q.status = store.StatusOpen
 	}
-	ctx := c.Request().Context()
-	all, err := s.regressions(ctx)
+	if q.kind != "" && !store.Kind(q.kind).Valid() {
+		return q, store.Errorf(store.EINVALID, "unknown restore kind %q: use full, diff, log, file or page", q.kind)
+	}
+	q.page, _ = strconv.Atoi(c.QueryParam("page"))
+	q.page = max(q.page, 1)
+	return q, nil
+}
+
+// matches says whether r passes the name and kind (not the status).
+func (q regressionQuery) matches(r *store.Regression) bool {
+	if q.kind != "" && string(r.Kind) != q.kind {
+		return false
+	}
+	return q.name == "" || containsFold(r.Instance, q.name) || containsFold(r.Database, q.name)
+}
+
+// url is the list's address for this query with another status and page
+// (page 1 is left out); every value is query-escaped.
+func (q regressionQuery) url(status string, page int) string {
+	v := url.Values{"status": {status}}
+	if q.name != "" {
+		v.Set("q", q.name)
+	}
+	if q.kind != "" {
+		v.Set("kind", q.kind)
+	}
+	if page > 1 {
+		v.Set("page", strconv.Itoa(page))
+	}
+	return "/regressions?" + v.Encode()
+}
+
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}
+
+// handleRegressions shows one page of the regressions of a status, the
+// costliest first; the tab counts and the hours lost are over every
+// regression the filter matches, not only the page's.
+func (s *Server) handleRegressions(c echo.Context) error {
+	q, err := readRegressionQuery(c)
 	if err != nil {
 		return err
 	}
-	m := view.Regressions{Status: status}
+	ctx := c.Request().Context()
+	all, err := s.regressionsByCost(ctx)
+	if err != nil {
+		return err
+	}
 	counts := map[string]int{}
-	for _, r := range byHoursLost(all) {
+	var match []int // indexes into all, in its order
+	var hours float64
+	for i := range all {
+		r := &all[i]
+		if !q.matches(r) {
+			continue
+		}
 		counts[r.Status]++
-		if r.Status == status {
-			m.Rows = append(m.Rows, s.regressionRow(r))
+		if r.Status == q.status {
+			match = append(match, i)
+			hours += r.HoursLostPerRestore() * r.RestoresPerYear
 		}
 	}
-	m.Method = s.thresholdText()
+	m := view.Regressions{Status: q.status, Query: q.name, Method: s.thresholdText(), Filtered: q.name != "" || q.kind != ""}
+	from := min((q.page-1)*regressionPage, len(match))
+	to := min(from+regressionPage, len(match))
+	for _, i := range match[from:to] {
+		m.Rows = append(m.Rows, s.regressionRow(all[i]))
+	}
+	m.Total = view.Plural(int64(len(match)), q.status+" regression", q.status+" regressions") + " · " + view.Hours(hours) + " lost a year in all"
+	m.Paging = regressionPaging(q, from, to, len(match))
+	m.Kinds = []view.Option{{Value: "", Label: "any", Selected: q.kind == ""}}
+	for _, k := range kinds {
+		m.Kinds = append(m.Kinds, view.Option{Value: k, Label: k, Selected: q.kind == k})
+	}
 	for _, t := range regressionTabs {
 		m.Tabs = append(m.Tabs, view.Tab{Label: t.label + " (" + strconv.Itoa(counts[t.status]) + ")",
-			Href: "/regressions?status=" + url.QueryEscape(t.status), Current: t.status == status})
+			Href: q.url(t.status, 1), Current: t.status == q.status})
 	}
 	if len(all) == 0 {
 		tot, err := s.totals(ctx)
@@ -98,6 +181,24 @@ func (s *Server) handleRegressions(c echo.Context) error {
 		m.Empty = tot.Restores == 0
 	}
 	return s.render(c, http.StatusOK, view.RegressionsPage(s.page(c, "Regressions", "regressions"), m))
+}
+
+// regressionPaging is the list's pager: rows from to to of n, the links
+// keeping the status and filters.
+func regressionPaging(q regressionQuery, from, to, n int) view.Paging {
+	var p view.Paging
+	if to > from {
+		p.Text = view.Int(int64(from+1)) + "–" + view.Int(int64(to)) + " of " + view.Int(int64(n))
+	} else if n > 0 {
+		p.Text = "No regressions on this page (" + view.Int(int64(n)) + " in all)"
+	}
+	if q.page > 1 {
+		p.Prev = q.url(q.status, min(q.page-1, max((n+regressionPage-1)/regressionPage, 1)))
+	}
+	if to < n {
+		p.Next = q.url(q.status, q.page+1)
+	}
+	return p
 }
 
 func (s *Server) handleRegression(c echo.Context) error {

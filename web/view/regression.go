@@ -6,11 +6,21 @@ import (
 	"github.com/restorewatch/restorewatch/web/chart"
 )
 
-// Regressions is the regressions list with its status tabs.
+// Regressions is one page of the regressions list with its status tabs
+// and filters.
 type Regressions struct {
 	Status string // the current tab
 	Tabs   []Tab
+	Query  string // the name filter as typed
+	Kinds  []Option
+	// Filtered says a name or kind narrows the list (the tabs count what
+	// it matches).
+	Filtered bool
+	// Total counts the status's regressions the filters match, and the
+	// hours they lose a year, over every page.
+	Total  string
 	Rows   []RegressionRow
+	Paging Paging
 	Empty  bool // the warehouse holds no restores at all
 	// Method says what makes a regression, from the analysis configuration.
 	Method string
