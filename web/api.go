@@ -1,7 +1,12 @@
 package web
 
 import (
+	"cmp"
 	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -9,19 +14,62 @@ import (
 	"github.com/restorewatch/restorewatch/store/export"
 )
 
-// handleAPIRegressions lists regressions; "status" filters (open,
-// acknowledged, resolved, active).
+// handleAPIRegressions returns one page of the regressions as a JSON array
+// of SPEC §6.1 objects, in the CLI's order (unresolved first, then the
+// slowest relative to their baseline, then by id); "status" filters (open,
+// acknowledged, resolved, active). "limit" sets the page size (100 by
+// default, at most 1000, as /api/restores); when more follow, a Link header
+// (rel="next") and X-Next-Cursor give the next page's URL and "cursor", the
+// id of the page's last regression: the next page starts after that
+// regression's place in the order, so regressions found meanwhile before it
+// shift no page.
 func (s *Server) handleAPIRegressions(c echo.Context) error {
+	limit, after, err := apiPaging(c)
+	if err != nil {
+		return err
+	}
 	all, err := s.regressions(c.Request().Context())
 	if err != nil {
 		return err
 	}
 	regs := withStatus(all, c.QueryParam("status"))
+	if after != 0 {
+		i := slices.IndexFunc(all, func(r store.Regression) bool { return r.ID == after })
+		if i < 0 {
+			return store.Errorf(store.EINVALID, "cursor %d: no such regression; start again without a cursor", after)
+		}
+		regs = regs[sort.Search(len(regs), func(j int) bool { return listOrder(&all[i], &regs[j]) < 0 }):]
+	}
+	if len(regs) > limit {
+		regs = regs[:limit]
+		next := strconv.FormatInt(regs[len(regs)-1].ID, 10)
+		v := url.Values{}
+		for k, x := range c.QueryParams() {
+			v[k] = x
+		}
+		v.Set("cursor", next)
+		h := c.Response().Header()
+		h.Set("Link", "</api/regressions?"+v.Encode()+`>; rel="next"`)
+		h.Set("X-Next-Cursor", next)
+	}
 	out := make([]export.RegressionRow, len(regs))
 	for i := range regs {
 		out[i] = export.Regression(&regs[i])
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// listOrder compares two regressions in store.ListRegressions' order:
+// unresolved first, then by ratio, then by id.
+func listOrder(a, b *store.Regression) int {
+	ra, rb := a.Status == store.StatusResolved, b.Status == store.StatusResolved
+	if ra != rb {
+		if rb {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Or(cmp.Compare(a.Ratio, b.Ratio), cmp.Compare(a.ID, b.ID))
 }
 
 // APIInstance is an instance as the API returns it.
