@@ -26,19 +26,21 @@ func (db *DB) Ping(ctx context.Context) error {
 	return nil
 }
 
-// DataVersion changes whenever an import, an analysis run or a status change
-// could have changed what a page shows. Each part is a primary-key or
+// DataVersion changes whenever an import, a reconciliation (the restores'
+// change log, so new restores show before their analysis ends), an analysis
+// run or a status change could have changed what a page shows. Each part is a primary-key or
 // indexed maximum, so asking costs well under a millisecond.
 func (db *DB) DataVersion(ctx context.Context) (string, error) {
-	var imp, ser, reg, status, inst int64
+	var imp, ser, reg, status, inst, changes int64
 	err := db.read.QueryRowContext(ctx, `SELECT
 		(SELECT COALESCE(MAX(id),0) FROM import_run), (SELECT COALESCE(MAX(id),0) FROM series),
 		(SELECT COALESCE(MAX(id),0) FROM regression), (SELECT COALESCE(MAX(status_at),0) FROM regression),
-		(SELECT COALESCE(MAX(id),0) FROM instance)`).Scan(&imp, &ser, &reg, &status, &inst)
+		(SELECT COALESCE(MAX(id),0) FROM instance),
+		(SELECT COALESCE(MAX(seq),0) FROM sqlite_sequence WHERE name = 'restore_change')`).Scan(&imp, &ser, &reg, &status, &inst, &changes)
 	if err != nil {
 		return "", fmt.Errorf("store: data version: %w", err)
 	}
-	return fmt.Sprintf("%d.%d.%d.%d.%d", imp, ser, reg, status, inst), nil
+	return fmt.Sprintf("%d.%d.%d.%d.%d.%d", imp, ser, reg, status, inst, changes), nil
 }
 
 // HasTable reports whether the warehouse has a table of that name, so a page

@@ -131,8 +131,26 @@ func TestDataVersionFollowsChanges(t *testing.T) {
 	}
 	im, _ := db.NewImport(ctx, "test", "empty")
 	im.CommitAndReconcile()
-	if v4, _ := db.DataVersion(ctx); v4 == v3 {
+	v4, _ := db.DataVersion(ctx)
+	if v4 == v3 {
 		t.Error("an import did not change the data version")
+	}
+	// New restores show once derived, before any analysis: the
+	// reconciliation moves the version after the import's commit did.
+	im, _ = db.NewImport(ctx, "test", "one more")
+	if err := im.LogRestore(store.LogRestore{Instance: "SQL-NEW", Database: "Sales", Kind: store.KindFull, MessageID: 18267,
+		CompletedAt: time.Date(2025, 7, 1, 2, 0, 0, 0, time.UTC), Origin: store.Origin{Source: "errorlog", File: "ERRORLOG"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := im.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	v5, _ := db.DataVersion(ctx)
+	if err := db.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v6, _ := db.DataVersion(ctx); v6 == v5 {
+		t.Errorf("a reconciliation that added a restore left the data version at %s", v6)
 	}
 }
 
