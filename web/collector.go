@@ -15,8 +15,16 @@ import (
 	"github.com/restorewatch/restorewatch/web/view"
 )
 
-// collectorHistory is how many runs the page lists for one instance.
-const collectorHistory = 50
+// collectorHistory is how many runs the page lists for one instance;
+// collectorPage how many instances' latest runs it lists at once (a
+// collector of ten thousand instances made one page of them all).
+const (
+	collectorHistory = 50
+	collectorPage    = 200
+)
+
+// insecureNames is how many instances the unprotected-login banner names.
+const insecureNames = 10
 
 // handleCollector lists the last collector run of every instance, or with
 // ?instance=NAME that instance's recent runs.
@@ -33,7 +41,8 @@ func (s *Server) handleCollector(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	m := collectorModel(runs, name, s.cfg.Now(), s.cfg.CollectorInterval)
+	page, _ := strconv.Atoi(c.QueryParam("page"))
+	m := collectorModel(runs, name, s.cfg.Now(), s.cfg.CollectorInterval, max(page, 1))
 	title := "Collector"
 	if name != "" {
 		title = "Collector runs of " + name
@@ -42,17 +51,23 @@ func (s *Server) handleCollector(c echo.Context) error {
 }
 
 // collectorModel shapes runs for the page; instance is "" for the fleet's
-// latest runs.
-func collectorModel(runs []store.CollectorRun, instance string, now time.Time, interval time.Duration) view.Collector {
+// latest runs, of which it lists one page (the counts are the fleet's).
+func collectorModel(runs []store.CollectorRun, instance string, now time.Time, interval time.Duration, page int) view.Collector {
 	m := view.Collector{Instance: instance, Interval: strconv.Itoa(int(interval/time.Minute)) + " min",
 		Empty: instance == "" && len(runs) == 0}
 	if instance != "" {
 		m.InstanceURL = view.InstanceURL(instance)
 	}
+	from, to := 0, len(runs)
+	if instance == "" {
+		from = min((page-1)*collectorPage, len(runs))
+		to = min(from+collectorPage, len(runs))
+		m.Paging = collectorPaging(page, from, to, len(runs))
+	}
 	count := map[string]int64{}
 	var stale int64
 	var insecure []string
-	for _, r := range runs {
+	for i, r := range runs {
 		row := runRow(r, now, interval)
 		if row.Stale {
 			stale++
@@ -61,11 +76,17 @@ func collectorModel(runs []store.CollectorRun, instance string, now time.Time, i
 			insecure = append(insecure, r.Instance)
 		}
 		count[r.Status]++
-		m.Rows = append(m.Rows, row)
+		if i >= from && i < to {
+			m.Rows = append(m.Rows, row)
+		}
 	}
 	if len(insecure) > 0 {
+		names := strings.Join(insecure[:min(len(insecure), insecureNames)], ", ")
+		if len(insecure) > insecureNames {
+			names += " and " + view.Int(int64(len(insecure)-insecureNames)) + " more"
+		}
 		m.Insecure = view.Plural(int64(len(insecure)), "instance logs", "instances log") + " in without protection (" +
-			strings.Join(insecure, ", ") + "): the password can be read on the network. See each run's warning."
+			names + "): the password can be read on the network. See each run's warning."
 		if instance != "" {
 			m.Insecure = "Runs of this instance logged in without protection: the password can be read on the network. See each run's warning."
 		}
@@ -87,6 +108,25 @@ func collectorModel(runs []store.CollectorRun, instance string, now time.Time, i
 	}
 	m.Summary = strings.Join(parts, " · ")
 	return m
+}
+
+// collectorPaging is the pager of the fleet's latest runs, rows from to
+// to of n.
+func collectorPaging(page, from, to, n int) view.Paging {
+	link := func(p int) string { return "/collector?" + url.Values{"page": {strconv.Itoa(p)}}.Encode() }
+	var p view.Paging
+	if to > from {
+		p.Text = view.Int(int64(from+1)) + "–" + view.Int(int64(to)) + " of " + view.Plural(int64(n), "instance", "instances")
+	} else if n > 0 {
+		p.Text = "No instances on this page (" + view.Int(int64(n)) + " in all)"
+	}
+	if page > 1 {
+		p.Prev = link(min(page-1, max((n+collectorPage-1)/collectorPage, 1)))
+	}
+	if to < n {
+		p.Next = link(page + 1)
+	}
+	return p
 }
 
 func runRow(r store.CollectorRun, now time.Time, interval time.Duration) view.RunRow {

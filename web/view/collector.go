@@ -16,7 +16,9 @@ type Collector struct {
 	Summary     string // "4 instances: 2 ok, 1 failing, 1 partial"
 	Interval    string // the pass interval freshness is judged against
 	Rows        []RunRow
-	Empty       bool // no collector has ever recorded a run
+	// Paging pages the fleet's latest runs (empty for one instance's).
+	Paging Paging
+	Empty  bool // no collector has ever recorded a run
 	// Insecure says which instances' latest runs logged in unprotected
 	// (encrypt = "false"/"disable", trust_server_certificate); "" if none.
 	Insecure string
