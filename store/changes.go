@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -212,58 +213,89 @@ func (db *DB) updateOrders(ctx context.Context, old *RestoreOrders) (*RestoreOrd
 	}
 	o := b.o
 	// Each order: the untouched restores in their order, the touched
-	// ones that exist put in their places.
-	removed := make([]uint64, (len(old.chunks)*chunkLen+63)/64)
-	var byAt []keyed[int64]
-	var durations, throughputs []keyed[float64]
+	// ones that exist put in their places. A touched restore is found in
+	// the old orders by its old values.
+	var atAdds, atGone []keyed[int64]
+	var durAdds, durGone, mibpsAdds, mibpsGone []keyed[float64]
 	for id, exists := range touched {
-		if k := int(id) / 64; k < len(removed) {
-			removed[k] |= 1 << (id % 64)
+		if k := int(id >> chunkBits); k < len(old.chunks) && old.chunks[k] != nil {
+			c, i := old.chunks[k], id&chunkMask
+			atGone = append(atGone, keyed[int64]{c.at[i], id})
+			if !math.IsNaN(c.dur[i]) {
+				durGone = append(durGone, keyed[float64]{c.dur[i], id})
+			}
+			if !math.IsNaN(c.mibps[i]) {
+				mibpsGone = append(mibpsGone, keyed[float64]{c.mibps[i], id})
+			}
 		}
 		if !exists {
 			continue
 		}
 		c, i := o.chunks[id>>chunkBits], id&chunkMask
-		byAt = append(byAt, keyed[int64]{c.at[i], id})
+		atAdds = append(atAdds, keyed[int64]{c.at[i], id})
 		if !math.IsNaN(c.dur[i]) {
-			durations = append(durations, keyed[float64]{c.dur[i], id})
+			durAdds = append(durAdds, keyed[float64]{c.dur[i], id})
 		}
 		if !math.IsNaN(c.mibps[i]) {
-			throughputs = append(throughputs, keyed[float64]{c.mibps[i], id})
+			mibpsAdds = append(mibpsAdds, keyed[float64]{c.mibps[i], id})
 		}
 	}
-	o.byAt = mergeOrder(old.byAt, removed, byAt, old.at)
-	o.duration = mergeOrder(old.duration, removed, durations, func(id int32) float64 { return old.chunks[id>>chunkBits].dur[id&chunkMask] })
-	o.throughput = mergeOrder(old.throughput, removed, throughputs, func(id int32) float64 { return old.chunks[id>>chunkBits].mibps[id&chunkMask] })
+	o.byAt = mergeOrder(old.byAt, atGone, atAdds, old.at)
+	o.duration = mergeOrder(old.duration, durGone, durAdds, func(id int32) float64 { return old.chunks[id>>chunkBits].dur[id&chunkMask] })
+	o.throughput = mergeOrder(old.throughput, mibpsGone, mibpsAdds, func(id int32) float64 { return old.chunks[id>>chunkBits].mibps[id&chunkMask] })
 	return o, nil
 }
 
-// mergeOrder returns order (ids ascending by (key, id)) without the ids
-// marked in removed and with adds in their places. key gives the value of
-// an id of order, as it was when order was made.
-func mergeOrder[K cmp.Ordered](order []int32, removed []uint64, adds []keyed[K], key func(int32) K) []int32 {
+// mergeOrder returns order (ids ascending by (key, id), key giving an id's
+// value as it was when order was made) without the entries of gone that it
+// holds and with adds in their places: positions found by search, the
+// runs between them copied whole.
+func mergeOrder[K cmp.Ordered](order []int32, gone, adds []keyed[K], key func(int32) K) []int32 {
+	slices.SortFunc(gone, compareKeyed[K])
 	slices.SortFunc(adds, compareKeyed[K])
-	out := make([]int32, 0, len(order)+len(adds))
-	keep := func(ids []int32) {
-		for _, id := range ids {
-			if removed[id/64]&(1<<(id%64)) == 0 {
-				out = append(out, id)
-			}
+	var skip []int // positions in order of the entries of gone
+	from := 0
+	for _, g := range gone {
+		p := lowerBound(order, from, g, key)
+		if p < len(order) && order[p] == g.id {
+			skip = append(skip, p)
+			from = p + 1
+		} else {
+			from = p
 		}
 	}
-	from := 0
+	out := make([]int32, 0, len(order)-len(skip)+len(adds))
+	i, si, from := 0, 0, 0
 	for _, a := range adds {
-		// Where a goes among the orders' values as they were: a removed
-		// id is still in its old place, so order stays sorted.
-		p, _ := slices.BinarySearchFunc(order[from:], a, func(id int32, a keyed[K]) int {
-			return compareKeyed(keyed[K]{key(id), id}, a)
-		})
-		keep(order[from : from+p])
+		// Where a goes among the values as they were: a gone entry is
+		// still in its place, so order is sorted.
+		p := lowerBound(order, from, a, key)
+		for ; si < len(skip) && skip[si] < p; si++ {
+			out = append(out, order[i:skip[si]]...)
+			i = skip[si] + 1
+		}
+		out = append(out, order[i:p]...)
 		out = append(out, a.id)
-		from += p
+		i, from = p, p
 	}
-	keep(order[from:])
-	return out
+	for ; si < len(skip); si++ {
+		out = append(out, order[i:skip[si]]...)
+		i = skip[si] + 1
+	}
+	return append(out, order[i:]...)
+}
+
+// lowerBound returns the first position at or after from whose entry does
+// not sort before t, galloping from from: the targets come in order, most
+// near the previous one.
+func lowerBound[K cmp.Ordered](order []int32, from int, t keyed[K], key func(int32) K) int {
+	before := func(i int) bool { return compareKeyed(keyed[K]{key(order[i]), order[i]}, t) < 0 }
+	lo, hi := from, from
+	for step := 1; hi < len(order) && before(hi); step *= 2 {
+		lo, hi = hi+1, hi+step
+	}
+	hi = min(hi, len(order))
+	return lo + sort.Search(hi-lo, func(i int) bool { return !before(lo + i) })
 }
 
 // qualified prefixes each of the comma-separated columns cols with alias.

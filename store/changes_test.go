@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -335,5 +336,52 @@ func TestChangeLogRebuildMarker(t *testing.T) {
 				t.Fatalf("%d restores", len(want.byAt))
 			}
 		})
+	}
+}
+
+// TestMergeOrder: removing and adding entries by search and copied runs
+// gives the order a sort of the result gives, for random orders where
+// values repeat, entries go at either end, and a changed entry keeps or
+// changes its value.
+func TestMergeOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for range 2000 {
+		n := rng.IntN(60)
+		vals := map[int32]int64{} // id → value as the order was made
+		var order []keyed[int64]
+		for id := range int32(n) {
+			if rng.IntN(4) > 0 {
+				vals[id] = int64(rng.IntN(10))
+				order = append(order, keyed[int64]{vals[id], id})
+			}
+		}
+		ids := sortedIDs(order)
+		now := maps.Clone(vals)
+		var gone, adds []keyed[int64]
+		for id := range int32(n + 10) {
+			switch rng.IntN(5) {
+			case 0: // changed (or unchanged) value, or new
+				if v, ok := vals[id]; ok {
+					gone = append(gone, keyed[int64]{v, id})
+				}
+				now[id] = int64(rng.IntN(12)) - 1
+				adds = append(adds, keyed[int64]{now[id], id})
+			case 1: // deleted, or never there
+				if v, ok := vals[id]; ok {
+					gone = append(gone, keyed[int64]{v, id})
+				} else {
+					gone = append(gone, keyed[int64]{0, id})
+				}
+				delete(now, id)
+			}
+		}
+		var want []keyed[int64]
+		for id, v := range now {
+			want = append(want, keyed[int64]{v, id})
+		}
+		got := mergeOrder(ids, gone, adds, func(id int32) int64 { return vals[id] })
+		if w := sortedIDs(want); !slices.Equal(got, w) && len(got)+len(w) > 0 {
+			t.Fatalf("order %v (values %v), gone %v, adds %v: %v, want %v", ids, vals, gone, adds, got, w)
+		}
 	}
 }
