@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -28,7 +29,8 @@ type cacheEntry struct {
 	val     any
 	err     error
 	took    time.Duration
-	prev    *cacheEntry // the last successful computation, for stale reads
+	prev    *cacheEntry // the last successful computation, for stale reads and updates
+	keep    bool        // an updated aggregate (cachedUpdated), kept through a reset
 }
 
 // staleAfter is how long a computation must take before its result is
@@ -46,6 +48,19 @@ type freshKey struct{}
 // detached from the request, so a client that goes away does not fail the
 // others waiting, with its own deadline.
 func cached[T any](ctx context.Context, s *Server, key string, compute func(context.Context) (T, error)) (T, error) {
+	return cachedFrom(ctx, s, key, false, func(ctx context.Context, _ T) (T, error) { return compute(ctx) })
+}
+
+// cachedUpdated is cached for an aggregate made from its previous value
+// (the fleet's orders, which follow the restores' change log): compute
+// gets the last successful result (T's zero value when there is none),
+// which it must not change, and the entry survives the cache's reset, so a
+// change of version costs an update and not a rebuild.
+func cachedUpdated[T any](ctx context.Context, s *Server, key string, compute func(ctx context.Context, prev T) (T, error)) (T, error) {
+	return cachedFrom(ctx, s, key, true, compute)
+}
+
+func cachedFrom[T any](ctx context.Context, s *Server, key string, keep bool, compute func(context.Context, T) (T, error)) (T, error) {
 	var zero T
 	version, err := s.db.DataVersion(ctx)
 	if err != nil {
@@ -56,9 +71,11 @@ func cached[T any](ctx context.Context, s *Server, key string, compute func(cont
 	e := c.entries[key]
 	if e == nil || e.version != version || (isDone(e.done) && e.err != nil) {
 		if len(c.entries) > 256 {
-			clear(c.entries) // compare pages make many keys; a rare full reset keeps memory bounded
+			// Compare pages make many keys; a rare reset keeps memory
+			// bounded (but for updated aggregates: a rebuild costs more).
+			maps.DeleteFunc(c.entries, func(_ string, e *cacheEntry) bool { return !e.keep })
 		}
-		ne := &cacheEntry{version: version, done: make(chan struct{})}
+		ne := &cacheEntry{version: version, done: make(chan struct{}), keep: keep}
 		if e != nil {
 			// A copy without history, so entries never chain and an entry
 			// another request still holds is never written.
@@ -67,9 +84,13 @@ func cached[T any](ctx context.Context, s *Server, key string, compute func(cont
 				ne.prev = &cacheEntry{version: e.version, val: e.val, took: e.took}
 			}
 		}
+		var prev T
+		if ne.prev != nil {
+			prev, _ = ne.prev.val.(T)
+		}
 		e = ne
 		c.entries[key] = e
-		go s.compute(key, e, func(ctx context.Context) (any, error) { return compute(ctx) })
+		go s.compute(key, e, func(ctx context.Context) (any, error) { return compute(ctx, prev) })
 	}
 	c.mu.Unlock()
 	// A computation that reads another aggregate waits for its current

@@ -2,11 +2,17 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/restorewatch/restorewatch/store"
 )
 
 // versionStore is a Store whose only working method is DataVersion.
@@ -80,5 +86,113 @@ func TestCacheFreshStaleAndShared(t *testing.T) {
 	}
 	if v, err := cached(ctx, s, "boom", func(context.Context) (int, error) { return 7, nil }); err != nil || v != 7 {
 		t.Fatalf("retry after a failure: %d, %v", v, err)
+	}
+}
+
+// ordersStore is a warehouse that remembers which orders each update of the
+// fleet's orders started from.
+type ordersStore struct {
+	*store.DB
+	mu   sync.Mutex
+	olds []*store.RestoreOrders
+}
+
+func (o *ordersStore) UpdateOrders(ctx context.Context, old *store.RestoreOrders) (*store.RestoreOrders, error) {
+	o.mu.Lock()
+	o.olds = append(o.olds, old)
+	o.mu.Unlock()
+	return o.DB.UpdateOrders(ctx, old)
+}
+
+func (o *ordersStore) lastOld() *store.RestoreOrders {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.olds[len(o.olds)-1]
+}
+
+// TestRestoreOrdersFollowImports: once the data change, the fleet's orders
+// are the previous ones updated (not rebuilt), even after the cache's reset
+// of its many keys, and show what a rebuild shows.
+func TestRestoreOrdersFollowImports(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	st := &ordersStore{DB: db}
+	s := &Server{db: st, cache: newCache(), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	next := 0
+	importSome := func(n int) {
+		t.Helper()
+		im, err := db.NewImport(ctx, "test", "h.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range n {
+			next++
+			if err := im.History(store.HistoryRow{Instance: fmt.Sprintf("SQL%d", next%3), RestoreHistoryID: int64(next),
+				RestoreDate: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(next) * time.Hour),
+				Database:    "Sales", RestoreType: "D", BackupType: "D",
+				Origin: store.Origin{Source: "history", File: "h.csv", Line: next}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := im.CommitAndReconcile(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := store.RestoreFilter{Sort: "at"}
+	check := func(o *store.RestoreOrders, want int) {
+		t.Helper()
+		rebuilt, err := db.UpdateOrders(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, total, _ := o.Page(all, 0)
+		wantIDs, _, _ := rebuilt.Page(all, 0)
+		if total != want || !slices.Equal(got, wantIDs) {
+			t.Fatalf("the orders list %d restores %v, want %d %v", total, got, want, wantIDs)
+		}
+	}
+	importSome(5)
+	o1, err := s.restoreOrders(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.lastOld() != nil {
+		t.Fatal("the first orders were updated from some")
+	}
+	check(o1, 5)
+	first, _, _ := o1.Page(all, 0)
+	importSome(3)
+	o2, err := s.restoreOrders(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.lastOld() != o1 {
+		t.Fatal("after an import, the orders were not updated from the previous ones")
+	}
+	check(o2, 8)
+	// Many other keys, then a change: the reset keeps the orders.
+	for i := range 300 {
+		if _, err := cached(ctx, s, fmt.Sprint("k", i), func(context.Context) (int, error) { return i, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	importSome(2)
+	if _, err := cached(ctx, s, "another", func(context.Context) (int, error) { return 0, nil }); err != nil {
+		t.Fatal(err)
+	}
+	o3, err := s.restoreOrders(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.lastOld() != o2 {
+		t.Fatal("after the cache's reset, the orders were rebuilt")
+	}
+	check(o3, 10)
+	if again, _, _ := o1.Page(all, 0); !slices.Equal(again, first) {
+		t.Fatalf("the first orders changed: %v, then %v", first, again)
 	}
 }
