@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -182,17 +183,24 @@ func TestOrdersUpdateEqualsRebuild(t *testing.T) {
 				// checked once all are made.
 				olds := []*RestoreOrders{history[len(history)-1], history[len(history)-1], history[max(0, len(history)-4)], first}
 				var dumps []string
-				var gots []*RestoreOrders
-				for _, old := range olds {
+				// All at once, while pages read the orders they start
+				// from (go test -race tells a shared write).
+				gots := make([]*RestoreOrders, len(olds))
+				errs := make([]error, len(olds))
+				var wg sync.WaitGroup
+				for i, old := range olds {
 					dumps = append(dumps, ordersDump(old))
-					got, err := db.updateOrders(ctx, old)
-					if err != nil {
-						t.Fatal(err)
+					wg.Go(func() { gots[i], errs[i] = db.updateOrders(ctx, old) })
+					wg.Go(func() { old.Page(RestoreFilter{Sort: "duration", Database: "Sales"}, 0) })
+				}
+				wg.Wait()
+				for i, old := range olds {
+					if errs[i] != nil {
+						t.Fatal(errs[i])
 					}
-					if got == nil {
+					if gots[i] == nil {
 						t.Fatalf("round %d: the update from position %d rebuilt", round, old.seq)
 					}
-					gots = append(gots, got)
 				}
 				for i, old := range olds {
 					if d := ordersDiff(gots[i], want); d != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -17,11 +18,40 @@ import (
 func benchWarehouse(b *testing.B, n int) *DB {
 	b.Helper()
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(b.TempDir(), "w.db"))
+	// RW_ORDERS_BENCH_DB keeps a copy of the warehouse to start from the
+	// next time (and for BenchmarkRestoreOrders' RW_BENCH_DB).
+	keep := os.Getenv("RW_ORDERS_BENCH_DB")
+	path := filepath.Join(b.TempDir(), "w.db")
+	if keep != "" {
+		if _, err := os.Stat(keep); err == nil {
+			db, err := Open(ctx, keep)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := db.Backup(ctx, path); err != nil {
+				b.Fatal(err)
+			}
+			db.Close()
+			db, err = Open(ctx, path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { db.Close() })
+			return db
+		}
+	}
+	db, err := Open(ctx, path)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
+	if keep != "" {
+		defer func() {
+			if err := db.Backup(ctx, keep); err != nil {
+				b.Fatal(err)
+			}
+		}()
+	}
 	if err := db.dropIndexes(ctx); err != nil {
 		b.Fatal(err)
 	}
