@@ -92,10 +92,18 @@ func (db *DB) FinishRun(ctx context.Context, r CollectorRun) error {
 
 const runColumns = `id, instance, started, finished, status, rows, errors, notes`
 
-// LatestRuns returns the last run of every instance, by instance name.
+// LatestRuns returns the last run of every instance, by instance name. It
+// steps from one instance to the next through collector_run_instance (two
+// index seeks an instance) instead of grouping every run kept: 10,000
+// instances keep up to 5,000,000 runs.
 func (db *DB) LatestRuns(ctx context.Context) ([]CollectorRun, error) {
-	return db.runs(ctx, `SELECT `+runColumns+` FROM collector_run
-		WHERE id IN (SELECT MAX(id) FROM collector_run GROUP BY instance) ORDER BY instance COLLATE NOCASE`)
+	return db.runs(ctx, `WITH RECURSIVE name(n) AS (
+			SELECT MIN(instance) FROM collector_run
+			UNION ALL
+			SELECT (SELECT MIN(instance) FROM collector_run WHERE instance > name.n) FROM name WHERE name.n IS NOT NULL)
+		SELECT `+runColumns+` FROM collector_run
+		WHERE id IN (SELECT (SELECT MAX(id) FROM collector_run WHERE instance = name.n) FROM name WHERE name.n IS NOT NULL)
+		ORDER BY instance COLLATE NOCASE`)
 }
 
 // Runs returns an instance's runs, newest first, at most limit.
