@@ -41,8 +41,7 @@ func (s *Server) handleCollector(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page, _ := strconv.Atoi(c.QueryParam("page"))
-	m := collectorModel(runs, name, s.cfg.Now(), s.cfg.CollectorInterval, max(page, 1))
+	m := collectorModel(runs, name, s.cfg.Now(), s.cfg.CollectorInterval, pageParam(c))
 	title := "Collector"
 	if name != "" {
 		title = "Collector runs of " + name

@@ -79,6 +79,9 @@ func TestCollectorPaged(t *testing.T) {
 	if !slices.Equal(got, names) {
 		t.Errorf("the pages list %d instances, want the %d in name order once each", len(got), len(names))
 	}
+	if code, body, _ := get(t, c, ts.URL+"/collector?page=9223372036854775807"); code != http.StatusOK || !strings.Contains(body, "No instances on this page") {
+		t.Errorf("page=MaxInt64: %d", code)
+	}
 	// One instance's history is not paged (its 50 latest runs).
 	if _, body, _ := get(t, c, ts.URL+"/collector?instance=SQL-0003"); strings.Contains(body, `rel="next"`) || !strings.Contains(body, "1 run · 0 ok · 1 failing") {
 		t.Error("one instance's runs are paged or miscounted")

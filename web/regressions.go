@@ -97,9 +97,17 @@ func readRegressionQuery(c echo.Context) (regressionQuery, error) {
 	if q.kind != "" && !store.Kind(q.kind).Valid() {
 		return q, store.Errorf(store.EINVALID, "unknown restore kind %q: use full, diff, log, file or page", q.kind)
 	}
-	q.page, _ = strconv.Atoi(c.QueryParam("page"))
-	q.page = max(q.page, 1)
+	q.page = pageParam(c)
 	return q, nil
+}
+
+// maxPage bounds a list's page number, so that no page's offset overflows.
+const maxPage = 1_000_000
+
+// pageParam reads a list's "page": 1 when absent or not a number.
+func pageParam(c echo.Context) int {
+	page, _ := strconv.Atoi(c.QueryParam("page"))
+	return min(max(page, 1), maxPage)
 }
 
 // matches says whether r passes the name and kind (not the status).

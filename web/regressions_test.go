@@ -189,6 +189,10 @@ func TestRegressionsPaged(t *testing.T) {
 		!strings.Contains(body, `href="/regressions?page=3&amp;status=open" rel="prev"`) {
 		t.Errorf("page 9 of 3: %.2000s", body[strings.Index(body, "<main"):])
 	}
+	// A page number past any offset is a page past the end, not an error.
+	if code, body, _ := get(t, c, ts.URL+"/regressions?page=9223372036854775807"); code != http.StatusOK || !strings.Contains(body, "No regressions on this page") {
+		t.Errorf("page=MaxInt64: %d", code)
+	}
 	// An unknown kind is refused with the kinds there are.
 	if code, body, _ := get(t, c, ts.URL+"/regressions?kind=bogus"); code != http.StatusBadRequest || !strings.Contains(body, "use full, diff, log, file or page") {
 		t.Errorf("kind=bogus: %d", code)
