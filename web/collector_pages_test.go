@@ -87,3 +87,13 @@ func TestCollectorPaged(t *testing.T) {
 		t.Error("one instance's runs are paged or miscounted")
 	}
 }
+
+// TestListsPastAnyOffset: a page number whose offset would overflow is a
+// page past the end of the instance list, not a 500 (it was a panic).
+func TestListsPastAnyOffset(t *testing.T) {
+	_, ts := serve(t, web.Config{DB: demoDB(t)})
+	code, body, _ := get(t, client(t), ts.URL+"/instances?page=9223372036854775807")
+	if code != http.StatusOK || !strings.Contains(body, "No instance matches.") || !strings.Contains(body, `rel="prev"`) {
+		t.Errorf("/instances?page=MaxInt64: %d", code)
+	}
+}

@@ -35,8 +35,7 @@ func (s *Server) handleInstances(c echo.Context) error {
 		return err
 	}
 	q := strings.TrimSpace(c.QueryParam("q"))
-	page, _ := strconv.Atoi(c.QueryParam("page"))
-	is, paging := pageInstances(all, q, max(page, 1))
+	is, paging := pageInstances(all, q, pageParam(c))
 	m := view.Instances{Empty: len(all) == 0, Query: q, Paging: paging}
 	for _, in := range is {
 		m.Rows = append(m.Rows, view.InstanceRow{Name: in.Name, URL: view.InstanceURL(in.Name), Build: orUnknown(in.Build),
