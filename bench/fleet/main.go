@@ -347,7 +347,7 @@ func build(ctx context.Context, f *fleet, path string, stdout, stderr io.Writer)
 		read += sum.Read
 		return nil
 	}
-	last := start
+	last, lastRestores := start, int64(0)
 	for i := range f.instances {
 		if im == nil {
 			if im, err = db.NewImport(ctx, "bench", fmt.Sprintf("fleet/%s…", f.instanceName(i))); err != nil {
@@ -380,9 +380,9 @@ func build(ctx context.Context, f *fleet, path string, stdout, stderr io.Writer)
 			}
 			if now := time.Now(); now.Sub(last) >= 10*time.Second || i+1 == f.instances {
 				el := now.Sub(start).Seconds()
-				fmt.Fprintf(stderr, "fleet: %.0f s: facts of %d/%d instances, %d restores (%.0f restores/s)\n",
-					el, i+1, f.instances, restores, float64(restores)/el)
-				last = now
+				fmt.Fprintf(stderr, "fleet: %.0f s: facts of %d/%d instances, %d restores (%.0f restores/s, %.0f since the last line)\n",
+					el, i+1, f.instances, restores, float64(restores)/el, float64(restores-lastRestores)/now.Sub(last).Seconds())
+				last, lastRestores = now, restores
 			}
 		}
 	}
