@@ -60,6 +60,18 @@ func (f *fleet) secondary(i int) bool {
 // fullDBs is how many databases instance i test-restores in full each day.
 func fullDBs(i int) int { return 1 + i%2 }
 
+// regresses reports whether the full restores of instance i's database k
+// slow down from regressDay on: one series in twenty, counted in instance
+// order (instance i's first series is the (i + i/2)th).
+func (f *fleet) regresses(i, k int) bool { return (i+i/2+k)%20 == 7 }
+
+// slows reports whether the log restores of secondary i's chain c slow
+// down from regressDay on: one chain in twenty.
+func (f *fleet) slows(i, c int) bool {
+	step := max(f.instances/max(f.logship, 1), 1)
+	return (i/step*f.logDBs+c)%20 == 3
+}
+
 var dbNames = []string{"Sales", "Ledger", "Stock", "CRM", "Audit"}
 
 // lsn is msdb's numeric LSN of the log position (vlf, block, slot).
@@ -111,7 +123,7 @@ func (f *fleet) estateDay(i, d int, out []*restore) []*restore {
 		r := &restore{instance: inst, database: name, offset: f.offset(i), srcServer: src, srcMajor: 15, srcBuild: 4236,
 			kind: store.KindFull, restoreType: "D", recovery: true, replace: true, family: uuid(int64(s), 2)}
 		v := speed * (0.85 + 0.3*rng.Float64())
-		if s%20 == 7 && d >= regressDay {
+		if f.regresses(i, k) && d >= regressDay {
 			v *= 0.4
 			r.srcMajor, r.srcBuild = 16, 4135
 		}
@@ -135,7 +147,7 @@ func (f *fleet) estateDay(i, d int, out []*restore) []*restore {
 			logSize := math.Exp(15 + rs.Float64()*5) // 3 MB … 490 MB
 			speed := 60 + rs.Float64()*340
 			name := fmt.Sprintf("LS%02d_%s", c, dbNames[c%5])
-			slow := ch%20 == 3 && d >= regressDay
+			slow := f.slows(i, c) && d >= regressDay
 			rng := f.dayRand(ch|1<<40, d)
 			for j := range perDay {
 				slot := d*perDay + j

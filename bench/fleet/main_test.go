@@ -243,6 +243,32 @@ func TestEstateLogChains(t *testing.T) {
 	}
 }
 
+// One full series in twenty regresses and one log chain in twenty slows,
+// as in the default shape.
+func TestEstateRegressions(t *testing.T) {
+	f := &fleet{seed: 1, shape: "estate", instances: 400, logship: 40, logDBs: 5, every: 30, days: 90}
+	series, regressing, chains, slow := 0, 0, 0, 0
+	for i := range f.instances {
+		for k := range fullDBs(i) {
+			series++
+			if f.regresses(i, k) {
+				regressing++
+			}
+		}
+		if f.secondary(i) {
+			for c := range f.logDBs {
+				chains++
+				if f.slows(i, c) {
+					slow++
+				}
+			}
+		}
+	}
+	if series != 600 || regressing != 30 || chains != 200 || slow != 10 {
+		t.Errorf("%d of %d full series regress, %d of %d log chains slow; want 30 of 600 and 10 of 200", regressing, series, slow, chains)
+	}
+}
+
 func lsnLE(a, b string) bool {
 	if len(a) != len(b) {
 		return len(a) < len(b)
