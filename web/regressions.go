@@ -72,13 +72,28 @@ func withStatus(regs []store.Regression, status string) []store.Regression {
 // half a megabyte.
 const regressionPage = 100
 
-// regressionsByCost are the regressions in the list's order, the most hours
-// lost a year first, cached with the data so that a page view cuts a slice
-// instead of sorting the fleet's regressions again.
-func (s *Server) regressionsByCost(ctx context.Context) ([]store.Regression, error) {
-	return cached(ctx, s, "regressions-by-cost", func(ctx context.Context) ([]store.Regression, error) {
+// costList is the regressions in the list's order, the most hours lost a
+// year first, with their instance and database names in lower case for the
+// name filter.
+type costList struct {
+	regs                 []store.Regression
+	instances, databases []string
+}
+
+// regressionsByCost is the costList, cached with the data so that a page
+// view cuts a slice instead of sorting (and lowering) the fleet's
+// regressions again.
+func (s *Server) regressionsByCost(ctx context.Context) (costList, error) {
+	return cached(ctx, s, "regressions-by-cost", func(ctx context.Context) (costList, error) {
 		all, err := s.regressions(ctx)
-		return byHoursLost(all), err
+		if err != nil {
+			return costList{}, err
+		}
+		l := costList{regs: byHoursLost(all), instances: make([]string, len(all)), databases: make([]string, len(all))}
+		for i, r := range l.regs {
+			l.instances[i], l.databases[i] = strings.ToLower(r.Instance), strings.ToLower(r.Database)
+		}
+		return l, nil
 	})
 }
 
@@ -110,12 +125,13 @@ func pageParam(c echo.Context) int {
 	return min(max(page, 1), maxPage)
 }
 
-// matches says whether r passes the name and kind (not the status).
-func (q regressionQuery) matches(r *store.Regression) bool {
-	if q.kind != "" && string(r.Kind) != q.kind {
+// matches says whether the list's regression i passes the name and kind
+// (not the status); lower is the name filter in lower case.
+func (q regressionQuery) matches(l *costList, i int, lower string) bool {
+	if q.kind != "" && string(l.regs[i].Kind) != q.kind {
 		return false
 	}
-	return q.name == "" || containsFold(r.Instance, q.name) || containsFold(r.Database, q.name)
+	return lower == "" || strings.Contains(l.instances[i], lower) || strings.Contains(l.databases[i], lower)
 }
 
 // url is the list's address for this query with another status and page
@@ -134,10 +150,6 @@ func (q regressionQuery) url(status string, page int) string {
 	return "/regressions?" + v.Encode()
 }
 
-func containsFold(s, sub string) bool {
-	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
-}
-
 // handleRegressions shows one page of the regressions of a status, the
 // costliest first; the tab counts and the hours lost are over every
 // regression the filter matches, not only the page's.
@@ -147,16 +159,17 @@ func (s *Server) handleRegressions(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	all, err := s.regressionsByCost(ctx)
+	list, err := s.regressionsByCost(ctx)
 	if err != nil {
 		return err
 	}
+	all, lower := list.regs, strings.ToLower(q.name)
 	counts := map[string]int{}
 	var match []int // indexes into all, in its order
 	var hours float64
 	for i := range all {
 		r := &all[i]
-		if !q.matches(r) {
+		if !q.matches(&list, i, lower) {
 			continue
 		}
 		counts[r.Status]++
