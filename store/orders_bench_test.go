@@ -29,3 +29,44 @@ func BenchmarkRestoreOrders(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOrdersPage pages the fleet orders of the warehouse named by
+// RW_BENCH_DB as the restores list does: the newest page, a page filtered
+// by database and kind that reads the whole order, and the overview's
+// throughput trend.
+func BenchmarkOrdersPage(b *testing.B) {
+	path := os.Getenv("RW_BENCH_DB")
+	if path == "" {
+		b.Skip("RW_BENCH_DB names no warehouse")
+	}
+	ctx := context.Background()
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	o, err := db.RestoreOrders(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	first, last := o.Span()
+	for _, c := range []struct {
+		name string
+		f    store.RestoreFilter
+	}{
+		{"newest", store.RestoreFilter{Sort: "at", Limit: 50}},
+		{"database-kind", store.RestoreFilter{Sort: "duration", Database: "DB7", Kind: store.KindDiff, Limit: 50}},
+		{"build-offset", store.RestoreFilter{Sort: "throughput", Build: "15.0.4001", Limit: 50, Offset: 5000}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				o.Page(c.f, 0)
+			}
+		})
+	}
+	b.Run("trend", func(b *testing.B) {
+		for b.Loop() {
+			o.Throughputs(store.KindFull, first, last)
+		}
+	})
+}
