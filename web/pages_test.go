@@ -32,7 +32,7 @@ func pagesOf(t *testing.T, db *store.DB) []string {
 		"/instances", view.InstanceURL(r.Instance), view.DatabaseURL(r.Instance, r.Database),
 		view.InstanceURL(hostileInstance), view.DatabaseURL(hostileInstance, hostileDB), view.DatabaseURL(slashInstance, slashDB),
 		view.DatabaseURL(slashInstance, dotDB), view.DatabaseURL(slashInstance, formulaDB),
-		"/regressions", "/regressions?status=resolved", view.RegressionURL(r.ID), view.RegressionReportURL(r.ID),
+		"/regressions", "/regressions?status=resolved", "/regressions?kind=full&q=" + url.QueryEscape(hostileInstance), view.RegressionURL(r.ID), view.RegressionReportURL(r.ID),
 		"/builds", "/compare", view.CompareURL("build:14.0.3048.4", "build:13.0.4474.0"),
 		view.CompareURL("period:2025-01-01..2025-03-01", "period:2025-03-01..2025-06-30"), view.CompareURL(r.Instance, hostileInstance),
 		"/reports/builds?a=14.0.3048.4&b=13.0.4474.0", "/import", "/live", "/collector",
