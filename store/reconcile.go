@@ -182,9 +182,7 @@ func (db *DB) deriveInstance(ctx context.Context, id int64) derivedInstance {
 		return d // or reconciled since
 	}
 	if from.Valid && canWindow {
-		// The day before the earliest changed fact's day.
-		start := (floorDiv(from.Int64, dayMS) - 1) * dayMS
-		out, votes, ok, err := deriveWindow(ctx, tx, id, start, semantics)
+		out, votes, start, ok, err := deriveWindow(ctx, tx, id, from.Int64, semantics)
 		if err != nil {
 			d.err = err
 			return d

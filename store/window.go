@@ -6,25 +6,27 @@ package store
 // added (instance.dirty_from; NULL when a fact concerns the whole instance).
 // Reconciliation then derives a window instead of the whole instance when
 // the last whole derivation found the instance windowable (error-log and
-// msdb facts only, all dated, no restore longer than the pairing reach):
+// msdb facts only, all dated):
 //
-//   - the window's restores are those anchored on or after from, the day
-//     before the earliest changed fact's day (a restore's anchor is the
-//     earliest local time of its facts: restore_date, the completion line);
-//   - its facts are read from windowLoad before from: a history row pairs
-//     with a completion line at most 73 h away (derive's matchHistory);
-//   - the restores the window derives anchored in the windowCheck before
-//     from must be exactly the stored ones (same natural keys, same content
-//     hashes): the pairs near the window's edge are then the ones the whole
-//     derivation made, and the new facts took no partner from an older
-//     restore. Any difference derives the whole instance;
+//   - the facts are read from 73 h before the earliest new one (a
+//     completion line pairs with a history row up to 72 h before it);
+//   - derive ties them into components (derive.components: the facts that
+//     could pair, whose derivation depends on nothing else); the window
+//     starts at the day of the earliest fact of any component holding a
+//     fact at or after the earliest new one;
+//   - every component with a fact in the window must be whole among the
+//     facts read: none may reach before the first fact read (else the read
+//     starts earlier and derivation runs again);
+//   - the restores anchored in the window (a restore's anchor is the
+//     earliest local time of its facts) replace the stored ones anchored
+//     there; those before it stay, their components untouched;
 //   - the restore_date semantics is the whole instance's: votes are kept by
 //     day (derive_vote), the window's days replace theirs, and a total that
 //     changes the semantics derives the whole instance (every restore's
 //     start time depends on it).
 //
 // The outcome equals a whole derivation's; TestWindowEqualsWhole checks it
-// on random imports.
+// on random imports, late and out of order.
 
 import (
 	"context"
@@ -36,14 +38,13 @@ import (
 )
 
 const (
-	dayMS       = int64(24 * time.Hour / time.Millisecond)
-	windowLoad  = 7 * dayMS
-	windowCheck = 4 * dayMS
-	// A completion line pairs with a history row up to its engine seconds
-	// (plus 2 minutes) after it when LSNs are missing: an instance with a
-	// restore longer than this derives whole.
-	windowMaxSeconds = 70 * 3600
-	wholeInstance    = math.MinInt64
+	dayMS = int64(24 * time.Hour / time.Millisecond)
+	// windowRead is how far before the earliest new fact a window's facts
+	// are read at first: a completion line's reach back to a history row
+	// (72 h) and that row's to an earlier completion line (1 h).
+	windowRead    = int64(73 * time.Hour / time.Millisecond)
+	windowTries   = 4
+	wholeInstance = math.MinInt64
 )
 
 // anchor is a restore's earliest local time among restore_date and its
@@ -98,90 +99,78 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// windowable says whether a whole derivation's facts allow later windows.
+// windowable says whether an instance's facts allow windows: error-log
+// and msdb facts only, every completion line dated.
 func windowable(in *derive.Facts, out *derive.Instance) bool {
 	if len(out.Untimed) > 0 {
 		return false
 	}
 	for i := range in.Logs {
 		l := &in.Logs[i]
-		if !l.Source.ErrorLog() || !l.Completed.Valid || l.Seconds.Float64 > windowMaxSeconds {
+		if !l.Source.ErrorLog() || !l.Completed.Valid {
 			return false
 		}
 	}
 	return true
 }
 
-// deriveWindow derives the restores of instance id anchored at or after
-// from, or says (ok false) that the whole instance must be derived.
-func deriveWindow(ctx context.Context, tx querier, id, from int64, semantics string) (out derive.Instance, votes dayVotes, ok bool, err error) {
-	in, err := loadFacts(ctx, tx, id, from-windowLoad)
-	if err != nil {
-		return out, nil, false, err
-	}
-	in.Semantics = semantics
-	if !windowable(in, &derive.Instance{}) {
-		return out, nil, false, nil
-	}
-	all := derive.Derive(in)
-	if len(all.Untimed) > 0 {
-		return out, nil, false, nil
-	}
-	var check []derive.Derived
-	for _, d := range all.Restores {
-		switch a := anchor(d.RestoreDateLocal, d.FinishedLocal); {
-		case a >= from:
-			out.Restores = append(out.Restores, d)
-		case a >= from-windowCheck:
-			check = append(check, d)
+// deriveWindow derives the restores of instance id from the window that
+// holds every fact at or after dirtyFrom (see above): the restores anchored
+// at or after start, their votes, or ok false when the whole instance must
+// be derived.
+func deriveWindow(ctx context.Context, tx querier, id, dirtyFrom int64, semantics string) (out derive.Instance, votes dayVotes, start int64, ok bool, err error) {
+	read := dirtyFrom - windowRead
+	for range windowTries {
+		in, err := loadFacts(ctx, tx, id, read)
+		if err != nil {
+			return out, nil, 0, false, err
 		}
-	}
-	// The semantics, from the stored votes before the window and the
-	// window's own.
-	votes = votesOf(out.Restores)
-	var start, end int
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(SUM(start_votes), 0), COALESCE(SUM(end_votes), 0) FROM derive_vote
-		WHERE instance_id = ? AND day < ?`, id, floorDiv(from, dayMS)).Scan(&start, &end); err != nil {
-		return out, nil, false, err
-	}
-	for _, c := range votes {
-		start, end = start+c[0], end+c[1]
-	}
-	if derive.SemanticsOf(start, end) != semantics {
-		return derive.Instance{}, nil, false, nil
-	}
-	out.Semantics, out.SemanticsN = semantics, start+end
-	// The restores before the window must be the stored ones.
-	stored := map[int64]int64{}
-	rows, err := tx.QueryContext(ctx, `SELECT natural_key, content_hash, restore_date_local, finished_local FROM restore
-		WHERE instance_id = ? AND at_utc >= ? AND at_utc < ?`, id, from-windowCheck-2*dayMS, from+5*dayMS)
-	if err != nil {
-		return out, nil, false, err
-	}
-	for rows.Next() {
-		var k, h int64
-		var rd, fin sql.NullInt64
-		if err := rows.Scan(&k, &h, &rd, &fin); err != nil {
-			rows.Close()
-			return out, nil, false, err
+		in.Semantics, in.Components = semantics, true
+		if !windowable(in, &derive.Instance{}) {
+			return out, nil, 0, false, nil
 		}
-		if a := anchor(rd, fin); a >= from-windowCheck && a < from {
-			stored[k] = h
+		all := derive.Derive(in)
+		if len(all.Untimed) > 0 {
+			return out, nil, 0, false, nil
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return out, nil, false, err
-	}
-	if len(stored) != len(check) {
-		return derive.Instance{}, nil, false, nil
-	}
-	for i := range check {
-		d := &check[i]
-		h, found := stored[d.Key]
-		if !found || h != restoreValues(d, id)[2].(int64) {
-			return derive.Instance{}, nil, false, nil
+		start = dirtyFrom
+		for i := range all.Restores {
+			if d := &all.Restores[i]; d.CompTo >= dirtyFrom {
+				start = min(start, d.CompFrom)
+			}
 		}
+		start = floorDiv(start, dayMS) * dayMS // votes are kept by day
+		need := min(read, start)
+		for i := range all.Restores {
+			if d := &all.Restores[i]; d.CompTo >= start {
+				need = min(need, d.CompReach)
+			}
+		}
+		if need < read {
+			read = need
+			continue // a component reaches before the facts read
+		}
+		for _, d := range all.Restores {
+			if anchor(d.RestoreDateLocal, d.FinishedLocal) >= start {
+				out.Restores = append(out.Restores, d)
+			}
+		}
+		// The semantics, from the stored votes before the window and the
+		// window's own.
+		votes = votesOf(out.Restores)
+		var sv, ev int
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(SUM(start_votes), 0), COALESCE(SUM(end_votes), 0) FROM derive_vote
+			WHERE instance_id = ? AND day < ?`, id, floorDiv(start, dayMS)).Scan(&sv, &ev); err != nil {
+			return out, nil, 0, false, err
+		}
+		for _, c := range votes {
+			sv, ev = sv+c[0], ev+c[1]
+		}
+		if derive.SemanticsOf(sv, ev) != semantics {
+			return derive.Instance{}, nil, 0, false, nil
+		}
+		out.Semantics, out.SemanticsN = semantics, sv+ev
+		return out, votes, start, true, nil
 	}
-	return out, votes, true, nil
+	return derive.Instance{}, nil, 0, false, nil
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -234,5 +235,73 @@ func TestWindowEqualsWhole(t *testing.T) {
 			}
 			t.Logf("%d facts, %d restores, %d windowed derivations", len(facts), len(want), win.windows.Load())
 		})
+	}
+}
+
+// TestWindowFollowsAComponentBack: facts whose pairing depends on facts
+// older than the window's first read. A new history row's candidate
+// completion line is a candidate of an older row, whose other candidate is
+// older still and wins its contest; and a new completion line pairs with a
+// history row 50 h before it. The window must read back far enough for
+// both, and equal a whole derivation.
+func TestWindowFollowsAComponentBack(t *testing.T) {
+	ctx := context.Background()
+	T := time.Date(2025, 3, 20, 12, 0, 0, 0, time.UTC)
+	at := func(h float64) time.Time { return T.Add(time.Duration(h * float64(time.Hour))) }
+	off := 0
+	hist := func(id int64, h float64) windowFact {
+		return windowFact{hist: &HistoryRow{Instance: "SQLX", RestoreHistoryID: id, RestoreDate: at(h), Database: "Sales",
+			RestoreType: "D", FirstLSN: "1000", LastLSN: "2000", Devices: []string{`\\nas\Sales.bak`},
+			Origin: Origin{Source: "history", File: "h.csv"}}}
+	}
+	line := func(h float64) windowFact {
+		return windowFact{log: &LogRestore{Instance: "SQLX", Database: "Sales", Kind: KindFull, MessageID: 18267,
+			CompletedAt: at(h), UTCOffset: &off, FirstLSN: "1000", LastLSN: "2000", DeviceCount: 1, DeviceType: "DISK",
+			Devices: []string{`\\nas\Sales.bak`}, Has3014: true, Statement: "RESTORE DATABASE", Pages: 1000, Seconds: 5, MBps: 1.56, // under 10 s: no semantics votes
+			Origin: Origin{Source: "errorlog", File: "ERRORLOG"}}}
+	}
+	other := func(id int64, h float64) []windowFact { // an unrelated restore a day, so the instance has a history
+		f := hist(id, h)
+		f.hist.FirstLSN, f.hist.LastLSN, f.hist.Database = fmt.Sprint(id), fmt.Sprint(id+1), "Ledger"
+		return []windowFact{f}
+	}
+	var old []windowFact
+	for d := range 10 {
+		old = append(old, other(100+int64(d), -240+24*float64(d))...)
+	}
+	old = append(old,
+		hist(1, -73.2), line(-72.9), // H0 and L0: 0.3 h apart, they pair
+		hist(2, -72.0),            // H1: 0.9 h after L0, a rival for it
+		line(-0.5),                // L1: 71.5 h after H1, its candidate
+		hist(10, -150), line(-99), // H3 alone, L3 51 h later
+	)
+	steps := [][]windowFact{old, {hist(3, 0)}, {line(-98.5), hist(11, 1)}}
+	dir := t.TempDir()
+	win, err := Open(ctx, filepath.Join(dir, "window.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer win.Close()
+	whole, err := Open(ctx, filepath.Join(dir, "whole.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer whole.Close()
+	for i, step := range steps {
+		importFacts(t, win, step)
+		if err := win.Reconcile(ctx); err != nil {
+			t.Fatal(err)
+		}
+		importFacts(t, whole, step)
+		if err := whole.ReconcileAll(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got, want := derivedState(t, win), derivedState(t, whole)
+		if !slices.Equal(got, want) {
+			t.Errorf("step %d, after windows:\n%s\nwhole:\n%s", i, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	if n := win.windows.Load(); n != 2 {
+		t.Errorf("%d windowed derivations, want 2 (the imports after the first)", n)
 	}
 }

@@ -43,6 +43,11 @@ type Derived struct {
 	// +1 "start", -1 "end", 0 none (not a history row paired with engine
 	// seconds of 10 s or more).
 	Vote int8
+	// With Facts.Components, the restore's component: the facts tied to
+	// its own by a pair that could form (see components). From and To are
+	// the local times of its earliest and latest fact; Reach is the
+	// earliest time a fact outside them could pair with one of them.
+	CompFrom, CompTo, CompReach int64
 	// Row is the caller's: the warehouse keeps here the row it writes.
 	Row []any
 }
@@ -95,7 +100,13 @@ func Derive(f *Facts) Instance {
 		}
 	}
 	// 2. History rows ↔ log restores; 2b. ↔ Restore-DbaDatabase rows.
-	pairs := matchHistory(f.History, gone, unmatchedLogs)
+	var comps *components
+	var edge func(int, *Log)
+	if f.Components {
+		comps = newComponents(f)
+		edge = comps.join
+	}
+	pairs := matchHistory(f.History, gone, unmatchedLogs, edge)
 	timed, unpaired := pairDbatools(f.History, gone, dbatools)
 	if len(unpaired) > 0 {
 		out.Untimed = map[Source]int{SourceDbatools: len(unpaired)}
@@ -141,6 +152,7 @@ func Derive(f *Facts) Instance {
 		d := build(h, l, merged[l], timed[hi], semantics, tl)
 		if d != nil {
 			d.Vote = votes[hi]
+			comps.place(d, hi, l)
 			out.Restores = append(out.Restores, *d)
 		}
 	}
@@ -150,6 +162,7 @@ func Derive(f *Facts) Instance {
 		}
 		d := build(nil, l, merged[l], nil, semantics, tl)
 		if d != nil {
+			comps.place(d, -1, l)
 			out.Restores = append(out.Restores, *d)
 			continue
 		}
@@ -334,7 +347,10 @@ func floorDiv(a, b int64) int64 {
 // every row with every log of its database cost an instance of 4,000
 // restores a database 16 M comparisons. The candidates are the ones that
 // comparison found, in the same order.
-func matchHistory(hist []History, gone []bool, logs []*Log) map[int]*Log {
+//
+// edge, when not nil, is called for every candidate pair, chosen or not:
+// the pairs that could form, which tie the facts of a component together.
+func matchHistory(hist []History, gone []bool, logs []*Log, edge func(hi int, l *Log)) map[int]*Log {
 	type cand struct {
 		hi   int
 		l    *Log
@@ -435,6 +451,9 @@ func matchHistory(hist []History, gone []bool, logs []*Log) map[int]*Log {
 				}
 			}
 			cands = append(cands, cand{hi: hi, l: l, diff: abs64(diff), lsn: bothLSN})
+			if edge != nil {
+				edge(hi, l)
+			}
 		}
 	}
 	sort.SliceStable(cands, func(i, j int) bool {

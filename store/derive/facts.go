@@ -17,6 +17,10 @@ type Facts struct {
 	// facts (see the warehouse's windowed derivation) is built with the
 	// whole instance's.
 	Semantics string
+	// Components asks for each restore's component (Derived.CompFrom …):
+	// what a window of an instance's facts needs to know it holds every
+	// fact its restores depend on.
+	Components bool
 }
 
 // History is one msdb restorehistory row: its warehouse id, msdb's
