@@ -151,8 +151,7 @@ func (q regressionQuery) url(status string, page int) string {
 }
 
 // handleRegressions shows one page of the regressions of a status, the
-// costliest first; the tab counts and the hours lost are over every
-// regression the filter matches, not only the page's.
+// costliest first.
 func (s *Server) handleRegressions(c echo.Context) error {
 	q, err := readRegressionQuery(c)
 	if err != nil {
@@ -163,13 +162,27 @@ func (s *Server) handleRegressions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	m := s.regressionsModel(&list, q)
+	if len(list.regs) == 0 {
+		tot, err := s.totals(ctx)
+		if err != nil {
+			return err
+		}
+		m.Empty = tot.Restores == 0
+	}
+	return s.render(c, http.StatusOK, view.RegressionsPage(s.page(c, "Regressions", "regressions"), m))
+}
+
+// regressionsModel shapes the page of q: its rows only, but the tab counts
+// and the hours lost over every regression the filters match.
+func (s *Server) regressionsModel(list *costList, q regressionQuery) view.Regressions {
 	all, lower := list.regs, strings.ToLower(q.name)
 	counts := map[string]int{}
 	var match []int // indexes into all, in its order
 	var hours float64
 	for i := range all {
 		r := &all[i]
-		if !q.matches(&list, i, lower) {
+		if !q.matches(list, i, lower) {
 			continue
 		}
 		counts[r.Status]++
@@ -194,14 +207,7 @@ func (s *Server) handleRegressions(c echo.Context) error {
 		m.Tabs = append(m.Tabs, view.Tab{Label: t.label + " (" + strconv.Itoa(counts[t.status]) + ")",
 			Href: q.url(t.status, 1), Current: t.status == q.status})
 	}
-	if len(all) == 0 {
-		tot, err := s.totals(ctx)
-		if err != nil {
-			return err
-		}
-		m.Empty = tot.Restores == 0
-	}
-	return s.render(c, http.StatusOK, view.RegressionsPage(s.page(c, "Regressions", "regressions"), m))
+	return m
 }
 
 // regressionPaging is the list's pager: rows from to to of n, the links
