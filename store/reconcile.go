@@ -171,10 +171,11 @@ func (db *DB) deriveInstance(ctx context.Context, id int64) derivedInstance {
 		return d
 	}
 	defer tx.Rollback()
+	q := cachedTx{tx, &db.readStmt}
 	var from sql.NullInt64
 	var canWindow bool
 	var semantics string
-	if err := tx.QueryRowContext(ctx, `SELECT dirty, dirty_from, windowable, restore_date_semantics FROM instance WHERE id = ?`, id).
+	if err := q.QueryRowContext(ctx, `SELECT dirty, dirty_from, windowable, restore_date_semantics FROM instance WHERE id = ?`, id).
 		Scan(&d.version, &from, &canWindow, &semantics); err == sql.ErrNoRows {
 		return derivedInstance{id: id} // deleted since
 	} else if err != nil || d.version == 0 {
@@ -182,7 +183,7 @@ func (db *DB) deriveInstance(ctx context.Context, id int64) derivedInstance {
 		return d // or reconciled since
 	}
 	if from.Valid && canWindow {
-		out, votes, start, ok, err := deriveWindow(ctx, tx, id, from.Int64, semantics)
+		out, votes, start, ok, err := deriveWindow(ctx, q, id, from.Int64, semantics)
 		if err != nil {
 			d.err = err
 			return d
@@ -193,7 +194,7 @@ func (db *DB) deriveInstance(ctx context.Context, id int64) derivedInstance {
 		}
 	}
 	if d.from == wholeInstance {
-		in, err := loadFacts(ctx, tx, id, wholeInstance)
+		in, err := loadFacts(ctx, q, id, wholeInstance)
 		if err != nil {
 			d.err = err
 			return d
