@@ -112,7 +112,8 @@ for inst in "${INST[@]}"; do
 	mapfile -t -O "${#RIDS[@]}" RIDS < <(jq -r '.[].id' "$DIR/restore.json")
 done
 mapfile -t BUILDS < <(jq -r '[.[].build | select(. != "")] | unique | .[]' "$DIR/instances.json" | head -5)
-api /api/regressions >"$DIR/regressions.json"
+# /api/regressions pages (100 by default): the first 1,000 are enough to pick from.
+api "/api/regressions?limit=1000" >"$DIR/regressions.json"
 NREG=$(jq length "$DIR/regressions.json")
 mapfile -t GIDS < <(jq -r 'sort_by(.ratio) | .[].id' "$DIR/regressions.json")
 GID=${GIDS[0]:-}
@@ -138,6 +139,7 @@ pick() { local i=$1; shift; local a=("$@"); echo "${a[i % ${#a[@]}]}"; }
 		echo "/instances/{name} /instances/$inst"
 		echo "/instances/{name}/databases/{db} /instances/$inst/databases/$(enc "${DBS[k]}")"
 		echo "/regressions /regressions"
+		echo "/regressions?page= /regressions?page=$((j % 3 + 2))"
 		[ -n "$GID" ] && echo "/regressions/{id} /regressions/$(pick "$j" "${GIDS[@]}")"
 		echo "/builds /builds"
 		echo "/compare?a=&b= /compare?a=$inst&b=$other"
