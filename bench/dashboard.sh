@@ -190,6 +190,6 @@ status=${PIPESTATUS[0]}
 set -e
 note ""
 note "- load after: $(uptime | sed 's/.*load average: //')"
-note "- server RSS after the run: $(($(ps -o rss= -p "$SERVER") / 1024)) MiB"
+note "- server RSS after the run: $(($(ps -o rss= -p "$SERVER") / 1024)) MiB; peak $(awk '/VmHWM/ {print int($2 / 1024)}' /proc/$SERVER/status) MiB; anonymous $(awk '/RssAnon/ {print int($2 / 1024)}' /proc/$SERVER/status) MiB, the rest the warehouse's mapped pages"
 echo "dashboard.sh: report in $OUT" >&2
 exit "$status"
