@@ -257,7 +257,7 @@ func TestRestoreOrdersMatchPageRestores(t *testing.T) {
 		{Source: "SRC"}, {Source: "src"}, {Source: "Nope"}, {Source: "SRC", Database: "Sales", Build: "13.0"}}
 	for _, sort := range []string{"at", "duration", "throughput"} {
 		for _, asc := range []bool{false, true} {
-			for _, kind := range []store.Kind{"", store.KindFull, store.KindLog, store.KindDiff} {
+			for _, kind := range []store.Kind{"", store.KindFull, store.KindLog, store.KindDiff, store.KindPage} { // page: none in this fleet
 				for _, dates := range [][2]time.Time{{}, {day.AddDate(0, 0, 3), day.AddDate(0, 0, 13)}} {
 					for _, base := range filters {
 						for _, page := range [][3]int{{5, 0, 0}, {5, 5, 0}, {4, 2, 6}, {100, 0, 3}, {0, 0, 0}} {

@@ -67,6 +67,9 @@ type orderChunk struct {
 	build    [chunkLen]uint32  // code in names[nameBuild]; 0 is NULL
 	database [chunkLen]uint32  // code in names[nameDatabase]
 	source   [chunkLen]uint32  // code in names[nameSource]; 0 is NULL
+	// kinds has bit k set when a restore of kindCode k was set in the
+	// chunk (a bit may outlive its restores: it only ever rules out).
+	kinds uint8
 }
 
 var kindCodes = map[Kind]uint8{KindFull: 1, KindDiff: 2, KindLog: 3, KindFile: 4, KindPage: 5, KindVerify: 6, KindRevert: 7}
@@ -152,6 +155,7 @@ func (b *ordersBuilder) set(id int32) {
 		return
 	}
 	c.kind[i], c.at[i] = kindCodes[Kind(b.kind)], b.atUTC.Int64
+	c.kinds |= 1 << c.kind[i]
 	c.dur[i], c.mibps[i] = math.NaN(), math.NaN()
 	if b.dur.Valid {
 		c.dur[i] = b.dur.Float64
@@ -265,7 +269,7 @@ func (o *RestoreOrders) match(f RestoreFilter) func(id int32) bool {
 	none := func(int32) bool { return false }
 	var kind uint8
 	if f.Kind != "" {
-		if kind = kindCodes[f.Kind]; kind == 0 {
+		if kind = kindCodes[f.Kind]; kind == 0 || !o.mayHave(kind) {
 			return none
 		}
 	}
@@ -301,6 +305,18 @@ func (o *RestoreOrders) match(f RestoreFilter) func(id int32) bool {
 		return (kind == 0 || c.kind[i] == kind) && c.at[i] >= from && c.at[i] < to && (builds == nil || builds[c.build[i]]) &&
 			(database < 0 || c.database[i] == uint32(database)) && (source < 0 || c.source[i] == uint32(source))
 	}
+}
+
+// mayHave says whether a restore of kind code k may be in the orders: a
+// list filtered to a kind the fleet has none of (an estate of log shipping
+// and full restores has no differential) would otherwise test every id.
+func (o *RestoreOrders) mayHave(k uint8) bool {
+	for _, c := range o.chunks {
+		if c != nil && c.kinds&(1<<k) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Page returns the ids of one page of the restores matching f (Limit and
