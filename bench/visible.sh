@@ -54,18 +54,18 @@ count() { curl -fsS --max-time 60 "$BASE/restores?from=$DATE&to=$DATE&$FILTER" |
 start=$(now)
 before=$(count)
 note "- server warm (first list, orders built): $(echo "$(now) - $start" | bc) s; $before restores on $DATE ($FILTER) before the import"
-WHAT=("$DAY")
+WHAT=(--instance-from-dir "$DAY" "$DAY")
 [ "${RW_VISIBLE_ONLY:-}" = history ] && WHAT=(history "$DAY/history.csv")
-note "- import: \`rw import --db $DB --instance-from-dir $DAY ${WHAT[*]}\`, load before $(uptime | sed 's/.*load average: //')"
+note "- import: \`rw import --db $DB ${WHAT[*]}\`, load before $(uptime | sed 's/.*load average: //')"
 TL=$DIR/visible-timeline-$STAMP.txt
 t0=$(now)
-/usr/bin/time -v "$RW" import --db "$DB" --instance-from-dir "$DAY" "${WHAT[@]}" >"$DIR/visible-import.out" 2>"$DIR/visible-import.err" &
+/usr/bin/time -v "$RW" import --db "$DB" "${WHAT[@]}" >"$DIR/visible-import.out" 2>"$DIR/visible-import.err" &
 IMPORT=$!
 while kill -0 "$IMPORT" 2>/dev/null; do
 	echo "$(echo "$(now) - $t0" | bc) $(count)" >>"$TL"
 	sleep 0.1
 done
-wait "$IMPORT"
+wait "$IMPORT" || { note "- the import failed: $(tail -3 "$DIR/visible-import.err" | tr '\n' ' ')"; exit 1; }
 t1=$(now)
 final=$(count)
 echo "$(echo "$t1 - $t0" | bc) $final" >>"$TL"
