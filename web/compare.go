@@ -84,6 +84,10 @@ type comparison struct {
 	a, b     operand
 	ra, rb   []store.RelativeSpeed
 	rel, raw analysis.Comparison
+	// matched is the like-for-like view: it reads up to sideLimit whole
+	// restores a side, 0.6 s for two log-shipping secondaries of a 10 M
+	// warehouse, so it is computed with the rest, once per version.
+	matched view.Matched
 }
 
 // compare loads both sides and compares them, cached per operand pair.
@@ -114,7 +118,10 @@ func (s *Server) compare(ctx context.Context, rawA, rawB string) (comparison, er
 		}
 		cmp.rel = analysis.Compare(pick(cmp.ra, true), pick(cmp.rb, true), 1)
 		cmp.raw = analysis.Compare(pick(cmp.ra, false), pick(cmp.rb, false), 1)
-		return cmp, nil
+		if len(cmp.ra) > 0 && len(cmp.rb) > 0 {
+			cmp.matched, err = s.matched(ctx, a.filter, b.filter)
+		}
+		return cmp, err
 	})
 }
 
@@ -176,9 +183,7 @@ func (s *Server) compareModel(ctx context.Context, rawA, rawB string) (view.Comp
 			}
 		}
 	}
-	if m.Matched, err = s.matched(ctx, cmp.a.filter, cmp.b.filter); err != nil {
-		return m, err
-	}
+	m.Matched = cmp.matched
 	m.Method = compareMethod(cmp)
 	return m, nil
 }
