@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -57,6 +58,55 @@ func (db *DB) RelativeSpeeds(ctx context.Context, f RestoreFilter) ([]RelativeSp
 		out = append(out, s)
 	}
 	return out, rows.Err()
+}
+
+// RelativeByBuild reads every measured restore's speed relative to its
+// series' baseline (RelativeSpeed.Rel, where positive) grouped by the
+// instance build and by the source build that took the backup, and how
+// many restores were measured. It streams: a point per restore of a 10 M
+// warehouse held gigabytes.
+func (db *DB) RelativeByBuild(ctx context.Context) (byInstance, bySource map[string][]float64, measured int, err error) {
+	byInstance, bySource = map[string][]float64{}, map[string][]float64{}
+	add := func(m map[string][]float64, b []byte, rel float64) {
+		if len(b) == 0 {
+			return
+		}
+		if xs, ok := m[string(b)]; ok { // no allocation for the lookup
+			m[string(b)] = append(xs, rel)
+			return
+		}
+		m[string(b)] = []float64{rel}
+	}
+	err = db.bulkRead(ctx, 8192, func(c *sql.Conn) error {
+		rows, err := c.QueryContext(ctx, `SELECT COALESCE(r.instance_build,''), COALESCE(r.source_build,''),
+			COALESCE(r.logical_mibps / s.baseline_mibps, 0)
+			FROM restore r NOT INDEXED JOIN series s ON s.instance_id = r.instance_id AND s.database_name = r.database_name
+			AND s.kind = r.kind WHERE +r.logical_mibps > 0`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var build, source sql.RawBytes
+		var rel float64
+		for rows.Next() {
+			if err := rows.Scan(&build, &source, &rel); err != nil {
+				return err
+			}
+			if rel <= 0 {
+				continue
+			}
+			measured++
+			if !math.IsInf(rel, 0) {
+				add(byInstance, build, rel)
+				add(bySource, source, rel)
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("store: relative speeds by build: %w", err)
+	}
+	return byInstance, bySource, measured, nil
 }
 
 // ChartPoint is the lean view of a restore that a chart draws: its

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -333,6 +334,57 @@ func TestRestoreOrdersMatchPageRestores(t *testing.T) {
 			t.Errorf("measured restore %d (%v, %v) is not a measured 13.0 restore newest first", id, r, err)
 		} else {
 			prev = r.At
+		}
+	}
+}
+
+// TestRelativeByBuildGroupsRelativeSpeeds: the streamed grouping holds, per
+// instance and per source build, exactly the relative speeds RelativeSpeeds
+// returns for the whole fleet.
+func TestRelativeByBuildGroupsRelativeSpeeds(t *testing.T) {
+	db := dashFleet(t)
+	ctx := context.Background()
+	if _, err := analysis.Run(ctx, db, nil, analysis.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := db.RelativeSpeeds(ctx, store.RestoreFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantInst, wantSrc, wantN := map[string][]float64{}, map[string][]float64{}, 0
+	for _, r := range rs {
+		if r.Rel <= 0 {
+			continue
+		}
+		wantN++
+		if r.InstanceBuild != "" {
+			wantInst[r.InstanceBuild] = append(wantInst[r.InstanceBuild], r.Rel)
+		}
+		if r.SourceBuild != "" {
+			wantSrc[r.SourceBuild] = append(wantSrc[r.SourceBuild], r.Rel)
+		}
+	}
+	byInst, bySrc, n, err := db.RelativeByBuild(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != wantN || wantN == 0 {
+		t.Errorf("%d measured, want %d (and more than none)", n, wantN)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want map[string][]float64
+	}{{"instance", byInst, wantInst}, {"source", bySrc, wantSrc}} {
+		if len(c.got) != len(c.want) {
+			t.Errorf("%s builds: %d groups, want %d", c.name, len(c.got), len(c.want))
+		}
+		for g, want := range c.want {
+			got := slices.Clone(c.got[g])
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s build %s: %d values, want %d", c.name, g, len(got), len(want))
+			}
 		}
 	}
 }

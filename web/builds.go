@@ -11,7 +11,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/web/chart"
 	"github.com/restorewatch/restorewatch/web/view"
@@ -38,24 +37,11 @@ type cohortSet struct {
 // million restores, so it runs once per data version.
 func (s *Server) cohorts(ctx context.Context) (cohortSet, error) {
 	return cached(ctx, s, "cohorts", func(ctx context.Context) (cohortSet, error) {
-		rs, err := s.db.RelativeSpeeds(ctx, store.RestoreFilter{})
+		byInst, bySrc, measured, err := s.db.RelativeByBuild(ctx)
 		if err != nil {
 			return cohortSet{}, err
 		}
-		var byInst, bySrc []analysis.CohortPoint
-		set := cohortSet{}
-		for _, r := range rs {
-			if r.Rel <= 0 {
-				continue
-			}
-			set.measured++
-			if r.InstanceBuild != "" {
-				byInst = append(byInst, analysis.CohortPoint{Group: r.InstanceBuild, Rel: r.Rel})
-			}
-			if r.SourceBuild != "" {
-				bySrc = append(bySrc, analysis.CohortPoint{Group: r.SourceBuild, Rel: r.Rel})
-			}
-		}
+		set := cohortSet{measured: measured}
 		named := func(cs []analysis.Cohort) []cohortRow {
 			out := make([]cohortRow, len(cs))
 			for i, c := range cs {
@@ -63,7 +49,7 @@ func (s *Server) cohorts(ctx context.Context) (cohortSet, error) {
 			}
 			return out
 		}
-		set.instance, set.source = named(analysis.Cohorts(byInst)), named(analysis.Cohorts(bySrc))
+		set.instance, set.source = named(analysis.CohortsOf(byInst)), named(analysis.CohortsOf(bySrc))
 		return set, nil
 	})
 }

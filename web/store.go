@@ -28,6 +28,7 @@ type Store interface {
 	RestoresByID(ctx context.Context, ids []int64) ([]store.Restore, error)
 	GetRestoreDetail(ctx context.Context, id int64) (*store.RestoreDetail, error)
 	RelativeSpeeds(ctx context.Context, f store.RestoreFilter) ([]store.RelativeSpeed, error)
+	RelativeByBuild(ctx context.Context) (byInstance, bySource map[string][]float64, measured int, err error)
 	ChartPoints(ctx context.Context, f store.RestoreFilter) ([]store.ChartPoint, error)
 
 	ListInstances(ctx context.Context, name string) ([]store.InstanceSummary, error)
