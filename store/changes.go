@@ -192,7 +192,7 @@ func (db *DB) updateOrders(ctx context.Context, old *RestoreOrders) (*RestoreOrd
 		return nil, err
 	}
 	defer rows.Close()
-	b := &ordersBuilder{o: &RestoreOrders{chunks: slices.Clone(old.chunks), names: old.names, codes: old.codes, seq: seq},
+	b := &ordersBuilder{o: &RestoreOrders{chunks: slices.Clone(old.chunks), names: old.names, codes: old.codes, seq: seq, kinds: old.kinds},
 		ownChunks: map[int]bool{}}
 	touched := map[int32]bool{} // id → exists now
 	dest := append([]any{new(int64)}, b.scanDest()...)

@@ -43,6 +43,10 @@ type RestoreOrders struct {
 	names [3][]string
 	codes *[3]map[string]uint32
 	seq   int64 // the change log's position these orders reflect
+	// kinds has bit k set when a restore of kindCode k was set in these
+	// orders or those they were updated from (a bit may outlive its
+	// restores: it only ever rules a kind out).
+	kinds uint8
 }
 
 const (
@@ -67,9 +71,6 @@ type orderChunk struct {
 	build    [chunkLen]uint32  // code in names[nameBuild]; 0 is NULL
 	database [chunkLen]uint32  // code in names[nameDatabase]
 	source   [chunkLen]uint32  // code in names[nameSource]; 0 is NULL
-	// kinds has bit k set when a restore of kindCode k was set in the
-	// chunk (a bit may outlive its restores: it only ever rules out).
-	kinds uint8
 }
 
 var kindCodes = map[Kind]uint8{KindFull: 1, KindDiff: 2, KindLog: 3, KindFile: 4, KindPage: 5, KindVerify: 6, KindRevert: 7}
@@ -155,7 +156,7 @@ func (b *ordersBuilder) set(id int32) {
 		return
 	}
 	c.kind[i], c.at[i] = kindCodes[Kind(b.kind)], b.atUTC.Int64
-	c.kinds |= 1 << c.kind[i]
+	b.o.kinds |= 1 << c.kind[i]
 	c.dur[i], c.mibps[i] = math.NaN(), math.NaN()
 	if b.dur.Valid {
 		c.dur[i] = b.dur.Float64
@@ -262,11 +263,11 @@ func (RestoreOrders) Serves(f RestoreFilter) bool {
 	return (f.Sort == "at" || f.Sort == "duration" || f.Sort == "throughput") && f.Instance == "" && len(f.IDs) == 0
 }
 
-// match is f's filter over restore ids; it is false for every id when f
-// names a kind, build, database or source no restore has.
+// match is f's filter over restore ids; it is nil when f names a kind,
+// database or source no restore has (no id matches: callers stop there).
 func (o *RestoreOrders) match(f RestoreFilter) func(id int32) bool {
 	f = f.normal()
-	none := func(int32) bool { return false }
+	var none func(int32) bool // nil: no id matches
 	var kind uint8
 	if f.Kind != "" {
 		if kind = kindCodes[f.Kind]; kind == 0 || !o.mayHave(kind) {
@@ -307,17 +308,14 @@ func (o *RestoreOrders) match(f RestoreFilter) func(id int32) bool {
 	}
 }
 
+// Databases returns the database names of the fleet's restores (and of
+// restores since deleted: names only grow), not to be modified.
+func (o *RestoreOrders) Databases() []string { return o.names[nameDatabase] }
+
 // mayHave says whether a restore of kind code k may be in the orders: a
 // list filtered to a kind the fleet has none of (an estate of log shipping
 // and full restores has no differential) would otherwise test every id.
-func (o *RestoreOrders) mayHave(k uint8) bool {
-	for _, c := range o.chunks {
-		if c != nil && c.kinds&(1<<k) != 0 {
-			return true
-		}
-	}
-	return false
-}
+func (o *RestoreOrders) mayHave(k uint8) bool { return o.kinds&(1<<k) != 0 }
 
 // Page returns the ids of one page of the restores matching f (Limit and
 // Offset apply) in PageRestores' order, and how many match, counted up to
@@ -331,6 +329,9 @@ func (o *RestoreOrders) Page(f RestoreFilter, countCap int) (ids []int64, total 
 		order = o.throughput
 	}
 	match := o.match(f)
+	if match == nil {
+		return nil, 0, true
+	}
 	skip := max(f.Offset, 0)
 	n := len(order)
 	for k := range n {
@@ -362,6 +363,9 @@ func (o *RestoreOrders) Page(f RestoreFilter, countCap int) (ids []int64, total 
 // accepts (its order and offset do not apply).
 func (o *RestoreOrders) Measured(f RestoreFilter) []int64 {
 	match := o.match(f)
+	if match == nil {
+		return nil
+	}
 	var ids []int64
 	for i := len(o.byAt) - 1; i >= 0 && (f.Limit <= 0 || len(ids) < f.Limit); i-- {
 		if id := o.byAt[i]; match(id) && o.chunks[id>>chunkBits].mibps[id&chunkMask] > 0 {

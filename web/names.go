@@ -39,14 +39,24 @@ func (s *Server) resolveNames(ctx context.Context, f *store.RestoreFilter) (stri
 		f.Instance = m[0]
 	}
 	if f.Database != "" {
-		series, err := s.db.ListSeries(ctx, store.SeriesFilter{Instance: f.Instance})
-		if err != nil {
-			return "", err
-		}
 		var names []string
-		for _, se := range series {
-			if !slices.Contains(names, se.Database) {
-				names = append(names, se.Database)
+		if f.Instance == "" {
+			// The fleet's names, from the cached orders: the series of a
+			// 10 M warehouse took 180 ms to list on every view.
+			o, err := s.restoreOrders(ctx)
+			if err != nil {
+				return "", err
+			}
+			names = o.Databases()
+		} else {
+			series, err := s.db.ListSeries(ctx, store.SeriesFilter{Instance: f.Instance})
+			if err != nil {
+				return "", err
+			}
+			for _, se := range series {
+				if !slices.Contains(names, se.Database) {
+					names = append(names, se.Database)
+				}
 			}
 		}
 		m := human.MatchNames(f.Database, names)
