@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -193,17 +192,7 @@ func TestWindowEqualsWhole(t *testing.T) {
 			for _, f := range facts {
 				byDay[f.day] = append(byDay[f.day], f)
 			}
-			dir := t.TempDir()
-			win, err := Open(ctx, filepath.Join(dir, "window.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer win.Close()
-			whole, err := Open(ctx, filepath.Join(dir, "whole.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer whole.Close()
+			win, whole := openTestDB(t), openTestDB(t)
 			for _, day := range byDay {
 				if len(day) == 0 {
 					continue
@@ -276,17 +265,7 @@ func TestWindowFollowsAComponentBack(t *testing.T) {
 		hist(10, -150), line(-99), // H3 alone, L3 51 h later
 	)
 	steps := [][]windowFact{old, {hist(3, 0)}, {line(-98.5), hist(11, 1)}}
-	dir := t.TempDir()
-	win, err := Open(ctx, filepath.Join(dir, "window.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer win.Close()
-	whole, err := Open(ctx, filepath.Join(dir, "whole.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer whole.Close()
+	win, whole := openTestDB(t), openTestDB(t)
 	for i, step := range steps {
 		importFacts(t, win, step)
 		if err := win.Reconcile(ctx); err != nil {
