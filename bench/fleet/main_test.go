@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -74,9 +73,11 @@ func restoreRows(t *testing.T, path string) []string {
 // cli builds restorewatch's command.
 func cli(t *testing.T) string {
 	t.Helper()
-	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goCmd); err != nil {
-		goCmd = "go"
+	// The go on PATH, with the test's environment: GOTOOLCHAIN picks the
+	// toolchain the tests run under.
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("go build: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "restorewatch")
 	cmd := exec.Command(goCmd, "build", "-o", bin, "github.com/restorewatch/restorewatch/cmd/restorewatch")
