@@ -201,7 +201,7 @@ func (db *DB) deriveInstance(ctx context.Context, id int64) derivedInstance {
 		}
 		d.out = derive.Derive(in)
 		d.votes = votesOf(d.out.Restores)
-		d.windowable = windowable(in, &d.out)
+		d.windowable = windowable(in) && len(d.out.Untimed) == 0
 	}
 	// The rows are made here, on the deriving goroutine: the writer's
 	// goroutine is the busier one.
@@ -335,7 +335,7 @@ func writeInstance(ctx context.Context, tx *sql.Tx, w *restoreWriter, d derivedI
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM derive_vote WHERE instance_id = ? AND day >= ?`,
-		d.id, floorDiv(d.from, dayMS)); err != nil {
+		d.id, derive.FloorDiv(d.from, dayMS)); err != nil {
 		return 0, err
 	}
 	for day, c := range d.votes {

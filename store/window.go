@@ -79,7 +79,7 @@ func votesOf(rs []derive.Derived) dayVotes {
 		if d.Vote == 0 {
 			continue
 		}
-		day := floorDiv(anchor(d.RestoreDateLocal, d.FinishedLocal), dayMS)
+		day := derive.FloorDiv(anchor(d.RestoreDateLocal, d.FinishedLocal), dayMS)
 		c := v[day]
 		if d.Vote > 0 {
 			c[0]++
@@ -91,20 +91,10 @@ func votesOf(rs []derive.Derived) dayVotes {
 	return v
 }
 
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && a < 0 {
-		q--
-	}
-	return q
-}
-
 // windowable says whether an instance's facts allow windows: error-log
-// and msdb facts only, every completion line dated.
-func windowable(in *derive.Facts, out *derive.Instance) bool {
-	if len(out.Untimed) > 0 {
-		return false
-	}
+// and msdb facts only, every completion line dated (and, the caller
+// checks, none left untimed by derivation).
+func windowable(in *derive.Facts) bool {
 	for i := range in.Logs {
 		l := &in.Logs[i]
 		if !l.Source.ErrorLog() || !l.Completed.Valid {
@@ -126,7 +116,7 @@ func deriveWindow(ctx context.Context, tx querier, id, dirtyFrom int64, semantic
 			return out, nil, 0, false, err
 		}
 		in.Semantics, in.Components = semantics, true
-		if !windowable(in, &derive.Instance{}) {
+		if !windowable(in) {
 			return out, nil, 0, false, nil
 		}
 		all := derive.Derive(in)
@@ -139,7 +129,7 @@ func deriveWindow(ctx context.Context, tx querier, id, dirtyFrom int64, semantic
 				start = min(start, d.CompFrom)
 			}
 		}
-		start = floorDiv(start, dayMS) * dayMS // votes are kept by day
+		start = derive.FloorDiv(start, dayMS) * dayMS // votes are kept by day
 		need := min(read, start)
 		for i := range all.Restores {
 			if d := &all.Restores[i]; d.CompTo >= start {
@@ -160,7 +150,7 @@ func deriveWindow(ctx context.Context, tx querier, id, dirtyFrom int64, semantic
 		votes = votesOf(out.Restores)
 		var sv, ev int
 		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(SUM(start_votes), 0), COALESCE(SUM(end_votes), 0) FROM derive_vote
-			WHERE instance_id = ? AND day < ?`, id, floorDiv(start, dayMS)).Scan(&sv, &ev); err != nil {
+			WHERE instance_id = ? AND day < ?`, id, derive.FloorDiv(start, dayMS)).Scan(&sv, &ev); err != nil {
 			return out, nil, 0, false, err
 		}
 		for _, c := range votes {

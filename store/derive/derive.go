@@ -204,12 +204,12 @@ func mergeHistory(hist []History) []bool {
 		sec               int64
 	}
 	keyOf := func(h *History) key {
-		return key{strings.ToLower(h.DB), h.RestoreType, BackupIdentity(h.FirstLSN, h.LastLSN, h.UUID, h.Devices), floorDiv(h.RestoreLocal, 1000)}
+		return key{strings.ToLower(h.DB), h.RestoreType, BackupIdentity(h.FirstLSN, h.LastLSN, h.UUID, h.Devices), FloorDiv(h.RestoreLocal, 1000)}
 	}
 	seconds := map[int64]bool{}
 	for i := range hist {
 		if hist[i].HID <= 0 {
-			seconds[floorDiv(hist[i].RestoreLocal, 1000)] = true
+			seconds[FloorDiv(hist[i].RestoreLocal, 1000)] = true
 		}
 	}
 	if len(seconds) == 0 {
@@ -219,7 +219,7 @@ func mergeHistory(hist []History) []bool {
 	kept := map[key]int{}
 	for i := range hist {
 		h := &hist[i]
-		if !seconds[floorDiv(h.RestoreLocal, 1000)] {
+		if !seconds[FloorDiv(h.RestoreLocal, 1000)] {
 			continue
 		}
 		k := keyOf(h)
@@ -328,7 +328,9 @@ func pairDbatools(hist []History, gone []bool, rows []*Log) (map[int]*Log, []*Lo
 	return pairs, left
 }
 
-func floorDiv(a, b int64) int64 {
+// FloorDiv is a / b rounded towards minus infinity: the second or day of
+// a local time in Unix milliseconds, before 1970 too.
+func FloorDiv(a, b int64) int64 {
 	q := a / b
 	if a%b != 0 && a < 0 {
 		q--
