@@ -13,16 +13,8 @@ import (
 // dashboard benchmark's: RW_BENCH_DB=/tmp/rwbench/dashboard.db go test
 // -run '^$' -bench RestoreOrders -benchtime 3x ./store/
 func BenchmarkRestoreOrders(b *testing.B) {
-	path := os.Getenv("RW_BENCH_DB")
-	if path == "" {
-		b.Skip("RW_BENCH_DB names no warehouse")
-	}
 	ctx := context.Background()
-	db, err := store.Open(ctx, path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := benchWarehouse(b)
 	for b.Loop() {
 		if _, err := db.RestoreOrders(ctx); err != nil {
 			b.Fatal(err)
@@ -35,16 +27,8 @@ func BenchmarkRestoreOrders(b *testing.B) {
 // by database and kind that reads the whole order, and the overview's
 // throughput trend.
 func BenchmarkOrdersPage(b *testing.B) {
-	path := os.Getenv("RW_BENCH_DB")
-	if path == "" {
-		b.Skip("RW_BENCH_DB names no warehouse")
-	}
 	ctx := context.Background()
-	db, err := store.Open(ctx, path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := benchWarehouse(b)
 	o, err := db.RestoreOrders(ctx)
 	if err != nil {
 		b.Fatal(err)
@@ -69,4 +53,19 @@ func BenchmarkOrdersPage(b *testing.B) {
 			o.Throughputs(store.KindFull, first, last)
 		}
 	})
+}
+
+// benchWarehouse opens the warehouse RW_BENCH_DB names (a copy: opening it
+// applies pending migrations), closed when the benchmark ends, or skips.
+func benchWarehouse(b *testing.B) *store.DB {
+	path := os.Getenv("RW_BENCH_DB")
+	if path == "" {
+		b.Skip("RW_BENCH_DB names no warehouse")
+	}
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	return db
 }

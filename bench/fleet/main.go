@@ -112,17 +112,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if db == "" {
 			return errors.New("build: -db FILE is required")
 		}
-		if prof != "" {
-			pf, err := os.Create(prof)
-			if err != nil {
-				return err
-			}
-			defer pf.Close()
-			if err := pprof.StartCPUProfile(pf); err != nil {
-				return err
-			}
-			defer pprof.StopCPUProfile()
+		stop, err := cpuProfile(prof)
+		if err != nil {
+			return err
 		}
+		defer stop()
 		return build(ctx, f, db, stdout, stderr)
 	case "day":
 		if out == "" {
@@ -422,17 +416,11 @@ func analyze(ctx context.Context, path, prof string, stdout io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	if prof != "" {
-		pf, err := os.Create(prof)
-		if err != nil {
-			return err
-		}
-		defer pf.Close()
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := cpuProfile(prof)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	stop := make(chan struct{})
 	peak := make(chan uint64)
 	go func() {
@@ -462,4 +450,24 @@ func analyze(ctx context.Context, path, prof string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "analysis.Run: %d restores in %d series on %d instances: %d regressions, %d improvements in %.2f s; Go heap in use peaked at %d MiB\n",
 		st.Restores, st.Series, st.Instances, st.Regressions, st.Improvements, took.Seconds(), heap>>20)
 	return nil
+}
+
+// cpuProfile starts a CPU profile into path ("": none) and returns what
+// stops it.
+func cpuProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	pf, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(pf); err != nil {
+		pf.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		pf.Close()
+	}, nil
 }
