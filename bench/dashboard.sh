@@ -75,19 +75,9 @@ fi
 LOG=$DIR/serve-$STAMP.log
 # RW_BENCH_PROFILE=FILE writes the server's CPU profile of the whole run
 # there (go tool pprof -top -cum FILE).
-RW_CPUPROFILE=${RW_BENCH_PROFILE:-} "$RW" serve --db "$DB" --addr 127.0.0.1:0 2>"$LOG" &
-SERVER=$!
-# SIGINT: serve stops cleanly and writes its profile.
-trap 'kill -INT "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true' EXIT
-ADDR=
-for _ in $(seq 1 600); do
-	ADDR=$(sed -n 's|.*dashboard on http://\([^/]*\)/.*|\1|p' "$LOG" | head -1)
-	[ -n "$ADDR" ] && break
-	kill -0 "$SERVER" 2>/dev/null || { cat "$LOG" >&2; exit 1; }
-	sleep 0.2
-done
-[ -n "$ADDR" ] || { echo "dashboard.sh: server did not start" >&2; cat "$LOG" >&2; exit 1; }
-BASE=http://$ADDR
+# SIGINT at exit: serve stops cleanly and writes its profile.
+. bench/serve.sh
+RW_CPUPROFILE=${RW_BENCH_PROFILE:-} start_server "$RW" "$DB" "$LOG"
 api() { curl -fsS --max-time 120 "$BASE$1"; }
 api /healthz >/dev/null
 

@@ -35,17 +35,8 @@ note ""
 note "- machine: $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB RAM; $(uptime | sed 's/^ *//')"
 note "- commit: $(git rev-parse --short HEAD); warehouse $DB ($(du -h "$DB" | cut -f1)); day $DAY ($(find "$DAY" -type f | wc -l) files, $(du -sh "$DAY" | cut -f1))"
 LOG=$DIR/visible-serve-$STAMP.log
-"$RW" serve --db "$DB" --addr 127.0.0.1:0 2>"$LOG" &
-SERVER=$!
-trap 'kill -INT "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true' EXIT
-ADDR=
-for _ in $(seq 1 3000); do
-	ADDR=$(sed -n 's|.*dashboard on http://\([^/]*\)/.*|\1|p' "$LOG" | head -1)
-	[ -n "$ADDR" ] && break
-	kill -0 "$SERVER" 2>/dev/null || { cat "$LOG" >&2; exit 1; }
-	sleep 0.2
-done
-BASE=http://$ADDR
+. bench/serve.sh
+start_server "$RW" "$DB" "$LOG"
 # The list counts up to 10,000 ("10,000+"): the probe is a fleet-wide filter
 # under that, spread over every instance (the estate's App00_CRM full
 # restores: ~190 a day per 1,000 instances).

@@ -1,0 +1,20 @@
+# Sourced by the benchmark scripts: start_server RW DB LOG starts `RW serve`
+# on DB at a port the kernel picks, loopback only, with its stderr in LOG,
+# waits until it listens (opening a large warehouse applies migrations
+# first: up to 10 minutes), and sets SERVER (its pid) and BASE (its URL).
+# On exit it is stopped with SIGINT, so that it writes a CPU profile when
+# RW_CPUPROFILE asked for one.
+start_server() {
+	local rw=$1 db=$2 log=$3 addr=
+	"$rw" serve --db "$db" --addr 127.0.0.1:0 2>"$log" &
+	SERVER=$!
+	trap 'kill -INT "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true' EXIT
+	for _ in $(seq 1 3000); do
+		addr=$(sed -n 's|.*dashboard on http://\([^/]*\)/.*|\1|p' "$log" | head -1)
+		[ -n "$addr" ] && break
+		kill -0 "$SERVER" 2>/dev/null || { cat "$log" >&2; exit 1; }
+		sleep 0.2
+	done
+	[ -n "$addr" ] || { echo "$0: the server did not start" >&2; cat "$log" >&2; exit 1; }
+	BASE=http://$addr
+}
