@@ -66,6 +66,25 @@ func ordersDiff(got, want *RestoreOrders) string {
 	return ""
 }
 
+// updateEqualsRebuild updates old to the warehouse's present and fails tb
+// unless the result equals a rebuild; it returns the rebuild.
+func updateEqualsRebuild(tb testing.TB, db *DB, old *RestoreOrders) *RestoreOrders {
+	tb.Helper()
+	ctx := context.Background()
+	got, err := db.UpdateOrders(ctx, old)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	want, err := db.RestoreOrders(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if d := ordersDiff(got, want); d != "" {
+		tb.Fatal(d)
+	}
+	return want
+}
+
 // ordersDump is everything o answers, to tell that an update left it as
 // it was.
 func ordersDump(o *RestoreOrders) string {
@@ -272,20 +291,11 @@ func TestChangeLogPruned(t *testing.T) {
 	if got, err := db.updateOrders(ctx, first); err != nil || got != nil {
 		t.Fatalf("an update from a pruned position did not rebuild: %v", err)
 	}
-	got, err := db.UpdateOrders(ctx, first)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := db.RestoreOrders(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := ordersDiff(got, want); d != "" {
-		t.Fatal(d)
-	}
+	want := updateEqualsRebuild(t, db, first)
 	// One restore more: within the log.
 	f.round(t, db, 1)
-	if got, err = db.updateOrders(ctx, want); err != nil || got == nil {
+	got, err := db.updateOrders(ctx, want)
+	if err != nil || got == nil {
 		t.Fatalf("an update within the log rebuilt (%v)", err)
 	}
 	if want, err = db.RestoreOrders(ctx); err != nil {
@@ -329,18 +339,7 @@ func TestChangeLogRebuildMarker(t *testing.T) {
 			if got, err := db.updateOrders(ctx, old); err != nil || got != nil {
 				t.Fatalf("an update across a rebuild marker did not rebuild: %v", err)
 			}
-			got, err := db.UpdateOrders(ctx, old)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := db.RestoreOrders(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := ordersDiff(got, want); d != "" {
-				t.Fatal(d)
-			}
-			if len(want.byAt) < 60 {
+			if want := updateEqualsRebuild(t, db, old); len(want.byAt) < 60 {
 				t.Fatalf("%d restores", len(want.byAt))
 			}
 		})

@@ -196,17 +196,7 @@ func BenchmarkOrdersUpdate(b *testing.B) {
 		}
 	})
 	// The result is right, too.
-	got, err := db.UpdateOrders(ctx, old)
-	if err != nil {
-		b.Fatal(err)
-	}
-	want, err := db.RestoreOrders(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if d := ordersDiff(got, want); d != "" {
-		b.Fatal(d)
-	}
+	updateEqualsRebuild(b, db, old)
 }
 
 // BenchmarkMergeOrder measures one order's merge in an update at 10 M
