@@ -28,16 +28,11 @@ func (db *DB) RelativeSpeeds(ctx context.Context, f RestoreFilter) ([]RelativeSp
 	if err != nil || !ok {
 		return nil, err
 	}
-	// The whole fleet is read fastest straight from the table (a tenth of
-	// the time of a million index look-ups); a filter uses its own index,
-	// never the throughput one ("+" keeps that term off every index).
-	from := "restore r"
-	if where == "1" { // no filter
-		from = "restore r NOT INDEXED"
-	}
+	// A filter uses its own index, never the throughput one ("+" keeps that
+	// term off every index). The whole fleet is RelativeByBuild's.
 	q := `SELECT r.at_utc, COALESCE(r.instance_build,''), COALESCE(r.source_build,''), r.logical_mibps,
 		COALESCE(r.logical_mibps / s.baseline_mibps, 0), COALESCE(r.duration_s, 0)
-		FROM ` + from + ` LEFT JOIN series s ON s.instance_id = r.instance_id AND s.database_name = r.database_name
+		FROM restore r LEFT JOIN series s ON s.instance_id = r.instance_id AND s.database_name = r.database_name
 		AND s.kind = r.kind WHERE ` + where + ` AND +r.logical_mibps > 0`
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" ORDER BY r.at_utc DESC LIMIT %d", f.Limit)
