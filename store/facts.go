@@ -17,40 +17,39 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// loadFacts reads an instance's raw records for derivation.
+// loadFacts reads an instance's raw records for derivation; def is the
+// instance's default_utc_offset, which the caller has read with the rest of
+// its row.
 //
 // from, unless it is wholeInstance, reads only the history rows and log
 // restores at or after that local time (a window, see window.go); host
 // snapshots are always read whole.
-func loadFacts(ctx context.Context, tx querier, id, from int64) (*derive.Facts, error) {
+func loadFacts(ctx context.Context, tx querier, id int64, def sql.NullInt64, from int64) (*derive.Facts, error) {
 	f := &derive.Facts{}
-	var def sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT default_utc_offset FROM instance WHERE id = ?`, id).Scan(&def); err != nil {
-		return nil, err
-	}
 	if def.Valid {
 		v := int(def.Int64)
 		f.DefaultOffset = &v
 	}
-	// Counted first (on the UNIQUE key's index) so that the slice is made
-	// once: appending thousands of history facts copied each several times.
-	var n int
-	histCount, histQuery := `SELECT count(*) FROM history_row WHERE instance_id = ?`, `SELECT id, restore_history_id, restore_local, facts
+	histQuery := `SELECT id, restore_history_id, restore_local, facts
 		FROM history_row WHERE instance_id = ? ORDER BY restore_local, id`
 	logQuery := `SELECT id, source, database_name, kind, message_id, completed_local, utc_offset,
 		COALESCE(first_lsn,''), COALESCE(last_lsn,''), COALESCE(device_type,''), device_count, devices, has_3014, pages,
 		seconds, mbps, upper_bound_s, COALESCE(buffer,'')
 		FROM log_restore WHERE instance_id = ? ORDER BY completed_local, id`
 	args := []any{id}
-	if from != wholeInstance {
-		histCount = `SELECT count(*) FROM history_row WHERE instance_id = ? AND restore_local >= ?`
-		histQuery = `SELECT id, restore_history_id, restore_local, facts
-		FROM history_row WHERE instance_id = ? AND restore_local >= ? ORDER BY restore_local, id`
+	// A whole instance's history is counted first (on the UNIQUE key's
+	// index) so that the slice is made once: appending thousands of
+	// history facts copied each several times. A window's few days are
+	// not worth the query.
+	var n int
+	if from == wholeInstance {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM history_row WHERE instance_id = ?`, id).Scan(&n); err != nil {
+			return nil, err
+		}
+	} else {
+		histQuery = strings.Replace(histQuery, "WHERE instance_id = ?", "WHERE instance_id = ? AND restore_local >= ?", 1)
 		logQuery = strings.Replace(logQuery, "WHERE instance_id = ?", "WHERE instance_id = ? AND completed_local >= ?", 1)
 		args = append(args, from)
-	}
-	if err := tx.QueryRowContext(ctx, histCount, args...).Scan(&n); err != nil {
-		return nil, err
 	}
 	f.History = make([]derive.History, 0, n)
 	rows, err := tx.QueryContext(ctx, histQuery, args...)
@@ -86,7 +85,7 @@ func loadFacts(ctx context.Context, tx querier, id, from int64) (*derive.Facts, 
 			rows.Close()
 			return nil, err
 		}
-		_ = json.Unmarshal([]byte(devices), &l.Devices)
+		l.Devices = decodeStrings(devices)
 		if buffer != "" {
 			l.Buffer = &BufferConfig{}
 			if json.Unmarshal([]byte(buffer), l.Buffer) != nil {

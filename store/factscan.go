@@ -267,3 +267,15 @@ func (p *factScanner) strs() []string {
 		out = append(out, v)
 	}
 }
+
+// decodeStrings reads a JSON list of strings, such as log_restore.devices,
+// as encoding/json would, without its reflection; malformed text reads as
+// no strings.
+func decodeStrings(s string) []string {
+	p := factScanner{s: s}
+	out := p.strs()
+	if p.err != nil {
+		return nil
+	}
+	return out
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -181,6 +182,23 @@ func FuzzFactString(f *testing.F) {
 		got := p.quoted()
 		if p.err != nil || got != want || p.i != len(strings.TrimRight(tok, " \t\r\n")) {
 			t.Errorf("quoted(%q) = %q (err %v, at %d), encoding/json %q", tok, got, p.err, p.i, want)
+		}
+	})
+}
+
+// FuzzDecodeStrings: decodeStrings reads any JSON list of strings as
+// encoding/json does (an empty list as none).
+func FuzzDecodeStrings(f *testing.F) {
+	for _, s := range []string{`[]`, `["a"]`, `["C:\\b\\x.bak", "\\\\share\\y.trn"]`, `null`, ` [ "a" , "b" ] `, `["\u00e9"]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var want []string
+		if json.Unmarshal([]byte(text), &want) != nil || !utf8.ValidString(text) {
+			return
+		}
+		if got := decodeStrings(text); !slices.Equal(got, want) {
+			t.Errorf("decodeStrings(%q) = %q, encoding/json %q", text, got, want)
 		}
 	})
 }

@@ -172,18 +172,19 @@ func (db *DB) deriveInstance(ctx context.Context, id int64) derivedInstance {
 	}
 	defer tx.Rollback()
 	q := cachedTx{tx, &db.readStmt}
-	var from sql.NullInt64
+	var from, def sql.NullInt64
 	var canWindow bool
 	var semantics string
-	if err := q.QueryRowContext(ctx, `SELECT dirty, dirty_from, windowable, restore_date_semantics FROM instance WHERE id = ?`, id).
-		Scan(&d.version, &from, &canWindow, &semantics); err == sql.ErrNoRows {
+	if err := q.QueryRowContext(ctx, `SELECT dirty, dirty_from, windowable, restore_date_semantics, default_utc_offset
+		FROM instance WHERE id = ?`, id).
+		Scan(&d.version, &from, &canWindow, &semantics, &def); err == sql.ErrNoRows {
 		return derivedInstance{id: id} // deleted since
 	} else if err != nil || d.version == 0 {
 		d.err = err
 		return d // or reconciled since
 	}
 	if from.Valid && canWindow {
-		out, votes, start, ok, err := deriveWindow(ctx, q, id, from.Int64, semantics)
+		out, votes, start, ok, err := deriveWindow(ctx, q, id, def, from.Int64, semantics)
 		if err != nil {
 			d.err = err
 			return d
@@ -194,7 +195,7 @@ func (db *DB) deriveInstance(ctx context.Context, id int64) derivedInstance {
 		}
 	}
 	if d.from == wholeInstance {
-		in, err := loadFacts(ctx, q, id, wholeInstance)
+		in, err := loadFacts(ctx, q, id, def, wholeInstance)
 		if err != nil {
 			d.err = err
 			return d
@@ -296,6 +297,9 @@ func (db *DB) reconcileBatch(ctx context.Context, ahead <-chan derivedInstance, 
 		case <-idle.C:
 			ok = false // commit now; the next batch waits outside a transaction
 		}
+	}
+	if err := w.flush(); err != nil {
+		return false, fmt.Errorf("store: reconcile: %w", err)
 	}
 	if err := recordRestoreChanges(ctx, tx, w.upserted, w.deleted); err != nil {
 		return false, fmt.Errorf("store: reconcile: %w", err)

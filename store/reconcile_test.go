@@ -104,6 +104,9 @@ func TestFactsAddedWhileDerivingStayDirty(t *testing.T) {
 	if _, err := writeInstance(ctx, tx, w, d); err != nil {
 		t.Fatal(err)
 	}
+	if err := w.flush(); err != nil {
+		t.Fatal(err)
+	}
 	w.close()
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)

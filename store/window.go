@@ -108,10 +108,10 @@ func windowable(in *derive.Facts) bool {
 // holds every fact at or after dirtyFrom (see above): the restores anchored
 // at or after start, their votes, or ok false when the whole instance must
 // be derived.
-func deriveWindow(ctx context.Context, tx querier, id, dirtyFrom int64, semantics string) (out derive.Instance, votes dayVotes, start int64, ok bool, err error) {
+func deriveWindow(ctx context.Context, tx querier, id int64, def sql.NullInt64, dirtyFrom int64, semantics string) (out derive.Instance, votes dayVotes, start int64, ok bool, err error) {
 	read := dirtyFrom - windowRead
 	for range windowTries {
-		in, err := loadFacts(ctx, tx, id, read)
+		in, err := loadFacts(ctx, tx, id, def, read)
 		if err != nil {
 			return out, nil, 0, false, err
 		}

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"hash/fnv"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -207,10 +209,11 @@ func (w *restoreWriter) add(v []any) error {
 	return err
 }
 
-// flush writes every queued row.
+// flush writes every queued row, the buckets in the order of their masks
+// so that the ids given are the same from run to run.
 func (w *restoreWriter) flush() error {
-	for mask, b := range w.buckets {
-		if b.n > 0 {
+	for _, mask := range slices.Sorted(maps.Keys(w.buckets)) {
+		if b := w.buckets[mask]; b.n > 0 {
 			if _, err := w.tx.ExecContext(w.ctx, upsertSQL(mask, b.n), b.args...); err != nil {
 				return fmt.Errorf("write restores: %w", err)
 			}
@@ -223,7 +226,13 @@ func (w *restoreWriter) flush() error {
 // write brings the instance's restore rows anchored at or after from
 // (wholeInstance: all of them, see window.go) to out: new and changed rows
 // are upserted by natural key, unchanged ones (same content hash) left
-// alone, and rows no longer derived deleted.
+// alone, and rows no longer derived deleted. New and changed rows wait in
+// their buckets, with other instances' rows, until a statement is full or
+// the transaction's writer flushes: an instance of a day's import has about
+// ten, and a statement of ten rows of one NULL pattern or another was
+// compiled afresh for nearly every instance. Holding them is safe because
+// natural keys are fact ids, unique across instances: what this instance
+// reads and deletes is never another's waiting row.
 func (w *restoreWriter) write(instanceID int64, out derive.Instance, from int64) error {
 	ctx, tx := w.ctx, w.tx
 	type stored struct{ id, hash int64 }
@@ -265,9 +274,6 @@ func (w *restoreWriter) write(instanceID int64, out derive.Instance, from int64)
 		if err := w.add(v); err != nil {
 			return fmt.Errorf("write restores: %w", err)
 		}
-	}
-	if err := w.flush(); err != nil {
-		return err
 	}
 	for k, e := range existing {
 		if !produced[k] {
