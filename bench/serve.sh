@@ -18,3 +18,23 @@ start_server() {
 	[ -n "$addr" ] || { echo "$0: the server did not start" >&2; cat "$log" >&2; exit 1; }
 	BASE=http://$addr
 }
+
+# wait_idle waits until the server has used under 5% of a core for two
+# seconds running (its warm-up done: the overview and the cohorts it
+# computes after the first pages), at most 10 minutes, and prints how long
+# that took in seconds.
+wait_idle() {
+	local start=$SECONDS prev=-1 cpu quiet=0
+	while [ $((SECONDS - start)) -lt 600 ]; do
+		cpu=$(awk '{print $14 + $15}' "/proc/$SERVER/stat")
+		if [ "$prev" -ge 0 ] && [ $((cpu - prev)) -le $(($(getconf CLK_TCK) / 20)) ]; then
+			quiet=$((quiet + 1))
+			[ "$quiet" -ge 2 ] && break
+		else
+			quiet=0
+		fi
+		prev=$cpu
+		sleep 1
+	done
+	echo $((SECONDS - start))
+}

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # How long one day of the fleet takes to show on the dashboard (issue 16:
 # target < 10 s at 10 M restores): a server runs on the warehouse, warmed;
-# the day's files are imported through the real CLI in one run (the history
-# CSV and every instance's ERRORLOG, or only the CSV with
-# RW_VISIBLE_ONLY=history), and the restores list filtered to the day is
-# polled every 100 ms for its count. Reported: when the first new restore
+# once the server is idle, the day's files are imported through the real
+# CLI in one run (the history CSV and every instance's ERRORLOG, or only the
+# CSV with RW_VISIBLE_ONLY=history), and the restores list filtered to the
+# day is polled every 100 ms for its count. Reported: when the first new restore
 # shows, when the count reaches its final value (the whole day visible), and
 # when the import command ends (its analysis done: regressions current).
 #
@@ -14,7 +14,8 @@
 # RW_VISIBLE_DAY is what `fleet day -o DIR -shape estate` wrote (history.csv
 # and DIR/<instance>/ERRORLOG); RW_VISIBLE_DATE the day it holds (UTC). The
 # warehouse is changed: run it on a copy, or last. Writes
-# $RW_BENCH_DIR/visible-<UTC time>.md (default bench/out).
+# $RW_BENCH_DIR/visible-<UTC time>.md (default bench/out);
+# RW_SERVE_CPUPROFILE=FILE profiles the server.
 set -euo pipefail
 export GOTOOLCHAIN=go1.27.3
 cd "$(dirname "$0")/.."
@@ -36,7 +37,7 @@ note "- machine: $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB RAM; 
 note "- commit: $(git rev-parse --short HEAD); warehouse $DB ($(du -h "$DB" | cut -f1)); day $DAY ($(find "$DAY" -type f | wc -l) files, $(du -sh "$DAY" | cut -f1))"
 LOG=$DIR/visible-serve-$STAMP.log
 . bench/serve.sh
-start_server "$RW" "$DB" "$LOG"
+RW_CPUPROFILE=${RW_SERVE_CPUPROFILE:-} start_server "$RW" "$DB" "$LOG"
 # The list counts up to 10,000 ("10,000+"): the probe is a fleet-wide filter
 # under that, spread over every instance (the estate's App00_CRM full
 # restores: ~190 a day per 1,000 instances).
@@ -45,10 +46,13 @@ count() { curl -fsS --max-time 60 "$BASE/restores?from=$DATE&to=$DATE&$FILTER" |
 start=$(now)
 before=$(count)
 note "- server warm (first list, orders built): $(echo "$(now) - $start" | bc) s; $before restores on $DATE ($FILTER) before the import"
+note "- server idle (its warm-up's other aggregates computed) $(wait_idle) s later"
 WHAT=(--instance-from-dir "$DAY" "$DAY")
 [ "${RW_VISIBLE_ONLY:-}" = history ] && WHAT=(history "$DAY/history.csv")
 note "- import: \`rw import --db $DB ${WHAT[*]}\`, load before $(uptime | sed 's/.*load average: //')"
 TL=$DIR/visible-timeline-$STAMP.txt
+ticks() { awk '{print $14 + $15}' "/proc/$SERVER/stat"; }
+cpu0=$(ticks)
 t0=$(now)
 /usr/bin/time -v "$RW" import --db "$DB" "${WHAT[@]}" >"$DIR/visible-import.out" 2>"$DIR/visible-import.err" &
 IMPORT=$!
@@ -58,6 +62,7 @@ while kill -0 "$IMPORT" 2>/dev/null; do
 done
 wait "$IMPORT" || { note "- the import failed: $(tail -3 "$DIR/visible-import.err" | tr '\n' ' ')"; exit 1; }
 t1=$(now)
+cpu1=$(ticks)
 final=$(count)
 echo "$(echo "$t1 - $t0" | bc) $final" >>"$TL"
 first=$(awk -v b="$before" '$2 > b {print $1; exit}' "$TL")
@@ -65,7 +70,7 @@ all=$(awk -v f="$final" '$2 == f {print $1; exit}' "$TL")
 note "- the list ($FILTER) shows a new restore of $DATE after ${first:-never} s, all $((final - before)) new ones after ${all:-never} s (timeline: $TL)"
 note "- the import command ended after $(echo "$t1 - $t0" | bc) s; $(grep -E 'Maximum resident' "$DIR/visible-import.err" | sed 's/^\s*//')"
 note "  - $(grep -v '^\s*$' "$DIR/visible-import.out" | tail -3 | tr '\n' ' ')"
-note "- load after: $(uptime | sed 's/.*load average: //')"
+note "- load after: $(uptime | sed 's/.*load average: //'); the server used $(echo "scale=1; ($cpu1 - $cpu0) / $(getconf CLK_TCK)" | bc) s of CPU during the import (the polls, and its orders following the change log)"
 note "- server: peak RSS $(awk '/VmHWM/ {print $2, $3}' /proc/$SERVER/status), now $(awk '/VmRSS/ {print $2, $3}' /proc/$SERVER/status)"
 kill -INT "$SERVER"; wait "$SERVER" 2>/dev/null || true
 trap - EXIT

@@ -333,11 +333,21 @@ func (o *RestoreOrders) Page(f RestoreFilter, countCap int) (ids []int64, total 
 		return nil, 0, true
 	}
 	skip := max(f.Offset, 0)
-	n := len(order)
-	for k := range n {
-		i := k
+	// In time order, a time filter is a range of positions: a day's list
+	// of a 10 M fleet looks at the day's restores, not at all of them.
+	lo, hi := 0, len(order)
+	if f.Sort == "at" {
+		if !f.From.IsZero() {
+			lo = o.firstAt(f.From)
+		}
+		if !f.To.IsZero() {
+			hi = max(o.firstAt(f.To), lo)
+		}
+	}
+	for k := range hi - lo {
+		i := lo + k
 		if !f.Asc {
-			i = n - 1 - k
+			i = hi - 1 - k
 		}
 		id := order[i]
 		if !match(id) {
@@ -384,14 +394,16 @@ func (o *RestoreOrders) Span() (first, last time.Time) {
 	return time.UnixMilli(o.at(o.byAt[0])).UTC(), time.UnixMilli(o.at(o.byAt[len(o.byAt)-1])).UTC()
 }
 
+// firstAt returns the position in byAt of the first restore at or after t.
+func (o *RestoreOrders) firstAt(t time.Time) int {
+	i, _ := slices.BinarySearchFunc(o.byAt, t.UnixMilli(), func(id int32, ms int64) int { return cmp.Compare(o.at(id), ms) })
+	return i
+}
+
 // between returns the positions in byAt of the restores in [from, to).
 func (o *RestoreOrders) between(from, to time.Time) (lo, hi int) {
-	at := func(t time.Time) int {
-		ms := t.UnixMilli()
-		i, _ := slices.BinarySearchFunc(o.byAt, ms, func(id int32, ms int64) int { return cmp.Compare(o.at(id), ms) })
-		return i
-	}
-	return at(from), max(at(to), at(from))
+	lo = o.firstAt(from)
+	return lo, max(o.firstAt(to), lo)
 }
 
 // Count counts the restores that finished in [from, to).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/restorewatch/restorewatch/store"
 )
@@ -24,8 +25,8 @@ func BenchmarkRestoreOrders(b *testing.B) {
 
 // BenchmarkOrdersPage pages the fleet orders of the warehouse named by
 // RW_BENCH_DB as the restores list does: the newest page, a page filtered
-// by database and kind that reads the whole order, and the overview's
-// throughput trend.
+// by database and kind that reads the whole order, the newest day of a
+// database, and the overview's throughput trend.
 func BenchmarkOrdersPage(b *testing.B) {
 	ctx := context.Background()
 	db := benchWarehouse(b)
@@ -41,6 +42,9 @@ func BenchmarkOrdersPage(b *testing.B) {
 		{"newest", store.RestoreFilter{Sort: "at", Limit: 50}},
 		{"database-kind", store.RestoreFilter{Sort: "duration", Database: "DB7", Kind: store.KindDiff, Limit: 50}},
 		{"build-offset", store.RestoreFilter{Sort: "throughput", Build: "15.0.4001", Limit: 50, Offset: 5000}},
+		// The newest day of one database, counted: the positions of the
+		// day in time order, not the whole order.
+		{"day-database", store.RestoreFilter{Sort: "at", Database: "DB7", From: last.Add(-24 * time.Hour), To: last, Limit: 50}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
