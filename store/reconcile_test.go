@@ -2,6 +2,10 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -126,5 +130,47 @@ func TestFactsAddedWhileDerivingStayDirty(t *testing.T) {
 	}
 	if err := db.write.QueryRowContext(ctx, `SELECT dirty FROM instance WHERE id = ?`, id).Scan(&dirty); err != nil || dirty != 0 {
 		t.Errorf("dirty = %d after Reconcile, want 0 (%v)", dirty, err)
+	}
+}
+
+// TestReconcileAheadOfTheWriter: however far derivation may run ahead of
+// the writer (one instance, one restore; or the default), the warehouse is
+// the same, restore ids included: instances are written in id order.
+func TestReconcileAheadOfTheWriter(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 16))
+	var facts []windowFact
+	for i := range 12 {
+		facts = append(facts, windowFacts(rng, fmt.Sprintf("SQL%02d", i), 6, 7)...)
+	}
+	state := func(instances, restores int) []string {
+		defer func(i, r int) { aheadInstances, aheadRestores = i, r }(aheadInstances, aheadRestores)
+		aheadInstances, aheadRestores = instances, restores
+		db := openTestDB(t)
+		importFacts(t, db, facts)
+		if err := db.Reconcile(ctx); err != nil {
+			t.Fatal(err)
+		}
+		out := derivedState(t, db)
+		rows, err := db.write.Query(`SELECT id, natural_key FROM restore ORDER BY id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, k int64
+			if err := rows.Scan(&id, &k); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("id %d: restore %d", id, k))
+		}
+		return out
+	}
+	narrow, wide := state(1, 1), state(aheadInstances, aheadRestores)
+	if len(wide) < 12*2 {
+		t.Fatalf("only %d lines of state: the fleet derived nothing", len(wide))
+	}
+	if !slices.Equal(narrow, wide) {
+		t.Errorf("one instance ahead:\n%s\nthe default:\n%s", strings.Join(narrow, "\n"), strings.Join(wide, "\n"))
 	}
 }

@@ -116,9 +116,9 @@ func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
 	}
 	tot := run.Sum()
 	c.printResults(m, run.Files, tot)
-	fmt.Fprintf(m.Stdout, "derived and analysed %d instances: %d regressions, %d improvements (files %s, derivation and analysis %s)\n",
+	fmt.Fprintf(m.Stdout, "derived and analysed %d instances: %d regressions, %d improvements (files %s, derivation %s, analysis %s)\n",
 		len(derived.Instances), derived.Analysis.Regressions, derived.Analysis.Improvements,
-		human.Duration(stored.Seconds()), human.Duration((time.Since(start) - stored).Seconds()))
+		human.Duration(stored.Seconds()), human.Duration(derived.DeriveTime.Seconds()), human.Duration(derived.AnalyseTime.Seconds()))
 	for _, u := range derived.Untimed {
 		fmt.Fprintf(m.Stdout, "%d %s records on %d instances are kept without a time, listed nowhere until dated: %s\n",
 			u.Records, u.Source, u.Instances, u.Remedy())

@@ -11,9 +11,11 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"syscall"
+	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -180,6 +182,17 @@ func run(args []string) int {
 			_ = pprof.StartCPUProfile(f)
 			defer pprof.StopCPUProfile()
 		}
+	}
+	if path := os.Getenv("RW_BLOCKPROFILE"); path != "" {
+		// Where goroutines wait (channels, locks, the SQLite pools):
+		// what a CPU profile cannot show of a pipeline that idles.
+		runtime.SetBlockProfileRate(int(10 * time.Microsecond))
+		defer func() {
+			if f, err := os.Create(path); err == nil {
+				_ = pprof.Lookup("block").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
 	}
 	m := NewMain()
 	if err := m.ParseFlags(args); err != nil {
