@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -41,6 +42,7 @@ type ImportCmd struct {
 
 // Run implements the command.
 func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
+	defer derivingGC()()
 	kind, paths := ingest.FileKind(""), append([]string{c.First}, c.Paths...)
 	if len(paths) > 1 {
 		if _, serr := os.Stat(paths[0]); serr != nil && !strings.ContainsAny(paths[0], `*?[/\.`) {
@@ -324,3 +326,18 @@ func parseOffset(s string) (int, error) {
 }
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// derivingGC lets the Go heap grow to five times what is live, unless
+// GOGC says otherwise, until the returned function restores the setting:
+// an import's or an analysis' live Go heap is 10-20 MB (SQLite's pages live
+// outside it), so at the default 100% a day of 10,000 instances ran 500
+// collections, 50 a second, and took 8 s to derive instead of 6.5 s. serve
+// keeps the default: its live heap (the fleet's orders) is a gigabyte at
+// 10 M restores.
+func derivingGC() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	old := debug.SetGCPercent(400)
+	return func() { debug.SetGCPercent(old) }
+}
