@@ -36,7 +36,6 @@ type DB struct {
 	now      func() time.Time
 	progress atomic.Pointer[progressFunc] // see SetProgress
 	windows  atomic.Int64                 // instances derived from a window (window.go), for tests
-	readStmt stmtCache                    // reconciliation's reads, prepared once per connection
 }
 
 // Open opens (creating if needed) the warehouse at path and applies pending
@@ -99,14 +98,12 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	r.SetMaxIdleConns(n)
 	r.SetConnMaxIdleTime(0)
 	db.read = r
-	db.readStmt.db = r
 	return db, nil
 }
 
 // Close closes both pools.
 func (db *DB) Close() error {
 	var errs []string
-	db.readStmt.close()
 	if db.read != nil {
 		if err := db.read.Close(); err != nil {
 			errs = append(errs, err.Error())

@@ -80,11 +80,16 @@ func (db *DB) Reconcile(ctx context.Context) error {
 }
 
 // derivedInstance is one instance's derivation, made from one snapshot of
-// its raw facts. version is the instance's dirty counter in that snapshot.
+// its raw facts and stored restores. version is the instance's dirty
+// counter in that snapshot, gen its derived counter.
 type derivedInstance struct {
-	id, version int64
-	out         derive.Instance
-	err         error
+	id, version, gen int64
+	out              derive.Instance
+	err              error
+	// What to write: the positions in out.Restores of new and changed
+	// restores, and the stored ones no longer derived (diffRestores).
+	changed []int
+	stale   []staleRestore
 	// from is the local time from which out replaces the instance's
 	// restores (by anchor), wholeInstance for all of them; votes are
 	// out's restore_date votes by day; windowable is what a whole
@@ -119,7 +124,7 @@ var (
 // here; facts committed in between leave the instance dirty for the next
 // Reconcile (the one that import's Close runs).
 func (db *DB) deriveAhead(ctx context.Context, ids []int64) <-chan derivedInstance {
-	workers := max(min(runtime.GOMAXPROCS(0)-1, len(ids), 4), 1)
+	workers := max(min(runtime.GOMAXPROCS(0), len(ids), 4), 1)
 	ch := make(chan derivedInstance)
 	slots := make([]chan derivedInstance, len(ids))
 	for i := range slots {
@@ -159,8 +164,15 @@ func (db *DB) deriveAhead(ctx context.Context, ids []int64) <-chan derivedInstan
 	}()
 	for range workers {
 		go func() {
+			q, err := db.snapshotConn(ctx)
+			if err == nil {
+				defer q.close()
+			}
 			for j := range next {
-				d := db.deriveInstance(ctx, j.id)
+				d := derivedInstance{id: j.id, err: err}
+				if err == nil {
+					d = db.deriveInstance(ctx, q, j.id)
+				}
 				mu.Lock()
 				derived += len(d.out.Restores)
 				mu.Unlock()
@@ -195,25 +207,30 @@ func (db *DB) deriveAhead(ctx context.Context, ids []int64) <-chan derivedInstan
 	return ch
 }
 
-func (db *DB) deriveInstance(ctx context.Context, id int64) derivedInstance {
+// deriveInstance derives instance id in one snapshot of q (nil: a
+// connection of its own).
+func (db *DB) deriveInstance(ctx context.Context, q *snapshotConn, id int64) derivedInstance {
 	d := derivedInstance{id: id, from: wholeInstance}
 	if d.err = ctx.Err(); d.err != nil {
 		return d
 	}
 	ctx = statementContext(ctx)
-	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		d.err = err
+	if q == nil {
+		if q, d.err = db.snapshotConn(ctx); d.err != nil {
+			return d
+		}
+		defer q.close()
+	}
+	if d.err = q.begin(ctx); d.err != nil {
 		return d
 	}
-	defer tx.Rollback()
-	q := cachedTx{tx, &db.readStmt}
+	defer q.end(ctx)
 	var from, def sql.NullInt64
 	var canWindow bool
 	var semantics string
-	if err := q.QueryRowContext(ctx, `SELECT dirty, dirty_from, windowable, restore_date_semantics, default_utc_offset
+	if err := q.QueryRowContext(ctx, `SELECT dirty, derived, dirty_from, windowable, restore_date_semantics, default_utc_offset
 		FROM instance WHERE id = ?`, id).
-		Scan(&d.version, &from, &canWindow, &semantics, &def); err == sql.ErrNoRows {
+		Scan(&d.version, &d.gen, &from, &canWindow, &semantics, &def); err == sql.ErrNoRows {
 		return derivedInstance{id: id} // deleted since
 	} else if err != nil || d.version == 0 {
 		d.err = err
@@ -240,12 +257,13 @@ func (db *DB) deriveInstance(ctx context.Context, id int64) derivedInstance {
 		d.votes = votesOf(d.out.Restores)
 		d.windowable = windowable(in) && len(d.out.Untimed) == 0
 	}
-	// The rows are made here, on the deriving goroutine: the writer's
-	// goroutine is the busier one.
+	// The rows are made, and compared with the stored ones, here on the
+	// deriving goroutine: the writer's goroutine is the busier one.
 	for i := range d.out.Restores {
 		r := &d.out.Restores[i]
 		r.Row = native(restoreValues(r, id))
 	}
+	d.changed, d.stale, d.err = diffRestores(ctx, q, id, &d.out, d.from)
 	return d
 }
 
@@ -362,18 +380,29 @@ func (db *DB) reconcileBatch(ctx context.Context, ahead <-chan derivedInstance, 
 // writeInstance writes one instance's derivation inside tx and returns how
 // many restores it wrote.
 func writeInstance(ctx context.Context, tx *sql.Tx, w *restoreWriter, d derivedInstance) (int, error) {
-	// Claim the instance: another process's Reconcile may have reconciled
-	// it since it was derived (the writer lock serialises us).
-	var dirty int64
 	if d.version == 0 {
 		return 0, nil // deleted or reconciled before it was read
 	}
-	if err := tx.QueryRowContext(ctx, `SELECT dirty FROM instance WHERE id = ?`, d.id).Scan(&dirty); err == sql.ErrNoRows || err == nil && dirty == 0 {
-		return 0, nil
-	} else if err != nil {
+	// Claim the instance, and mark it in the same statement: another
+	// process's Reconcile may have reconciled it since it was derived (the
+	// writer lock serialises us); then what was compared with the
+	// snapshot's restores no longer holds, and whatever made it dirty again
+	// is that import's to derive. Cleared only if no import added facts
+	// since the snapshot. The findings are now stale: the analysis is
+	// marked pending in the same transaction, so a crash before it runs
+	// leaves the mark.
+	res, err := tx.ExecContext(ctx, `UPDATE instance SET restore_date_semantics = ?, semantics_samples = ?,
+		dirty = CASE WHEN dirty = ? THEN 0 ELSE dirty END, dirty_from = CASE WHEN dirty = ? THEN NULL ELSE dirty_from END,
+		windowable = ?, analysis_pending = analysis_pending + 1, derived = derived + 1
+		WHERE id = ? AND dirty != 0 AND derived = ?`,
+		d.out.Semantics, d.out.SemanticsN, d.version, d.version, d.windowable, d.id, d.gen)
+	if err != nil {
 		return 0, err
 	}
-	if err := w.write(d.id, d.out, d.from); err != nil {
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return 0, err
+	}
+	if err := w.apply(&d); err != nil {
 		return 0, err
 	}
 	if d.from == wholeInstance {
@@ -396,15 +425,6 @@ func writeInstance(ctx context.Context, tx *sql.Tx, w *restoreWriter, d derivedI
 			d.id, day, c[0], c[1]); err != nil {
 			return 0, err
 		}
-	}
-	// Cleared only if no import added facts since the snapshot. The
-	// findings are now stale: the analysis is marked pending in the same
-	// transaction, so a crash before it runs leaves the mark.
-	if _, err := tx.ExecContext(ctx, `UPDATE instance SET restore_date_semantics = ?, semantics_samples = ?,
-		dirty = CASE WHEN dirty = ? THEN 0 ELSE dirty END, dirty_from = CASE WHEN dirty = ? THEN NULL ELSE dirty_from END,
-		windowable = ?, analysis_pending = analysis_pending + 1 WHERE id = ?`,
-		d.out.Semantics, d.out.SemanticsN, d.version, d.version, d.windowable, d.id); err != nil {
-		return 0, err
 	}
 	return len(d.out.Restores), nil
 }

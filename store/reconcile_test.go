@@ -62,74 +62,142 @@ func TestDerivationVersion(t *testing.T) {
 
 func i64(v int64) *int64 { return &v }
 
+// snapshotWarehouse is a warehouse of one instance, SQL01, with add, which
+// imports history row hid (a full restore at hid o'clock) without
+// reconciling, count, which counts the restores, and dirty, the instance's
+// dirty counter.
+type snapshotWarehouse struct {
+	t  *testing.T
+	db *DB
+	id int64
+}
+
+func newSnapshotWarehouse(t *testing.T) *snapshotWarehouse {
+	w := &snapshotWarehouse{t: t, db: openTestDB(t)}
+	w.add(1)
+	if err := w.db.write.QueryRow(`SELECT id FROM instance`).Scan(&w.id); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w *snapshotWarehouse) add(hid int64) {
+	w.t.Helper()
+	im, err := w.db.NewImport(context.Background(), "test", "h.csv")
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if err := im.History(HistoryRow{Instance: "SQL01", RestoreHistoryID: hid, RestoreDate: time.Date(2024, 1, 2, int(hid), 0, 0, 0, time.UTC),
+		Database: "A", RestoreType: "D", BackupType: "D", Origin: Origin{Source: "history", File: "h.csv", Line: int(hid) + 1}}); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := im.Flush(); err != nil { // committed, not yet reconciled
+		w.t.Fatal(err)
+	}
+}
+
+func (w *snapshotWarehouse) count() (n int) {
+	w.t.Helper()
+	if err := w.db.write.QueryRow(`SELECT count(*) FROM restore`).Scan(&n); err != nil {
+		w.t.Fatal(err)
+	}
+	return n
+}
+
+func (w *snapshotWarehouse) dirty() (n int64) {
+	w.t.Helper()
+	if err := w.db.write.QueryRow(`SELECT dirty FROM instance WHERE id = ?`, w.id).Scan(&n); err != nil {
+		w.t.Fatal(err)
+	}
+	return n
+}
+
+// snapshot derives the instance as Reconcile's derivers do.
+func (w *snapshotWarehouse) snapshot() derivedInstance {
+	w.t.Helper()
+	d := w.db.deriveInstance(context.Background(), nil, w.id)
+	if d.err != nil || d.version == 0 {
+		w.t.Fatalf("derive: version %d, %v", d.version, d.err)
+	}
+	return d
+}
+
+// write writes d as Reconcile's writer does and returns how many restores
+// it wrote.
+func (w *snapshotWarehouse) write(d derivedInstance) int {
+	w.t.Helper()
+	ctx := context.Background()
+	tx, err := w.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	rw := &restoreWriter{tx: tx, ctx: ctx}
+	defer rw.close()
+	n, err := writeInstance(ctx, tx, rw, d)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if err := rw.flush(); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		w.t.Fatal(err)
+	}
+	return n
+}
+
 // TestFactsAddedWhileDerivingStayDirty: restores derived from a snapshot do
 // not clear the instance when an import added facts after that snapshot;
 // the next Reconcile derives them.
 func TestFactsAddedWhileDerivingStayDirty(t *testing.T) {
-	ctx := context.Background()
-	db := openTestDB(t)
-	row := func(hid int64) HistoryRow {
-		return HistoryRow{Instance: "SQL01", RestoreHistoryID: hid, RestoreDate: time.Date(2024, 1, 2, int(hid), 0, 0, 0, time.UTC),
-			Database: "A", RestoreType: "D", BackupType: "D", Origin: Origin{Source: "history", File: "h.csv", Line: int(hid) + 1}}
+	w := newSnapshotWarehouse(t)
+	d := w.snapshot() // the snapshot holds restore 1
+	w.add(2)          // committed after the snapshot
+	w.write(d)
+	if n := w.dirty(); n == 0 {
+		t.Fatalf("dirty = %d after writing a stale derivation, want still dirty", n)
 	}
-	add := func(hid int64) {
-		im, err := db.NewImport(ctx, "test", "h.csv")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := im.History(row(hid)); err != nil {
-			t.Fatal(err)
-		}
-		if err := im.Flush(); err != nil { // committed, not yet reconciled
-			t.Fatal(err)
-		}
-	}
-	count := func() (n int) {
-		if err := db.write.QueryRowContext(ctx, `SELECT count(*) FROM restore`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	add(1)
-	var id int64
-	if err := db.write.QueryRowContext(ctx, `SELECT id FROM instance`).Scan(&id); err != nil {
-		t.Fatal(err)
-	}
-	d := db.deriveInstance(ctx, id) // the snapshot holds restore 1
-	if d.err != nil || d.version == 0 {
-		t.Fatalf("derive: version %d, %v", d.version, d.err)
-	}
-	add(2) // committed after the snapshot
-	tx, err := db.write.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &restoreWriter{tx: tx, ctx: ctx}
-	if _, err := writeInstance(ctx, tx, w, d); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.flush(); err != nil {
-		t.Fatal(err)
-	}
-	w.close()
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	var dirty int64
-	if err := db.write.QueryRowContext(ctx, `SELECT dirty FROM instance WHERE id = ?`, id).Scan(&dirty); err != nil || dirty == 0 {
-		t.Fatalf("dirty = %d after writing a stale derivation, want still dirty (%v)", dirty, err)
-	}
-	if n := count(); n != 1 {
+	if n := w.count(); n != 1 {
 		t.Errorf("%d restores from the stale snapshot, want 1", n)
 	}
-	if err := db.Reconcile(ctx); err != nil {
+	if err := w.db.Reconcile(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if n := count(); n != 2 {
+	if n := w.count(); n != 2 {
 		t.Errorf("%d restores after Reconcile, want 2", n)
 	}
-	if err := db.write.QueryRowContext(ctx, `SELECT dirty FROM instance WHERE id = ?`, id).Scan(&dirty); err != nil || dirty != 0 {
-		t.Errorf("dirty = %d after Reconcile, want 0 (%v)", dirty, err)
+	if n := w.dirty(); n != 0 {
+		t.Errorf("dirty = %d after Reconcile, want 0", n)
+	}
+}
+
+// TestSnapshotOvertakenIsNotWritten: a derivation whose snapshot another
+// reconciliation overtook (it wrote the instance's restores, then an import
+// made the instance dirty again, to the same counter value the snapshot
+// saw) writes nothing: what it compared with the stored restores no longer
+// holds, and the instance stays dirty for the import's own Reconcile.
+func TestSnapshotOvertakenIsNotWritten(t *testing.T) {
+	w := newSnapshotWarehouse(t)
+	if err := w.db.Reconcile(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w.add(2)
+	d := w.snapshot() // restores 1 and 2; dirty 1
+	if err := w.db.Reconcile(context.Background()); err != nil { // another process
+		t.Fatal(err)
+	}
+	w.add(3) // dirty 1 again
+	if n := w.write(d); n != 0 {
+		t.Errorf("the overtaken snapshot wrote %d restores, want none", n)
+	}
+	if n := w.dirty(); n == 0 {
+		t.Fatal("the overtaken snapshot cleared the instance: restore 3 would wait for another import")
+	}
+	if err := w.db.Reconcile(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := w.count(); n != 3 {
+		t.Errorf("%d restores after Reconcile, want 3", n)
 	}
 }
 

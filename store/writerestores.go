@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -223,36 +224,36 @@ func (w *restoreWriter) flush() error {
 	return nil
 }
 
-// write brings the instance's restore rows anchored at or after from
-// (wholeInstance: all of them, see window.go) to out: new and changed rows
-// are upserted by natural key, unchanged ones (same content hash) left
-// alone, and rows no longer derived deleted. New and changed rows wait in
-// their buckets, with other instances' rows, until a statement is full or
-// the transaction's writer flushes: an instance of a day's import has about
-// ten, and a statement of ten rows of one NULL pattern or another was
-// compiled afresh for nearly every instance. Holding them is safe because
-// natural keys are fact ids, unique across instances: what this instance
-// reads and deletes is never another's waiting row.
-func (w *restoreWriter) write(instanceID int64, out derive.Instance, from int64) error {
-	ctx, tx := w.ctx, w.tx
+// staleRestore is a stored restore that a derivation no longer produces.
+type staleRestore struct{ key, id int64 }
+
+// diffRestores compares an instance's derivation out, whose restores
+// anchored at or after from (wholeInstance: all of them, see window.go)
+// replace the stored ones, with what q's snapshot stores: it returns the
+// positions in out.Restores of the new and changed rows (same natural key,
+// another content hash) and the stored restores no longer derived. It runs
+// on the deriving goroutine, in the snapshot the facts were read from; the
+// writer applies the result only if no one wrote the instance's restores
+// since (instance.derived).
+func diffRestores(ctx context.Context, q querier, instanceID int64, out *derive.Instance, from int64) (changed []int, stale []staleRestore, err error) {
 	type stored struct{ id, hash int64 }
 	existing := map[int64]stored{} // by natural_key
-	q, args := `SELECT natural_key, content_hash, id, restore_date_local, finished_local FROM restore WHERE instance_id = ?`, []any{instanceID}
+	query, args := `SELECT natural_key, content_hash, id, restore_date_local, finished_local FROM restore WHERE instance_id = ?`, []any{instanceID}
 	if from != wholeInstance {
 		// A restore's time is at most a day (its time zone) before its
 		// anchor.
-		q, args = q+` AND at_utc >= ?`, append(args, from-2*dayMS)
+		query, args = query+` AND at_utc >= ?`, append(args, from-2*dayMS)
 	}
-	rows, err := tx.QueryContext(ctx, q, args...)
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	for rows.Next() {
 		var k, h, id int64
 		var rd, fin sql.NullInt64
 		if err := rows.Scan(&k, &h, &id, &rd, &fin); err != nil {
 			rows.Close()
-			return err
+			return nil, nil, err
 		}
 		if from == wholeInstance || anchor(rd, fin) >= from {
 			existing[k] = stored{id, h}
@@ -260,28 +261,46 @@ func (w *restoreWriter) write(instanceID int64, out derive.Instance, from int64)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return err
+		return nil, nil, err
 	}
-	produced := make(map[int64]bool, len(out.Restores))
 	for i := range out.Restores {
 		d := &out.Restores[i]
-		produced[d.Key] = true
-		v := d.Row // made by deriveInstance
-		if e, ok := existing[d.Key]; ok && e.hash == v[2].(int64) {
+		e, ok := existing[d.Key]
+		delete(existing, d.Key)
+		if ok && e.hash == d.Row[2].(int64) {
 			continue // unchanged: no write
 		}
-		w.upserted = append(w.upserted, d.Key)
-		if err := w.add(v); err != nil {
+		changed = append(changed, i)
+	}
+	for k, e := range existing {
+		stale = append(stale, staleRestore{k, e.id})
+	}
+	slices.SortFunc(stale, func(a, b staleRestore) int { return cmp.Compare(a.key, b.key) })
+	return changed, stale, nil
+}
+
+// apply writes what diffRestores found for d: its new and changed rows
+// are upserted by natural key (a restore keeps its id when its facts
+// change), its stale restores deleted. The rows wait in their buckets,
+// with other instances' rows, until a statement is full or the
+// transaction's writer flushes: an instance of a day's import has about
+// ten, and a statement of ten rows of one NULL pattern or another was
+// compiled afresh for nearly every instance. Holding them is safe because
+// natural keys are fact ids, unique across instances: what this instance
+// deletes is never another's waiting row.
+func (w *restoreWriter) apply(d *derivedInstance) error {
+	for _, i := range d.changed {
+		r := &d.out.Restores[i]
+		w.upserted = append(w.upserted, r.Key)
+		if err := w.add(r.Row); err != nil {
 			return fmt.Errorf("write restores: %w", err)
 		}
 	}
-	for k, e := range existing {
-		if !produced[k] {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM restore WHERE natural_key = ?`, k); err != nil {
-				return fmt.Errorf("delete stale restore: %w", err)
-			}
-			w.deleted = append(w.deleted, e.id)
+	for _, s := range d.stale {
+		if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM restore WHERE natural_key = ?`, s.key); err != nil {
+			return fmt.Errorf("delete stale restore: %w", err)
 		}
+		w.deleted = append(w.deleted, s.id)
 	}
 	return nil
 }
