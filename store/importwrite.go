@@ -192,7 +192,7 @@ func (im *Import) logKey(instanceID int64, l *LogRestore) string {
 const insertLog = `INSERT INTO log_restore (instance_id, dedupe_key, source, database_name, kind, message_id,
  completed_local, utc_offset, first_lsn, last_lsn, device_count, device_type, devices, has_3014, statement, pages,
  seconds, mbps, upper_bound_s, buffer, phases, recovery, origin)
- VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (dedupe_key) DO NOTHING`
+ VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (instance_id, dedupe_key) DO NOTHING`
 
 func (w *batchWriter) logRestore(l *LogRestore) (bool, error) {
 	id, err := w.instanceID(l.Instance)

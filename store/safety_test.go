@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -288,5 +289,62 @@ func TestWarehouseSchema(t *testing.T) {
 	raw.Close()
 	if v, err := store.WarehouseSchema(ctx, other); v != 0 || err != nil {
 		t.Errorf("a SQLite file of something else: %d, %v", v, err)
+	}
+}
+
+// TestLogRestoreRebuiltByInstance: migration 0024 rebuilds log_restore
+// with its dedupe key unique per instance, keeping every line and its id
+// (restores cite lines by id), and the key still refuses a second copy.
+func TestLogRestoreRebuiltByInstance(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	if err := store.OpenAtVersionForTest(ctx, path, 23); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	for _, q := range []string{
+		`INSERT INTO instance (id, name, created_at) VALUES (1, 'SQL01', 0), (2, 'SQL02', 0)`,
+		`INSERT INTO log_restore (id, instance_id, dedupe_key, source, database_name, kind, completed_local, first_lsn, devices, origin)
+		 VALUES (7, 1, 'k1', 'errorlog', 'Sales', 'log', 1000, '42000000001600001', '["D:\\b\\x.trn"]', 'ERRORLOG:3'),
+		        (9, 2, 'k2', 'errorlog', 'HR', 'full', 2000, NULL, '[]', 'ERRORLOG:8')`,
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	var got []string
+	rows, err := raw.Query(`SELECT id, instance_id, dedupe_key, database_name, kind, completed_local, COALESCE(first_lsn, ''), devices, origin
+		FROM log_restore ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id, inst, at int64
+		var key, dbname, kind, lsn, devices, origin string
+		if err := rows.Scan(&id, &inst, &key, &dbname, &kind, &at, &lsn, &devices, &origin); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%d %d %s %s %s %d %s %s %s", id, inst, key, dbname, kind, at, lsn, devices, origin))
+	}
+	rows.Close()
+	want := []string{`7 1 k1 Sales log 1000 42000000001600001 ["D:\\b\\x.trn"] ERRORLOG:3`, `9 2 k2 HR full 2000  [] ERRORLOG:8`}
+	if !slices.Equal(got, want) {
+		t.Errorf("log_restore after the upgrade:\n%q\nwant\n%q", got, want)
+	}
+	if _, err := raw.Exec(`INSERT INTO log_restore (instance_id, dedupe_key, source, database_name, kind) VALUES (1, 'k1', 'errorlog', 'Sales', 'log')`); err == nil {
+		t.Error("a second line with an instance's dedupe key was stored")
+	}
+	var idx string
+	if err := raw.QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'log_restore_key'`).Scan(&idx); err != nil || !strings.Contains(idx, "UNIQUE") {
+		t.Errorf("log_restore_key: %q, %v", idx, err)
 	}
 }
