@@ -182,7 +182,7 @@ func TestSnapshotOvertakenIsNotWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.add(2)
-	d := w.snapshot() // restores 1 and 2; dirty 1
+	d := w.snapshot()                                            // restores 1 and 2; dirty 1
 	if err := w.db.Reconcile(context.Background()); err != nil { // another process
 		t.Fatal(err)
 	}
