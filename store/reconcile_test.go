@@ -182,8 +182,9 @@ func TestSnapshotOvertakenIsNotWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.add(2)
-	d := w.snapshot()                                            // restores 1 and 2; dirty 1
-	if err := w.db.Reconcile(context.Background()); err != nil { // another process
+	d := w.snapshot() // restores 1 and 2; dirty 1
+	// Another process reconciles the instance.
+	if err := w.db.Reconcile(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	w.add(3) // dirty 1 again
