@@ -22,9 +22,11 @@ type querier interface {
 // its row.
 //
 // from, unless it is wholeInstance, reads only the history rows and log
-// restores at or after that local time (a window, see window.go); host
-// snapshots are always read whole.
-func loadFacts(ctx context.Context, tx querier, id int64, def sql.NullInt64, from int64) (*derive.Facts, error) {
+// restores at or after that local time and, unless to is noBound, before
+// to (a window, see window.go, and the facts before it when it reaches
+// further back); host snapshots are read whole, but for a read bounded by
+// to, which leaves them to the read that follows it.
+func loadFacts(ctx context.Context, tx querier, id int64, def sql.NullInt64, from, to int64) (*derive.Facts, error) {
 	f := &derive.Facts{}
 	if def.Valid {
 		v := int(def.Int64)
@@ -50,6 +52,11 @@ func loadFacts(ctx context.Context, tx querier, id int64, def sql.NullInt64, fro
 		histQuery = strings.Replace(histQuery, "WHERE instance_id = ?", "WHERE instance_id = ? AND restore_local >= ?", 1)
 		logQuery = strings.Replace(logQuery, "WHERE instance_id = ?", "WHERE instance_id = ? AND completed_local >= ?", 1)
 		args = append(args, from)
+		if to != noBound {
+			histQuery = strings.Replace(histQuery, "AND restore_local >= ?", "AND restore_local >= ? AND restore_local < ?", 1)
+			logQuery = strings.Replace(logQuery, "AND completed_local >= ?", "AND completed_local >= ? AND completed_local < ?", 1)
+			args = append(args, to)
+		}
 	}
 	f.History = make([]derive.History, 0, n)
 	rows, err := tx.QueryContext(ctx, histQuery, args...)
@@ -97,6 +104,9 @@ func loadFacts(ctx context.Context, tx querier, id int64, def sql.NullInt64, fro
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	if to != noBound {
+		return f, nil
 	}
 	rows, err = tx.QueryContext(ctx, `SELECT observed_local, utc_offset, COALESCE(version,''), ifi, cores, memory_mb,
 		trace_flags, modules FROM host_snapshot WHERE instance_id = ? ORDER BY observed_local, id`, id)

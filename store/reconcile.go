@@ -248,7 +248,7 @@ func (db *DB) deriveInstance(ctx context.Context, q *snapshotConn, id int64) der
 		}
 	}
 	if d.from == wholeInstance {
-		in, err := loadFacts(ctx, q, id, def, wholeInstance)
+		in, err := loadFacts(ctx, q, id, def, wholeInstance, noBound)
 		if err != nil {
 			d.err = err
 			return d

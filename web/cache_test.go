@@ -89,6 +89,54 @@ func TestCacheFreshStaleAndShared(t *testing.T) {
 	}
 }
 
+// TestUpdatesFollowEachOther: an aggregate made from its previous value
+// (cachedUpdated) is updated by one computation at a time, however often
+// the data change meanwhile, each from the last one's value; requests
+// during an update get its result.
+func TestUpdatesFollowEachOther(t *testing.T) {
+	db := &versionStore{}
+	db.version.Store("1")
+	s := &Server{db: db, cache: newCache(), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	ctx := context.Background()
+	var running, most, calls atomic.Int32
+	release := make(chan struct{})
+	update := func(_ context.Context, prev int32) (int32, error) {
+		n := running.Add(1)
+		defer running.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		calls.Add(1)
+		<-release
+		return prev + 1, nil
+	}
+	got := make(chan int32, 3)
+	go func() { v, _ := cachedUpdated(ctx, s, "orders", update); got <- v }()
+	for running.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	for _, v := range []string{"2", "3"} { // the data change twice during the update
+		db.version.Store(v)
+		go func() { v, _ := cachedUpdated(ctx, s, "orders", update); got <- v }()
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("%d updates started while one ran, want 1", n)
+	}
+	close(release)
+	for range 3 {
+		if v := <-got; v != 1 {
+			t.Errorf("a request during the update got %d, want its result 1", v)
+		}
+	}
+	// The next request starts the next update, from the last one's value.
+	if v, _ := cachedUpdated(ctx, s, "orders", update); v != 2 {
+		t.Errorf("after the update, got %d, want 2 (the next update, from 1)", v)
+	}
+	if m := most.Load(); m != 1 {
+		t.Errorf("%d updates ran at once, want 1", m)
+	}
+}
+
 // ordersStore is a warehouse that remembers which orders each update of the
 // fleet's orders started from.
 type ordersStore struct {

@@ -46,7 +46,6 @@ func (f AnalysisFlags) options() (analysis.Options, error) {
 
 // Run implements the command.
 func (c *AnalyzeCmd) Run(ctx context.Context, m *Main) error {
-	defer derivingGC()()
 	opt, err := c.options()
 	if err != nil {
 		return err
