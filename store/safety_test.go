@@ -123,14 +123,7 @@ func TestPruneKeepsWhatRetentionAllows(t *testing.T) {
 // showing the same evidence, as the same row imported today.
 func TestHistoryFactsMigration(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	if err := store.OpenAtVersionForTest(ctx, path, 10); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, raw := oldWarehouse(t, 10)
 	h, l, hs := fixture()
 	h.Database = "Pay\"roll <b>é"
 	l.Database = h.Database
@@ -192,14 +185,7 @@ func TestHistoryFactsMigration(t *testing.T) {
 // one the crash recorded was older).
 func TestMeasureIndexesStayDropped(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	if err := store.OpenAtVersionForTest(ctx, path, 11); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, raw := oldWarehouse(t, 11)
 	var oldScan string
 	if err := raw.QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'restore_scan'`).Scan(&oldScan); err != nil {
 		t.Fatal(err)
@@ -297,14 +283,7 @@ func TestWarehouseSchema(t *testing.T) {
 // (restores cite lines by id), and the key still refuses a second copy.
 func TestLogRestoreRebuiltByInstance(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	if err := store.OpenAtVersionForTest(ctx, path, 23); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, raw := oldWarehouse(t, 23)
 	defer raw.Close()
 	for _, q := range []string{
 		`INSERT INTO instance (id, name, created_at) VALUES (1, 'SQL01', 0), (2, 'SQL02', 0)`,
@@ -347,4 +326,21 @@ func TestLogRestoreRebuiltByInstance(t *testing.T) {
 	if err := raw.QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'log_restore_key'`).Scan(&idx); err != nil || !strings.Contains(idx, "UNIQUE") {
 		t.Errorf("log_restore_key: %q, %v", idx, err)
 	}
+}
+
+// oldWarehouse creates a warehouse with the migrations up to version
+// applied, as an older restorewatch left it, and opens it raw (closed when
+// the test ends).
+func oldWarehouse(t *testing.T, version int) (string, *sql.DB) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "old.db")
+	if err := store.OpenAtVersionForTest(context.Background(), path, version); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	return path, raw
 }
