@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/restorewatch/restorewatch/store/derive"
 )
@@ -32,13 +31,23 @@ func loadFacts(ctx context.Context, tx querier, id int64, def sql.NullInt64, fro
 		v := int(def.Int64)
 		f.DefaultOffset = &v
 	}
+	// The time range of a window, on each table's own time column.
+	args := []any{id}
+	within := func(col string) string { return "" }
+	if from != wholeInstance {
+		args = append(args, from)
+		within = func(col string) string { return " AND " + col + " >= ?" }
+		if to != noBound {
+			args = append(args, to)
+			within = func(col string) string { return " AND " + col + " >= ? AND " + col + " < ?" }
+		}
+	}
 	histQuery := `SELECT id, restore_history_id, restore_local, facts
-		FROM history_row WHERE instance_id = ? ORDER BY restore_local, id`
+		FROM history_row WHERE instance_id = ?` + within("restore_local") + ` ORDER BY restore_local, id`
 	logQuery := `SELECT id, source, database_name, kind, message_id, completed_local, utc_offset,
 		COALESCE(first_lsn,''), COALESCE(last_lsn,''), COALESCE(device_type,''), device_count, devices, has_3014, pages,
 		seconds, mbps, upper_bound_s, COALESCE(buffer,'')
-		FROM log_restore WHERE instance_id = ? ORDER BY completed_local, id`
-	args := []any{id}
+		FROM log_restore WHERE instance_id = ?` + within("completed_local") + ` ORDER BY completed_local, id`
 	// A whole instance's history is counted first (on the UNIQUE key's
 	// index) so that the slice is made once: appending thousands of
 	// history facts copied each several times. A window's few days are
@@ -47,15 +56,6 @@ func loadFacts(ctx context.Context, tx querier, id int64, def sql.NullInt64, fro
 	if from == wholeInstance {
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM history_row WHERE instance_id = ?`, id).Scan(&n); err != nil {
 			return nil, err
-		}
-	} else {
-		histQuery = strings.Replace(histQuery, "WHERE instance_id = ?", "WHERE instance_id = ? AND restore_local >= ?", 1)
-		logQuery = strings.Replace(logQuery, "WHERE instance_id = ?", "WHERE instance_id = ? AND completed_local >= ?", 1)
-		args = append(args, from)
-		if to != noBound {
-			histQuery = strings.Replace(histQuery, "AND restore_local >= ?", "AND restore_local >= ? AND restore_local < ?", 1)
-			logQuery = strings.Replace(logQuery, "AND completed_local >= ?", "AND completed_local >= ? AND completed_local < ?", 1)
-			args = append(args, to)
 		}
 	}
 	f.History = make([]derive.History, 0, n)
