@@ -19,6 +19,9 @@ start_server() {
 	BASE=http://$addr
 }
 
+# server_ticks prints the CPU the server has used, in clock ticks.
+server_ticks() { awk '{print $14 + $15}' "/proc/$SERVER/stat"; }
+
 # wait_idle waits until the server has used under 5% of a core for two
 # seconds running (its warm-up done: the overview and the cohorts it
 # computes after the first pages), at most 10 minutes, and prints how long
@@ -26,7 +29,7 @@ start_server() {
 wait_idle() {
 	local start=$SECONDS prev=-1 cpu quiet=0
 	while [ $((SECONDS - start)) -lt 600 ]; do
-		cpu=$(awk '{print $14 + $15}' "/proc/$SERVER/stat")
+		cpu=$(server_ticks)
 		if [ "$prev" -ge 0 ] && [ $((cpu - prev)) -le $(($(getconf CLK_TCK) / 20)) ]; then
 			quiet=$((quiet + 1))
 			[ "$quiet" -ge 2 ] && break

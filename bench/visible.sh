@@ -53,8 +53,7 @@ WHAT=(--instance-from-dir "$DAY" "$DAY")
 [ "${RW_VISIBLE_ONLY:-}" = history ] && WHAT=(history "$DAY/history.csv")
 note "- import: \`rw import --db $DB ${WHAT[*]}\`, load before $(uptime | sed 's/.*load average: //')"
 TL=$DIR/visible-timeline-$STAMP.txt
-ticks() { awk '{print $14 + $15}' "/proc/$SERVER/stat"; }
-cpu0=$(ticks)
+cpu0=$(server_ticks)
 t0=$(now)
 /usr/bin/time -v "$RW" import --db "$DB" "${WHAT[@]}" >"$DIR/visible-import.out" 2>"$DIR/visible-import.err" &
 IMPORT=$!
@@ -64,7 +63,7 @@ while kill -0 "$IMPORT" 2>/dev/null; do
 done
 wait "$IMPORT" || { note "- the import failed: $(tail -3 "$DIR/visible-import.err" | tr '\n' ' ')"; exit 1; }
 t1=$(now)
-cpu1=$(ticks)
+cpu1=$(server_ticks)
 final=$(count)
 echo "$(echo "$t1 - $t0" | bc) $final" >>"$TL"
 first=$(awk -v b="$before" '$2 > b {print $1; exit}' "$TL")
