@@ -36,6 +36,8 @@ type DB struct {
 	now      func() time.Time
 	progress atomic.Pointer[progressFunc] // see SetProgress
 	windows  atomic.Int64                 // instances derived from a window (window.go), for tests
+	// checkpoints copies the WAL into the database file (checkpoint.go).
+	checkpoints *checkpointer
 }
 
 // Open opens (creating if needed) the warehouse at path and applies pending
@@ -66,6 +68,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 			// time: 1.9 s to close a full 128 MiB cache). BENCHMARKS.md.
 			q.Add("_pragma", "cache_size(-32768)")
 			q.Add("_pragma", "temp_store(memory)")
+			q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", writerCheckpointPages))
 		}
 		return "file:" + path + "?" + q.Encode()
 	}
@@ -98,12 +101,21 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	r.SetMaxIdleConns(n)
 	r.SetConnMaxIdleTime(0)
 	db.read = r
+	if db.checkpoints, err = startCheckpointer(dsn(true)); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
 	return db, nil
 }
 
 // Close closes both pools.
 func (db *DB) Close() error {
 	var errs []string
+	if db.checkpoints != nil {
+		if err := db.checkpoints.close(); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
 	if db.read != nil {
 		if err := db.read.Close(); err != nil {
 			errs = append(errs, err.Error())
