@@ -36,6 +36,8 @@ type DB struct {
 	now      func() time.Time
 	progress atomic.Pointer[progressFunc] // see SetProgress
 	windows  atomic.Int64                 // instances derived from a window (window.go), for tests
+	// windowFacts counts the facts windows read, for tests.
+	windowFacts atomic.Int64
 	// checkpoints copies the WAL into the database file (checkpoint.go).
 	checkpoints *checkpointer
 }

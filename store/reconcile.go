@@ -238,7 +238,7 @@ func (db *DB) deriveInstance(ctx context.Context, q *snapshotConn, id int64) der
 		return d // or reconciled since
 	}
 	if from.Valid && canWindow {
-		out, votes, start, ok, err := deriveWindow(ctx, q, id, def, from.Int64, semantics)
+		out, votes, start, ok, err := db.deriveWindow(ctx, q, id, def, from.Int64, semantics)
 		if err != nil {
 			d.err = err
 			return d

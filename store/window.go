@@ -130,7 +130,7 @@ func windowable(in *derive.Facts) bool {
 // holds every fact at or after dirtyFrom (see above): the restores anchored
 // at or after start, their votes, or ok false when the whole instance must
 // be derived.
-func deriveWindow(ctx context.Context, tx querier, id int64, def sql.NullInt64, dirtyFrom int64, semantics string) (out derive.Instance, votes dayVotes, start int64, ok bool, err error) {
+func (db *DB) deriveWindow(ctx context.Context, tx querier, id int64, def sql.NullInt64, dirtyFrom int64, semantics string) (out derive.Instance, votes dayVotes, start int64, ok bool, err error) {
 	read := dirtyFrom - windowRead
 	var in *derive.Facts
 	until := int64(noBound) // the facts read so far begin there
@@ -141,11 +141,12 @@ func deriveWindow(ctx context.Context, tx querier, id int64, def sql.NullInt64, 
 		if err != nil {
 			return out, nil, 0, false, err
 		}
+		db.windowFacts.Add(int64(len(older.History) + len(older.Logs)))
 		if in != nil {
 			older.History, older.Logs, older.Hosts = append(older.History, in.History...), append(older.Logs, in.Logs...), in.Hosts
 		}
 		in, until = older, read
-		in.Semantics, in.Components = semantics, true
+		in.Semantics, in.Components, in.ReadFrom = semantics, true, read
 		if !windowable(in) {
 			return out, nil, 0, false, nil
 		}

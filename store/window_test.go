@@ -284,3 +284,54 @@ func TestWindowFollowsAComponentBack(t *testing.T) {
 		t.Errorf("%d windowed derivations, want 2 (the imports after the first)", n)
 	}
 }
+
+// TestWindowOfOneBackupRestoredDaily: the same full backup restored every
+// day (a training or reporting copy reset each morning), its history row and
+// completion line stating the same LSNs. Each day's row is a candidate of
+// the lines of the three days after it, which chained every day's restore
+// into one component: each day's window read further back than the last,
+// until the instance was derived whole. A day's window now reads a few
+// days, whatever the number of days before it, and equals a whole
+// derivation.
+func TestWindowOfOneBackupRestoredDaily(t *testing.T) {
+	ctx := context.Background()
+	T := time.Date(2025, 3, 1, 6, 0, 0, 0, time.UTC)
+	off := 0
+	day := func(d int) []windowFact {
+		at := T.AddDate(0, 0, d)
+		return []windowFact{
+			{hist: &HistoryRow{Instance: "SQLX", RestoreHistoryID: int64(d + 1), RestoreDate: at, Database: "Training",
+				RestoreType: "D", FirstLSN: "1000", LastLSN: "2000", Devices: []string{`\\nas\Golden.bak`},
+				Origin: Origin{Source: "history", File: "h.csv"}}},
+			{log: &LogRestore{Instance: "SQLX", Database: "Training", Kind: KindFull, MessageID: 18267,
+				CompletedAt: at.Add(40 * time.Second), UTCOffset: &off, FirstLSN: "1000", LastLSN: "2000", DeviceCount: 1,
+				DeviceType: "DISK", Devices: []string{`\\nas\Golden.bak`}, Has3014: true, Statement: "RESTORE DATABASE",
+				Pages: 1000, Seconds: 5, MBps: 1.56, Origin: Origin{Source: "errorlog", File: "ERRORLOG"}}},
+		}
+	}
+	const days = 30
+	win, whole := openTestDB(t), openTestDB(t)
+	var lastRead int64
+	for d := range days {
+		importFacts(t, win, day(d))
+		before := win.windowFacts.Load()
+		if err := win.Reconcile(ctx); err != nil {
+			t.Fatal(err)
+		}
+		lastRead = win.windowFacts.Load() - before
+		importFacts(t, whole, day(d))
+	}
+	if err := whole.ReconcileAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := derivedState(t, win), derivedState(t, whole); !slices.Equal(got, want) {
+		t.Errorf("after windows:\n%s\nwhole:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := win.windows.Load(); n != days-1 {
+		t.Errorf("%d of %d daily imports derived from a window, want all but the first", n, days-1)
+	}
+	// Its own day and the three its line reaches: 8 facts.
+	if lastRead > 8 {
+		t.Errorf("the last day's window read %d facts of %d", lastRead, 2*days)
+	}
+}

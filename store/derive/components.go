@@ -19,6 +19,7 @@ import "time"
 type components struct {
 	parent          []int
 	from, to, reach []int64
+	settled         []bool // a group that is one settled pair (settledPairs)
 	nHist           int
 	logIndex        map[*Log]int
 }
@@ -30,7 +31,7 @@ const (
 
 func newComponents(f *Facts) *components {
 	n := len(f.History) + len(f.Logs)
-	c := &components{parent: make([]int, n), from: make([]int64, n), to: make([]int64, n), reach: make([]int64, n),
+	c := &components{parent: make([]int, n), from: make([]int64, n), to: make([]int64, n), reach: make([]int64, n), settled: make([]bool, n),
 		nHist: len(f.History), logIndex: make(map[*Log]int, len(f.Logs))}
 	for i := range c.parent {
 		c.parent[i] = i
@@ -65,14 +66,18 @@ func (c *components) find(i int) int {
 	return i
 }
 
-// join puts history row hi and log l in one group.
-func (c *components) join(hi int, l *Log) {
+// join puts history row hi and log l in one group. A settled pair is
+// joined first of its row's and line's candidates (it comes first among
+// them), so it starts a group of its own, which no unread fact can change:
+// as long as nothing else joins it, it reaches no further back than itself.
+func (c *components) join(hi int, l *Log, settled bool) {
 	a, b := c.find(hi), c.find(c.logIndex[l])
 	if a == b {
 		return
 	}
 	c.parent[b] = a
 	c.from[a], c.to[a], c.reach[a] = min(c.from[a], c.from[b]), max(c.to[a], c.to[b]), min(c.reach[a], c.reach[b])
+	c.settled[a] = settled
 }
 
 // place records the group of restore d, made from history row hi (-1:
@@ -91,8 +96,11 @@ func (c *components) place(d *Derived, hi int, l *Log) {
 		return
 	}
 	if hi >= 0 && l != nil {
-		c.join(hi, l) // a chosen pair is a candidate: already one group
+		c.join(hi, l, false) // a chosen pair is a candidate: already one group
 		k = c.find(hi)
 	}
 	d.CompFrom, d.CompTo, d.CompReach = c.from[k], c.to[k], c.reach[k]
+	if c.settled[k] {
+		d.CompReach = c.from[k]
+	}
 }

@@ -101,12 +101,12 @@ func Derive(f *Facts) Instance {
 	}
 	// 2. History rows ↔ log restores; 2b. ↔ Restore-DbaDatabase rows.
 	var comps *components
-	var edge func(int, *Log)
+	var edge func(int, *Log, bool)
 	if f.Components {
 		comps = newComponents(f)
 		edge = comps.join
 	}
-	pairs := matchHistory(f.History, gone, unmatchedLogs, edge)
+	pairs := matchHistory(f.History, gone, unmatchedLogs, f.ReadFrom, edge)
 	timed, unpaired := pairDbatools(f.History, gone, dbatools)
 	if len(unpaired) > 0 {
 		out.Untimed = map[Source]int{SourceDbatools: len(unpaired)}
@@ -350,9 +350,14 @@ func FloorDiv(a, b int64) int64 {
 // restores a database 16 M comparisons. The candidates are the ones that
 // comparison found, in the same order.
 //
-// edge, when not nil, is called for every candidate pair, chosen or not:
-// the pairs that could form, which tie the facts of a component together.
-func matchHistory(hist []History, gone []bool, logs []*Log, edge func(hi int, l *Log)) map[int]*Log {
+// edge, when not nil, is called for the candidate pairs, chosen or not,
+// that tie the facts of a component together. settled marks a pair chosen
+// whatever facts before readFrom exist unread (settledPairs). A candidate
+// between the row of one settled pair and the line of another is never
+// chosen, now or before the newest facts came (see settledPairs), and is
+// not reported; one with a free end is: that end may have lost its partner
+// to the settled pair.
+func matchHistory(hist []History, gone []bool, logs []*Log, readFrom int64, edge func(hi int, l *Log, settled bool)) map[int]*Log {
 	type cand struct {
 		hi   int
 		l    *Log
@@ -453,9 +458,6 @@ func matchHistory(hist []History, gone []bool, logs []*Log, edge func(hi int, l 
 				}
 			}
 			cands = append(cands, cand{hi: hi, l: l, diff: abs64(diff), lsn: bothLSN})
-			if edge != nil {
-				edge(hi, l)
-			}
 		}
 	}
 	sort.SliceStable(cands, func(i, j int) bool {
@@ -464,6 +466,24 @@ func matchHistory(hist []History, gone []bool, logs []*Log, edge func(hi int, l 
 		}
 		return cands[i].diff < cands[j].diff
 	})
+	if edge != nil {
+		settled := settledPairs(len(cands), func(i int) (int, *Log, bool, int64) {
+			c := &cands[i]
+			return c.hi, c.l, c.lsn, c.diff
+		}, hist, readFrom)
+		pinnedH, pinnedL := map[int]bool{}, map[*Log]bool{}
+		for i := range settled {
+			pinnedH[cands[i].hi], pinnedL[cands[i].l] = true, true
+		}
+		for i, c := range cands {
+			switch {
+			case settled[i]:
+				edge(c.hi, c.l, true)
+			case !pinnedH[c.hi] || !pinnedL[c.l]:
+				edge(c.hi, c.l, false)
+			}
+		}
+	}
 	pairs := map[int]*Log{}
 	taken := map[*Log]bool{}
 	for _, c := range cands {
@@ -474,6 +494,46 @@ func matchHistory(hist []History, gone []bool, logs []*Log, edge func(hi int, l 
 		taken[c.l] = true
 	}
 	return pairs
+}
+
+// settledPairs returns the candidates (in the order pairs are chosen:
+// candidate i is history row hist[h] and line l, both with LSNs or not,
+// diff apart) that are chosen whatever facts before readFrom exist. Such a
+// pair states the same LSNs on both sides and comes first among every
+// candidate of its row and of its line, and no fact before readFrom could
+// come before it: a line before readFrom lies more than
+// row.RestoreLocal-readFrom from the row, a row before readFrom more than
+// line.Completed-readFrom from the line, and pairs without LSNs come after
+// every pair with them. Such a pair is chosen by any set of facts that
+// holds it, so one of two older facts was chosen before the newest facts
+// came too, and a candidate between two settled pairs' ends was never
+// chosen unless both pairs hold a new fact (then both are in the window).
+// Without this, the same backup restored every day chained a component of
+// every day's restores, and a window of one day's facts read back to the
+// first of them (BENCHMARKS.md "Session 8").
+func settledPairs(n int, cand func(i int) (hi int, l *Log, lsn bool, diff int64), hist []History, readFrom int64) map[int]bool {
+	firstH, firstL := map[int]int{}, map[*Log]int{}
+	for i := range n {
+		hi, l, _, _ := cand(i)
+		if _, ok := firstH[hi]; !ok {
+			firstH[hi] = i
+		}
+		if _, ok := firstL[l]; !ok {
+			firstL[l] = i
+		}
+	}
+	settled := map[int]bool{}
+	for i := range n {
+		hi, l, lsn, diff := cand(i)
+		if !lsn || firstH[hi] != i || firstL[l] != i {
+			continue
+		}
+		if near := min(hist[hi].RestoreLocal, l.Completed.Int64); near < readFrom || diff >= near-readFrom {
+			continue
+		}
+		settled[i] = true
+	}
+	return settled
 }
 
 func abs64(v int64) int64 {
