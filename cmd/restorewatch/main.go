@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"syscall"
 	"time"
@@ -181,6 +182,14 @@ func run(args []string) int {
 		if f, err := os.Create(path); err == nil {
 			_ = pprof.StartCPUProfile(f)
 			defer pprof.StopCPUProfile()
+		}
+	}
+	if path := os.Getenv("RW_TRACE"); path != "" {
+		// Which goroutine ran when, and what each waited for: the
+		// pipeline's timeline (go tool trace).
+		if f, err := os.Create(path); err == nil {
+			_ = trace.Start(f)
+			defer trace.Stop()
 		}
 	}
 	if path := os.Getenv("RW_BLOCKPROFILE"); path != "" {
