@@ -103,7 +103,8 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	r.SetMaxIdleConns(n)
 	r.SetConnMaxIdleTime(0)
 	db.read = r
-	if db.checkpoints, err = startCheckpointer(dsn(true)); err != nil {
+	// The checkpointer reads no page of the database: no cache, no map.
+	if db.checkpoints, err = startCheckpointer("file:" + path + "?_pragma=busy_timeout(10000)"); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
