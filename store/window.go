@@ -10,10 +10,10 @@ package store
 //
 //   - the facts are read from an hour before the earliest new one (a new
 //     history row pairs with a completion line up to an hour before it),
-//     then, as far as the components below reach, the older ones: a new
-//     completion line that states LSNs may pair with a history row up to
-//     72 h before it, but one that found its row (a pair settled: see
-//     derive.settledPairs) reaches no further back than that row;
+//     or 73 h when a completion line at or after it states LSNs (it pairs
+//     with a history row up to 72 h before it), then, as far as the
+//     components below reach, the older ones: a day of history rows reads
+//     that day, a day of error logs three more;
 //   - derive ties them into components (derive.components: the facts that
 //     could pair, whose derivation depends on nothing else); the window
 //     starts at the day of the earliest fact of any component holding a
@@ -48,11 +48,9 @@ const (
 	// are read at first: a new history row's reach back to a completion
 	// line. Reading 73 h at first, a completion line's reach (72 h) and
 	// that row's, cost a day of history rows four days of facts read and
-	// derived: 3.4 s of a 10 M fleet's day. Reading 73 h at first when new
-	// completion lines state LSNs cost a day of error logs 0.77-0.89 M
-	// facts read against 0.23-0.51 M, now that most of them settle with
-	// their row (derivation 11-12 s against 7.7-9.4 s; BENCHMARKS.md).
+	// derived: 3.4 s of a 10 M fleet's day.
 	windowRead    = int64(time.Hour / time.Millisecond)
+	lsnWindow     = int64(73 * time.Hour / time.Millisecond)
 	windowTries   = 4
 	wholeInstance = math.MinInt64
 	noBound       = math.MaxInt64
@@ -102,6 +100,19 @@ func votesOf(rs []derive.Derived) dayVotes {
 	return v
 }
 
+// lsnLinesReach is how far back the completion lines at or after
+// dirtyFrom that state LSNs may reach (a history row up to 72 h before, and
+// that row a line an hour before it), or noBound when there is none.
+func lsnLinesReach(in *derive.Facts, dirtyFrom int64) int64 {
+	reach := int64(noBound)
+	for i := range in.Logs {
+		if l := &in.Logs[i]; l.Completed.Valid && l.Completed.Int64 >= dirtyFrom && l.FirstLSN != "" && l.LastLSN != "" {
+			reach = min(reach, l.Completed.Int64-lsnWindow)
+		}
+	}
+	return reach
+}
+
 // windowable says whether an instance's facts allow windows: error-log
 // and msdb facts only, every completion line dated (and, the caller
 // checks, none left untimed by derivation).
@@ -135,9 +146,16 @@ func (db *DB) deriveWindow(ctx context.Context, tx querier, id int64, def sql.Nu
 			older.History, older.Logs, older.Hosts = append(older.History, in.History...), append(older.Logs, in.Logs...), in.Hosts
 		}
 		in, until = older, read
-		in.Semantics, in.Components, in.ReadFrom = semantics, true, read
+		in.Semantics, in.Components, in.ReadFrom, in.NewFrom = semantics, true, read, dirtyFrom
 		if !windowable(in) {
 			return out, nil, 0, false, nil
+		}
+		// A new completion line that states LSNs reaches 72 h back: read
+		// that far before deriving anything (a day of error logs), rather
+		// than derive what was read only to learn it.
+		if reach := lsnLinesReach(in, dirtyFrom); reach < read {
+			read = reach
+			continue
 		}
 		// Derived from copies: Derive fills a history row's missing facts
 		// from its duplicate's, and the facts read are read again with

@@ -335,3 +335,72 @@ func TestWindowOfOneBackupRestoredDaily(t *testing.T) {
 		t.Errorf("the last day's window read %d facts of %d", lastRead, 2*days)
 	}
 }
+
+// TestWindowSeesThePartnerASettledPairTook: a new fact pairs with an old
+// one that was paired, before it came, with a fact older than the window's
+// first read. The old partner's restore changes too (it loses its pair),
+// so the window must read back to it, though the new pair is first for
+// both its facts and nothing unread could beat it. Two ways: a history row
+// that arrives late takes the completion line of a restore of the same
+// backup two days before, and a completion line that arrives late takes
+// the history row another line of the same LSNs held.
+func TestWindowSeesThePartnerASettledPairTook(t *testing.T) {
+	ctx := context.Background()
+	T := time.Date(2025, 3, 20, 12, 0, 0, 0, time.UTC)
+	at := func(h float64) time.Time { return T.Add(time.Duration(h * float64(time.Hour))) }
+	off := 0
+	hist := func(id int64, h float64) windowFact {
+		return windowFact{hist: &HistoryRow{Instance: "SQLX", RestoreHistoryID: id, RestoreDate: at(h), Database: "Sales",
+			RestoreType: "D", FirstLSN: "1000", LastLSN: "2000", Devices: []string{`\\nas\Sales.bak`},
+			Origin: Origin{Source: "history", File: "h.csv"}}}
+	}
+	line := func(h float64) windowFact {
+		return windowFact{log: &LogRestore{Instance: "SQLX", Database: "Sales", Kind: KindFull, MessageID: 18267,
+			CompletedAt: at(h), UTCOffset: &off, FirstLSN: "1000", LastLSN: "2000", DeviceCount: 1, DeviceType: "DISK",
+			Devices: []string{`\\nas\Sales.bak`}, Has3014: true, Statement: "RESTORE DATABASE", Pages: 1000, Seconds: 5, MBps: 1.56,
+			Origin: Origin{Source: "errorlog", File: "ERRORLOG"}}}
+	}
+	other := func(id int64, h float64) windowFact { // an unrelated restore a day, so the instance has a history
+		f := hist(id, h)
+		f.hist.FirstLSN, f.hist.LastLSN, f.hist.Database = fmt.Sprint(id), fmt.Sprint(id+1), "Ledger"
+		return f
+	}
+	for _, c := range []struct {
+		name  string
+		steps [][]windowFact
+	}{
+		// The row 50 h before the line held it; the late row, 0.4 h after
+		// it, is nearer.
+		{"late row", [][]windowFact{{hist(1, -50), line(0)}, {hist(2, 0.4)}}},
+		// The line 55 min before the row held it; the late line, 10 min
+		// after it, is nearer. Past midnight: a window reads its first day
+		// whole.
+		{"late line", [][]windowFact{{line(12.5 - 55.0/60), hist(1, 12.5)}, {line(12.5 + 10.0/60)}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var old []windowFact
+			for d := range 6 {
+				old = append(old, other(100+int64(d), -120+24*float64(d)))
+			}
+			steps := append([][]windowFact{old}, c.steps...)
+			win, whole := openTestDB(t), openTestDB(t)
+			for i, step := range steps {
+				importFacts(t, win, step)
+				if err := win.Reconcile(ctx); err != nil {
+					t.Fatal(err)
+				}
+				importFacts(t, whole, step)
+				if err := whole.ReconcileAll(ctx); err != nil {
+					t.Fatal(err)
+				}
+				got, want := derivedState(t, win), derivedState(t, whole)
+				if !slices.Equal(got, want) {
+					t.Errorf("step %d, after windows:\n%s\nwhole:\n%s", i, strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
+			}
+			if n := win.windows.Load(); n != int64(len(steps)-1) {
+				t.Errorf("%d windowed derivations, want %d", n, len(steps)-1)
+			}
+		})
+	}
+}

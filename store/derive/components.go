@@ -45,17 +45,24 @@ func newComponents(f *Facts) *components {
 		k := c.nHist + i
 		c.logIndex[l] = k
 		t := l.Completed.Int64 // an undated line pairs with nothing
-		s := 3600.0
-		if l.Seconds.Valid {
-			s = l.Seconds.Float64
-		}
-		back := int64(s*1000) + 120_000
-		if l.FirstLSN != "" && l.LastLSN != "" {
-			back = max(back, lsnReach)
-		}
-		c.from[k], c.to[k], c.reach[k] = t, t, t-back
+		c.from[k], c.to[k], c.reach[k] = t, t, t-lineReach(l)
 	}
 	return c
+}
+
+// lineReach is how long before its completion a history row can pair
+// with line l: 72 h with LSNs, its engine seconds and 2 minutes without
+// (an hour when it states none).
+func lineReach(l *Log) int64 {
+	s := 3600.0
+	if l.Seconds.Valid {
+		s = l.Seconds.Float64
+	}
+	back := int64(s*1000) + 120_000
+	if l.FirstLSN != "" && l.LastLSN != "" {
+		back = max(back, lsnReach)
+	}
+	return back
 }
 
 func (c *components) find(i int) int {

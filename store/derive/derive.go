@@ -106,7 +106,7 @@ func Derive(f *Facts) Instance {
 		comps = newComponents(f)
 		edge = comps.join
 	}
-	pairs := matchHistory(f.History, gone, unmatchedLogs, f.ReadFrom, edge)
+	pairs := matchHistory(f.History, gone, unmatchedLogs, f.ReadFrom, f.NewFrom, edge)
 	timed, unpaired := pairDbatools(f.History, gone, dbatools)
 	if len(unpaired) > 0 {
 		out.Untimed = map[Source]int{SourceDbatools: len(unpaired)}
@@ -352,12 +352,13 @@ func FloorDiv(a, b int64) int64 {
 //
 // edge, when not nil, is called for the candidate pairs, chosen or not,
 // that tie the facts of a component together. settled marks a pair chosen
-// whatever facts before readFrom exist unread (settledPairs). A candidate
+// whatever facts before readFrom exist unread, whose facts had no partner
+// before newFrom that is not among those read (settledPairs). A candidate
 // between the row of one settled pair and the line of another is never
 // chosen, now or before the newest facts came (see settledPairs), and is
 // not reported; one with a free end is: that end may have lost its partner
 // to the settled pair.
-func matchHistory(hist []History, gone []bool, logs []*Log, readFrom int64, edge func(hi int, l *Log, settled bool)) map[int]*Log {
+func matchHistory(hist []History, gone []bool, logs []*Log, readFrom, newFrom int64, edge func(hi int, l *Log, settled bool)) map[int]*Log {
 	type cand struct {
 		hi   int
 		l    *Log
@@ -470,7 +471,7 @@ func matchHistory(hist []History, gone []bool, logs []*Log, readFrom int64, edge
 		settled := settledPairs(len(cands), func(i int) (int, *Log, bool, int64) {
 			c := &cands[i]
 			return c.hi, c.l, c.lsn, c.diff
-		}, hist, readFrom)
+		}, hist, readFrom, newFrom)
 		pinnedH, pinnedL := map[int]bool{}, map[*Log]bool{}
 		for i := range settled {
 			pinnedH[cands[i].hi], pinnedL[cands[i].l] = true, true
@@ -505,13 +506,18 @@ func matchHistory(hist []History, gone []bool, logs []*Log, readFrom int64, edge
 // row.RestoreLocal-readFrom from the row, a row before readFrom more than
 // line.Completed-readFrom from the line, and pairs without LSNs come after
 // every pair with them. Such a pair is chosen by any set of facts that
-// holds it, so one of two older facts was chosen before the newest facts
-// came too, and a candidate between two settled pairs' ends was never
-// chosen unless both pairs hold a new fact (then both are in the window).
+// holds it, so one of two facts older than newFrom was chosen before the
+// newest facts came too, and a candidate between two settled pairs' ends
+// was never chosen unless both pairs hold a new fact (then both are in the
+// window). A pair with a fact at or after newFrom may have taken its row
+// or its line from the partner it had before: it settles only when every
+// candidate either could have had was read (their reach, as components
+// count it, is not before readFrom), so that the partner it left is
+// derived again with it (TestWindowSeesThePartnerASettledPairTook).
 // Without this, the same backup restored every day chained a component of
 // every day's restores, and a window of one day's facts read back to the
 // first of them (BENCHMARKS.md "Session 8").
-func settledPairs(n int, cand func(i int) (hi int, l *Log, lsn bool, diff int64), hist []History, readFrom int64) map[int]bool {
+func settledPairs(n int, cand func(i int) (hi int, l *Log, lsn bool, diff int64), hist []History, readFrom, newFrom int64) map[int]bool {
 	firstH, firstL := map[int]int{}, map[*Log]int{}
 	for i := range n {
 		hi, l, _, _ := cand(i)
@@ -528,7 +534,11 @@ func settledPairs(n int, cand func(i int) (hi int, l *Log, lsn bool, diff int64)
 		if !lsn || firstH[hi] != i || firstL[l] != i {
 			continue
 		}
-		if near := min(hist[hi].RestoreLocal, l.Completed.Int64); near < readFrom || diff >= near-readFrom {
+		row, line := hist[hi].RestoreLocal, l.Completed.Int64
+		if near := min(row, line); near < readFrom || diff >= near-readFrom {
+			continue
+		}
+		if (row >= newFrom || line >= newFrom) && min(row-histReach, line-lineReach(l)) < readFrom {
 			continue
 		}
 		settled[i] = true

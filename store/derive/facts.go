@@ -21,9 +21,11 @@ type Facts struct {
 	// what a window of an instance's facts needs to know it holds every
 	// fact its restores depend on.
 	Components bool
-	// ReadFrom is, with Components, the local time from which the facts
-	// were read: an older fact may exist, unread (see settledPairs).
-	ReadFrom int64
+	// ReadFrom and NewFrom are, with Components, the local time from which
+	// the facts were read (an older fact may exist, unread) and the time
+	// before which every fact was there when the instance was last derived
+	// (see settledPairs).
+	ReadFrom, NewFrom int64
 }
 
 // History is one msdb restorehistory row: its warehouse id, msdb's

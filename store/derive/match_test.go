@@ -128,7 +128,7 @@ func TestMatchHistoryEqualsComparingAll(t *testing.T) {
 	for seed := range uint64(200) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		hist, gone, logs := matchFacts(rng, 10+rng.IntN(300))
-		got, want := matchHistory(hist, gone, logs, 0, nil), matchAll(hist, gone, logs)
+		got, want := matchHistory(hist, gone, logs, 0, 0, nil), matchAll(hist, gone, logs)
 		if len(got) != len(want) {
 			t.Fatalf("seed %d: %d pairs, want %d", seed, len(got), len(want))
 		}
@@ -162,7 +162,7 @@ func BenchmarkMatchHistory(b *testing.B) {
 	for _, m := range []struct {
 		name string
 		f    func([]History, []bool, []*Log) map[int]*Log
-	}{{"indexed", func(h []History, g []bool, l []*Log) map[int]*Log { return matchHistory(h, g, l, 0, nil) }}, {"all", matchAll}} {
+	}{{"indexed", func(h []History, g []bool, l []*Log) map[int]*Log { return matchHistory(h, g, l, 0, 0, nil) }}, {"all", matchAll}} {
 		b.Run(m.name, func(b *testing.B) {
 			for b.Loop() {
 				if p := m.f(hist, nil, logs); len(p) != len(hist) {
