@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"sync"
 	"time"
 )
 
@@ -28,6 +29,7 @@ const (
 type checkpointer struct {
 	db         *sql.DB
 	stop, done chan struct{}
+	closing    sync.Once // DB.Close may be called twice
 	frames     int64 // the WAL's length at the previous pass
 }
 
@@ -80,7 +82,11 @@ func (cp *checkpointer) pass() (grew bool, err error) {
 
 // close stops the goroutine and closes its connection.
 func (cp *checkpointer) close() error {
-	close(cp.stop)
-	<-cp.done
-	return cp.db.Close()
+	var err error
+	cp.closing.Do(func() {
+		close(cp.stop)
+		<-cp.done
+		err = cp.db.Close()
+	})
+	return err
 }

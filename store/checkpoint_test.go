@@ -53,3 +53,17 @@ func TestCheckpointerCopiesTheWAL(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// Closing a warehouse twice is not an error (tests' cleanups do).
+func TestCloseTwice(t *testing.T) {
+	db, err := Open(context.Background(), t.TempDir()+"/w.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
