@@ -30,7 +30,7 @@ type checkpointer struct {
 	db         *sql.DB
 	stop, done chan struct{}
 	closing    sync.Once // DB.Close may be called twice
-	frames     int64 // the WAL's length at the previous pass
+	frames     int64     // the WAL's length at the previous pass
 }
 
 func startCheckpointer(dsn string) (*checkpointer, error) {
