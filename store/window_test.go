@@ -227,6 +227,36 @@ func TestWindowEqualsWhole(t *testing.T) {
 	}
 }
 
+// salesFacts makes the facts of the hand-written window tests, hours from
+// its time: history rows and completion lines of one backup of Sales (the
+// same LSNs each time), and unrelated Ledger restores that give the
+// instance a history.
+type salesFacts struct{ T time.Time }
+
+var salesBackup = salesFacts{time.Date(2025, 3, 20, 12, 0, 0, 0, time.UTC)}
+
+func (s salesFacts) at(h float64) time.Time { return s.T.Add(time.Duration(h * float64(time.Hour))) }
+
+func (s salesFacts) hist(id int64, h float64) windowFact {
+	return windowFact{hist: &HistoryRow{Instance: "SQLX", RestoreHistoryID: id, RestoreDate: s.at(h), Database: "Sales",
+		RestoreType: "D", FirstLSN: "1000", LastLSN: "2000", Devices: []string{`\\nas\Sales.bak`},
+		Origin: Origin{Source: "history", File: "h.csv"}}}
+}
+
+func (s salesFacts) line(h float64) windowFact {
+	off := 0
+	return windowFact{log: &LogRestore{Instance: "SQLX", Database: "Sales", Kind: KindFull, MessageID: 18267,
+		CompletedAt: s.at(h), UTCOffset: &off, FirstLSN: "1000", LastLSN: "2000", DeviceCount: 1, DeviceType: "DISK",
+		Devices: []string{`\\nas\Sales.bak`}, Has3014: true, Statement: "RESTORE DATABASE", Pages: 1000, Seconds: 5, MBps: 1.56, // under 10 s: no semantics votes
+		Origin: Origin{Source: "errorlog", File: "ERRORLOG"}}}
+}
+
+func (s salesFacts) other(id int64, h float64) windowFact {
+	f := s.hist(id, h)
+	f.hist.FirstLSN, f.hist.LastLSN, f.hist.Database = fmt.Sprint(id), fmt.Sprint(id+1), "Ledger"
+	return f
+}
+
 // TestWindowFollowsAComponentBack: facts whose pairing depends on facts
 // older than the window's first read. A new history row's candidate
 // completion line is a candidate of an older row, whose other candidate is
@@ -234,29 +264,10 @@ func TestWindowEqualsWhole(t *testing.T) {
 // history row 50 h before it. The window must read back far enough for
 // both, and equal a whole derivation.
 func TestWindowFollowsAComponentBack(t *testing.T) {
-	ctx := context.Background()
-	T := time.Date(2025, 3, 20, 12, 0, 0, 0, time.UTC)
-	at := func(h float64) time.Time { return T.Add(time.Duration(h * float64(time.Hour))) }
-	off := 0
-	hist := func(id int64, h float64) windowFact {
-		return windowFact{hist: &HistoryRow{Instance: "SQLX", RestoreHistoryID: id, RestoreDate: at(h), Database: "Sales",
-			RestoreType: "D", FirstLSN: "1000", LastLSN: "2000", Devices: []string{`\\nas\Sales.bak`},
-			Origin: Origin{Source: "history", File: "h.csv"}}}
-	}
-	line := func(h float64) windowFact {
-		return windowFact{log: &LogRestore{Instance: "SQLX", Database: "Sales", Kind: KindFull, MessageID: 18267,
-			CompletedAt: at(h), UTCOffset: &off, FirstLSN: "1000", LastLSN: "2000", DeviceCount: 1, DeviceType: "DISK",
-			Devices: []string{`\\nas\Sales.bak`}, Has3014: true, Statement: "RESTORE DATABASE", Pages: 1000, Seconds: 5, MBps: 1.56, // under 10 s: no semantics votes
-			Origin: Origin{Source: "errorlog", File: "ERRORLOG"}}}
-	}
-	other := func(id int64, h float64) []windowFact { // an unrelated restore a day, so the instance has a history
-		f := hist(id, h)
-		f.hist.FirstLSN, f.hist.LastLSN, f.hist.Database = fmt.Sprint(id), fmt.Sprint(id+1), "Ledger"
-		return []windowFact{f}
-	}
+	hist, line, other := salesBackup.hist, salesBackup.line, salesBackup.other
 	var old []windowFact
 	for d := range 10 {
-		old = append(old, other(100+int64(d), -240+24*float64(d))...)
+		old = append(old, other(100+int64(d), -240+24*float64(d)))
 	}
 	old = append(old,
 		hist(1, -73.2), line(-72.9), // H0 and L0: 0.3 h apart, they pair
@@ -265,6 +276,18 @@ func TestWindowFollowsAComponentBack(t *testing.T) {
 		hist(10, -150), line(-99), // H3 alone, L3 51 h later
 	)
 	steps := [][]windowFact{old, {hist(3, 0)}, {line(-98.5), hist(11, 1)}}
+	if n := stepsEqualWhole(t, steps); n != 2 {
+		t.Errorf("%d windowed derivations, want 2 (the imports after the first)", n)
+	}
+}
+
+// stepsEqualWhole imports each step's facts into one warehouse that
+// reconciles after each (from windows) and another derived whole after
+// each, checks that both hold the same restores after every step, and
+// returns how many derivations of the first were windows.
+func stepsEqualWhole(t *testing.T, steps [][]windowFact) int64 {
+	t.Helper()
+	ctx := context.Background()
 	win, whole := openTestDB(t), openTestDB(t)
 	for i, step := range steps {
 		importFacts(t, win, step)
@@ -280,9 +303,7 @@ func TestWindowFollowsAComponentBack(t *testing.T) {
 			t.Errorf("step %d, after windows:\n%s\nwhole:\n%s", i, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
-	if n := win.windows.Load(); n != 2 {
-		t.Errorf("%d windowed derivations, want 2 (the imports after the first)", n)
-	}
+	return win.windows.Load()
 }
 
 // TestWindowOfOneBackupRestoredDaily: the same full backup restored every
@@ -345,26 +366,7 @@ func TestWindowOfOneBackupRestoredDaily(t *testing.T) {
 // backup two days before, and a completion line that arrives late takes
 // the history row another line of the same LSNs held.
 func TestWindowSeesThePartnerASettledPairTook(t *testing.T) {
-	ctx := context.Background()
-	T := time.Date(2025, 3, 20, 12, 0, 0, 0, time.UTC)
-	at := func(h float64) time.Time { return T.Add(time.Duration(h * float64(time.Hour))) }
-	off := 0
-	hist := func(id int64, h float64) windowFact {
-		return windowFact{hist: &HistoryRow{Instance: "SQLX", RestoreHistoryID: id, RestoreDate: at(h), Database: "Sales",
-			RestoreType: "D", FirstLSN: "1000", LastLSN: "2000", Devices: []string{`\\nas\Sales.bak`},
-			Origin: Origin{Source: "history", File: "h.csv"}}}
-	}
-	line := func(h float64) windowFact {
-		return windowFact{log: &LogRestore{Instance: "SQLX", Database: "Sales", Kind: KindFull, MessageID: 18267,
-			CompletedAt: at(h), UTCOffset: &off, FirstLSN: "1000", LastLSN: "2000", DeviceCount: 1, DeviceType: "DISK",
-			Devices: []string{`\\nas\Sales.bak`}, Has3014: true, Statement: "RESTORE DATABASE", Pages: 1000, Seconds: 5, MBps: 1.56,
-			Origin: Origin{Source: "errorlog", File: "ERRORLOG"}}}
-	}
-	other := func(id int64, h float64) windowFact { // an unrelated restore a day, so the instance has a history
-		f := hist(id, h)
-		f.hist.FirstLSN, f.hist.LastLSN, f.hist.Database = fmt.Sprint(id), fmt.Sprint(id+1), "Ledger"
-		return f
-	}
+	hist, line, other := salesBackup.hist, salesBackup.line, salesBackup.other
 	for _, c := range []struct {
 		name  string
 		steps [][]windowFact
@@ -383,22 +385,7 @@ func TestWindowSeesThePartnerASettledPairTook(t *testing.T) {
 				old = append(old, other(100+int64(d), -120+24*float64(d)))
 			}
 			steps := append([][]windowFact{old}, c.steps...)
-			win, whole := openTestDB(t), openTestDB(t)
-			for i, step := range steps {
-				importFacts(t, win, step)
-				if err := win.Reconcile(ctx); err != nil {
-					t.Fatal(err)
-				}
-				importFacts(t, whole, step)
-				if err := whole.ReconcileAll(ctx); err != nil {
-					t.Fatal(err)
-				}
-				got, want := derivedState(t, win), derivedState(t, whole)
-				if !slices.Equal(got, want) {
-					t.Errorf("step %d, after windows:\n%s\nwhole:\n%s", i, strings.Join(got, "\n"), strings.Join(want, "\n"))
-				}
-			}
-			if n := win.windows.Load(); n != int64(len(steps)-1) {
+			if n := stepsEqualWhole(t, steps); n != int64(len(steps)-1) {
 				t.Errorf("%d windowed derivations, want %d", n, len(steps)-1)
 			}
 		})
