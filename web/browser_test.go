@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -46,17 +47,32 @@ func newBrowser(t *testing.T) *browser {
 		}
 		t.Skipf("%s not installed; browser tests skipped", chromiumPath)
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true), chromedp.NoFirstRun, chromedp.Flag("disable-component-update", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
+	// Chromium itself now and then fails to start on a loaded machine
+	// ("chrome failed to start", once in a CI run of session 8): a fresh
+	// process gets two more tries before the test fails.
+	var ctx context.Context
+	var errs []error
+	for range 3 {
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(chromiumPath), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+			chromedp.Flag("disable-quic", true), chromedp.NoFirstRun, chromedp.Flag("disable-component-update", true),
+			chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
+		)
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		c, cancelCtx := chromedp.NewContext(actx)
+		c, cancelTimeout := context.WithTimeout(c, 3*time.Minute)
+		cancel := func() { cancelTimeout(); cancelCtx(); cancelAlloc() }
+		if err := chromedp.Do(c); err != nil {
+			cancel()
+			errs = append(errs, err)
+			continue
+		}
+		t.Cleanup(cancel)
+		ctx = c
+		break
+	}
+	if ctx == nil {
+		t.Fatalf("start chromium, 3 tries: %v", errors.Join(errs...))
 	}
 	b := &browser{ctx: ctx, artifacts: artifactsDir(t)}
 	console := chromedp.Console(ctx)
