@@ -21,7 +21,8 @@ type windowFact struct {
 
 // windowFacts makes an instance's facts over days: full restores of three
 // databases (some of the same backup twice: rival partners for a completion
-// line), log restores every few hours with LSN chains, history rows without
+// line; some of the last full backup again days later, as a daily test
+// restore of one backup does), log restores every few hours with LSN chains, history rows without
 // a completion line and completion lines without a history row, and a host
 // snapshot now and then. Completion lines often arrive days late, and now
 // and then a day's whole history arrives weeks late.
@@ -34,7 +35,7 @@ func windowFacts(rng *rand.Rand, inst string, days, flipDay int) []windowFact {
 	var out []windowFact
 	out = append(out, windowFact{day: 0, host: &HostSnapshot{Instance: inst, ObservedAt: base.Add(-time.Hour), UTCOffset: &off,
 		Version: "15.0.4236.7", Origin: Origin{Source: "errorlog", File: "ERRORLOG"}}})
-	lsn := map[string]int64{}
+	lsn, lastFull := map[string]int64{}, map[string]int64{}
 	hid := int64(0)
 	for d := range days {
 		arrive := func() int {
@@ -74,6 +75,12 @@ func windowFacts(rng *rand.Rand, inst string, days, flipDay int) []windowFact {
 				first := lsn[name] + 1
 				if kind == KindFull && rng.IntN(4) == 0 && lsn[name] > 100 {
 					first = lsn[name] - 100 // the same backup again
+				}
+				if kind == KindFull && lastFull[name] > 0 && rng.IntN(3) == 0 {
+					first = lastFull[name] // the last full backup restored again, a day or more later
+				}
+				if kind == KindFull {
+					lastFull[name] = first
 				}
 				last := first + 100
 				lsn[name] = max(lsn[name], last)
