@@ -359,12 +359,6 @@ func FloorDiv(a, b int64) int64 {
 // not reported; one with a free end is: that end may have lost its partner
 // to the settled pair.
 func matchHistory(hist []History, gone []bool, logs []*Log, readFrom, newFrom int64, edge func(hi int, l *Log, settled bool)) map[int]*Log {
-	type cand struct {
-		hi   int
-		l    *Log
-		diff int64
-		lsn  bool
-	}
 	type dbLogs struct {
 		all   []*Log              // in the order of logs
 		byAt  []int               // positions in all, by completion time
@@ -408,7 +402,7 @@ func matchHistory(hist []History, gone []bool, logs []*Log, readFrom, newFrom in
 		hi := sort.Search(len(idx), func(i int) bool { return d.all[idx[i]].Completed.Int64 > to })
 		return idx[lo:max(lo, hi)]
 	}
-	var cands []cand
+	var cands []candidate
 	var found []int
 	for hi := range hist {
 		h := &hist[hi]
@@ -458,7 +452,7 @@ func matchHistory(hist []History, gone []bool, logs []*Log, readFrom, newFrom in
 					continue
 				}
 			}
-			cands = append(cands, cand{hi: hi, l: l, diff: abs64(diff), lsn: bothLSN})
+			cands = append(cands, candidate{hi: hi, l: l, diff: abs64(diff), lsn: bothLSN})
 		}
 	}
 	sort.SliceStable(cands, func(i, j int) bool {
@@ -468,10 +462,7 @@ func matchHistory(hist []History, gone []bool, logs []*Log, readFrom, newFrom in
 		return cands[i].diff < cands[j].diff
 	})
 	if edge != nil {
-		settled := settledPairs(len(cands), func(i int) (int, *Log, bool, int64) {
-			c := &cands[i]
-			return c.hi, c.l, c.lsn, c.diff
-		}, hist, readFrom, newFrom)
+		settled := settledPairs(cands, hist, readFrom, newFrom)
 		pinnedH, pinnedL := map[int]bool{}, map[*Log]bool{}
 		for i := range settled {
 			pinnedH[cands[i].hi], pinnedL[cands[i].l] = true, true
@@ -497,9 +488,8 @@ func matchHistory(hist []History, gone []bool, logs []*Log, readFrom, newFrom in
 	return pairs
 }
 
-// settledPairs returns the candidates (in the order pairs are chosen:
-// candidate i is history row hist[h] and line l, both with LSNs or not,
-// diff apart) that are chosen whatever facts before readFrom exist. Such a
+// settledPairs returns the positions of the candidates (in the order pairs
+// are chosen) that are chosen whatever facts before readFrom exist. Such a
 // pair states the same LSNs on both sides and comes first among every
 // candidate of its row and of its line, and no fact before readFrom could
 // come before it: a line before readFrom lies more than
@@ -517,33 +507,40 @@ func matchHistory(hist []History, gone []bool, logs []*Log, readFrom, newFrom in
 // Without this, the same backup restored every day chained a component of
 // every day's restores, and a window of one day's facts read back to the
 // first of them (BENCHMARKS.md "Session 8").
-func settledPairs(n int, cand func(i int) (hi int, l *Log, lsn bool, diff int64), hist []History, readFrom, newFrom int64) map[int]bool {
+func settledPairs(cands []candidate, hist []History, readFrom, newFrom int64) map[int]bool {
 	firstH, firstL := map[int]int{}, map[*Log]int{}
-	for i := range n {
-		hi, l, _, _ := cand(i)
-		if _, ok := firstH[hi]; !ok {
-			firstH[hi] = i
+	for i, c := range cands {
+		if _, ok := firstH[c.hi]; !ok {
+			firstH[c.hi] = i
 		}
-		if _, ok := firstL[l]; !ok {
-			firstL[l] = i
+		if _, ok := firstL[c.l]; !ok {
+			firstL[c.l] = i
 		}
 	}
 	settled := map[int]bool{}
-	for i := range n {
-		hi, l, lsn, diff := cand(i)
-		if !lsn || firstH[hi] != i || firstL[l] != i {
+	for i, c := range cands {
+		if !c.lsn || firstH[c.hi] != i || firstL[c.l] != i {
 			continue
 		}
-		row, line := hist[hi].RestoreLocal, l.Completed.Int64
-		if near := min(row, line); near < readFrom || diff >= near-readFrom {
+		row, line := hist[c.hi].RestoreLocal, c.l.Completed.Int64
+		if near := min(row, line); near < readFrom || c.diff >= near-readFrom {
 			continue
 		}
-		if (row >= newFrom || line >= newFrom) && min(row-histReach, line-lineReach(l)) < readFrom {
+		if (row >= newFrom || line >= newFrom) && min(row-histReach, line-lineReach(c.l)) < readFrom {
 			continue
 		}
 		settled[i] = true
 	}
 	return settled
+}
+
+// candidate is a pair matchHistory could choose: history row hist[hi] and
+// line l, diff apart, both stating LSNs or not.
+type candidate struct {
+	hi   int
+	l    *Log
+	diff int64
+	lsn  bool
 }
 
 func abs64(v int64) int64 {
