@@ -111,7 +111,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return db, nil
 }
 
-// Close closes both pools.
+// Close stops the checkpointer and closes both pools; a second call does nothing more.
 func (db *DB) Close() error {
 	var errs []string
 	if db.checkpoints != nil {
