@@ -187,7 +187,12 @@ func (im *Import) commit(batch []record) error {
 			count(n, k)
 			continue
 		case *LogRestore:
-			added, err = w.logRestore(r)
+			n, k, err := w.logRestore(r)
+			if err != nil {
+				return fmt.Errorf("store: import batch: %w", err)
+			}
+			count(n, k)
+			continue
 		case *HostSnapshot:
 			added, err = w.host(r)
 		}
@@ -200,11 +205,13 @@ func (im *Import) commit(batch []record) error {
 			count(0, 1)
 		}
 	}
-	n, k, err := w.flushHistory()
-	if err != nil {
-		return fmt.Errorf("store: import batch: %w", err)
+	for _, flush := range []func() (int, int, error){w.flushHistory, w.flushLogs} {
+		n, k, err := flush()
+		if err != nil {
+			return fmt.Errorf("store: import batch: %w", err)
+		}
+		count(n, k)
 	}
-	count(n, k)
 	for id, at := range w.dirty {
 		var from any // NULL: the whole instance
 		if at != wholeInstance {

@@ -22,6 +22,8 @@ type batchWriter struct {
 
 	histArgs []any // queued history rows, historyCols values each
 	histInst []instRef
+	logArgs  []any // queued log restores, logCols values each
+	logInst  []logRef
 }
 
 func (w *batchWriter) stmt(q string) (*sql.Stmt, error) {
@@ -189,19 +191,44 @@ func (im *Import) logKey(instanceID int64, l *LogRestore) string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-const insertLog = `INSERT INTO log_restore (instance_id, dedupe_key, source, database_name, kind, message_id,
+const insertLogHead = `INSERT INTO log_restore (instance_id, dedupe_key, source, database_name, kind, message_id,
  completed_local, utc_offset, first_lsn, last_lsn, device_count, device_type, devices, has_3014, statement, pages,
- seconds, mbps, upper_bound_s, buffer, phases, recovery, origin)
- VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (instance_id, dedupe_key) DO NOTHING`
+ seconds, mbps, upper_bound_s, buffer, phases, recovery, origin) VALUES `
 
-func (w *batchWriter) logRestore(l *LogRestore) (bool, error) {
+const logCols = 23
+
+// logPerInsert is how many log restores one INSERT carries, as
+// historyPerInsert: an error log's lines one statement each spent a third
+// of their insert in the statement's own round (BENCHMARKS.md, "Session 9").
+const logPerInsert = 16
+
+var logInsertCache sync.Map // rows -> statement text
+
+func insertLogSQL(n int) string {
+	if q, ok := logInsertCache.Load(n); ok {
+		return q.(string)
+	}
+	one := "(" + strings.TrimSuffix(strings.Repeat("?,", logCols), ",") + ")"
+	q := insertLogHead + strings.TrimSuffix(strings.Repeat(one+",", n), ",") +
+		" ON CONFLICT (instance_id, dedupe_key) DO NOTHING"
+	logInsertCache.Store(n, q)
+	return q
+}
+
+// logRef is a queued log restore's instance and the local time it marks
+// the instance dirty from.
+type logRef struct {
+	instRef
+	at int64
+}
+
+// logRestore queues l for a multi-row insert and, when a statement is full,
+// writes it; it returns how many rows the write added and how many it
+// carried.
+func (w *batchWriter) logRestore(l *LogRestore) (added, carried int, err error) {
 	id, err := w.instanceID(l.Instance)
 	if err != nil {
-		return false, err
-	}
-	s, err := w.stmt(insertLog)
-	if err != nil {
-		return false, err
+		return 0, 0, err
 	}
 	var completed any
 	if !l.CompletedAt.IsZero() {
@@ -217,25 +244,54 @@ func (w *batchWriter) logRestore(l *LogRestore) (bool, error) {
 	if l.Recovery != nil {
 		recovery = jsonText(l.Recovery)
 	}
-	res, err := s.ExecContext(w.im.ctx, id, w.im.logKey(id, l), l.Origin.Source, l.Database, string(l.Kind), l.MessageID,
+	w.logArgs = append(w.logArgs, id, w.im.logKey(id, l), l.Origin.Source, l.Database, string(l.Kind), l.MessageID,
 		completed, nullInt(l.UTCOffset), nullString(l.FirstLSN), nullString(l.LastLSN), nullZero(int64(l.DeviceCount)),
 		nullString(l.DeviceType), jsonText(nonNil(l.Devices)), l.Has3014, nullString(l.Statement), nullZero(l.Pages),
 		nullFloat(l.Seconds, l.Has3014), nullFloat(l.MBps, l.Has3014), nullFloat(l.UpperBoundS, l.UpperBoundS > 0),
 		buffer, phases, recovery, l.Origin.String())
-	if err != nil {
-		return false, err
+	// Client output and Restore-DbaDatabase rows pair with restores by
+	// content, not by time; an undated record by nothing yet.
+	at := int64(wholeInstance)
+	if c, ok := completed.(int64); ok && l.Origin.Source.ErrorLog() {
+		at = c
 	}
-	n, _ := res.RowsAffected()
-	if n > 0 {
-		// Client output and Restore-DbaDatabase rows pair with restores
-		// by content, not by time; an undated record by nothing yet.
-		at := int64(wholeInstance)
-		if c, ok := completed.(int64); ok && l.Origin.Source.ErrorLog() {
-			at = c
+	w.logInst = append(w.logInst, logRef{instRef{id, l.Instance}, at})
+	if len(w.logInst) < logPerInsert {
+		return 0, 0, nil
+	}
+	return w.flushLogs()
+}
+
+// flushLogs writes the queued log restores. Duplicates are skipped by the
+// UNIQUE key; when some rows of a statement were new, every row's instance
+// is marked for reconciliation from that row's time, as flushHistory does
+// (a duplicate's instance reconciled again changes nothing).
+func (w *batchWriter) flushLogs() (added, carried int, err error) {
+	n := len(w.logInst)
+	if n == 0 {
+		return 0, 0, nil
+	}
+	var res sql.Result
+	if n == logPerInsert {
+		var s *sql.Stmt
+		if s, err = w.stmt(insertLogSQL(n)); err == nil {
+			res, err = s.ExecContext(w.im.ctx, w.logArgs...)
 		}
-		w.touch(id, l.Instance, at)
+	} else {
+		res, err = w.tx.ExecContext(w.im.ctx, insertLogSQL(n), w.logArgs...)
 	}
-	return n > 0, nil
+	if err != nil {
+		return 0, 0, err
+	}
+	k, _ := res.RowsAffected()
+	if k > 0 {
+		for _, r := range w.logInst {
+			w.touch(r.id, r.name, r.at)
+		}
+	}
+	clear(w.logArgs)
+	w.logArgs, w.logInst = w.logArgs[:0], w.logInst[:0]
+	return int(k), n, nil
 }
 
 const insertHost = `INSERT INTO host_snapshot (instance_id, observed_local, utc_offset, source, content_hash, version,
