@@ -11,9 +11,11 @@ package store
 //   - the facts are read from an hour before the earliest new one (a new
 //     history row pairs with a completion line up to an hour before it),
 //     or 73 h when a completion line at or after it states LSNs (it pairs
-//     with a history row up to 72 h before it), then, as far as the
-//     components below reach, the older ones: a day of history rows reads
-//     that day, a day of error logs three more;
+//     with a history row up to 72 h before it) unless one query finds no
+//     row in those 72 h stating its LSNs (markLSNRowsRead), then, as far
+//     as the components below reach, the older ones: a day of history rows
+//     or of error logs reads that day, and three more when a line's
+//     partner by LSNs is older;
 //   - derive ties them into components (derive.components: the facts that
 //     could pair, whose derivation depends on nothing else); the window
 //     starts at the day of the earliest fact of any component holding a
@@ -51,6 +53,7 @@ const (
 	// derived: 3.4 s of a 10 M fleet's day.
 	windowRead    = int64(time.Hour / time.Millisecond)
 	lsnWindow     = int64(73 * time.Hour / time.Millisecond)
+	lsnRowReach   = int64(72 * time.Hour / time.Millisecond) // a row before a line stating its LSNs
 	windowTries   = 4
 	wholeInstance = math.MinInt64
 	noBound       = math.MaxInt64
@@ -106,11 +109,54 @@ func votesOf(rs []derive.Derived) dayVotes {
 func lsnLinesReach(in *derive.Facts, dirtyFrom int64) int64 {
 	reach := int64(noBound)
 	for i := range in.Logs {
-		if l := &in.Logs[i]; l.Completed.Valid && l.Completed.Int64 >= dirtyFrom && l.FirstLSN != "" && l.LastLSN != "" {
+		if l := &in.Logs[i]; l.Completed.Valid && l.Completed.Int64 >= dirtyFrom && l.FirstLSN != "" && l.LastLSN != "" && !l.LSNRowsRead {
 			reach = min(reach, l.Completed.Int64-lsnWindow)
 		}
 	}
 	return reach
+}
+
+// lsnRowsSQL says whether a history row of an instance within a time range
+// states one of a set of last LSNs (a JSON array): on the rows' time index,
+// the LSN read from their facts (position 16) in SQLite, no row handed
+// over. Any row with the LSN counts, whatever its database: a row it
+// wrongly counts costs only the read it would have spared.
+const lsnRowsSQL = `SELECT EXISTS (SELECT 1 FROM history_row WHERE instance_id = ? AND restore_local >= ? AND restore_local < ?
+	AND facts ->> 16 IN (SELECT value FROM json_each(?)))`
+
+// markLSNRowsRead sets Log.LSNRowsRead on the lines read that state LSNs
+// when no history row in the 72 h before them, up to read (the first fact
+// read), states one of their last LSNs: then every row that could pair with
+// them by LSNs was read, and a window need not read those 72 h (a day of
+// log-shipping facts, or three days) to learn it. It says whether it did:
+// one row found leaves every line as it was.
+func markLSNRowsRead(ctx context.Context, tx querier, id int64, in *derive.Facts, read int64) (bool, error) {
+	from := int64(noBound)
+	var lsns []string
+	for i := range in.Logs {
+		if l := &in.Logs[i]; l.Completed.Valid && l.FirstLSN != "" && l.LastLSN != "" && !l.LSNRowsRead {
+			from = min(from, l.Completed.Int64-lsnRowReach)
+			lsns = append(lsns, l.LastLSN)
+		}
+	}
+	if len(lsns) == 0 {
+		return true, nil
+	}
+	if from < read {
+		var found bool
+		if err := tx.QueryRowContext(ctx, lsnRowsSQL, id, from, read, jsonText(lsns)).Scan(&found); err != nil {
+			return false, err
+		}
+		if found {
+			return false, nil
+		}
+	}
+	for i := range in.Logs {
+		if l := &in.Logs[i]; l.Completed.Valid && l.FirstLSN != "" && l.LastLSN != "" {
+			l.LSNRowsRead = true
+		}
+	}
+	return true, nil
 }
 
 // windowable says whether an instance's facts allow windows: error-log
@@ -150,9 +196,14 @@ func (db *DB) deriveWindow(ctx context.Context, tx querier, id int64, def sql.Nu
 		if !windowable(in) {
 			return out, nil, 0, false, nil
 		}
-		// A new completion line that states LSNs reaches 72 h back: read
+		// A completion line that states LSNs reaches 72 h back, unless one
+		// query shows that no row there states its LSNs. A new one: read
 		// that far before deriving anything (a day of error logs), rather
-		// than derive what was read only to learn it.
+		// than derive what was read only to learn it; an older one read
+		// since reaches as far only if its component holds a new fact.
+		if _, err := markLSNRowsRead(ctx, tx, id, in, read); err != nil {
+			return out, nil, 0, false, err
+		}
 		if reach := lsnLinesReach(in, dirtyFrom); reach < read {
 			read = reach
 			continue

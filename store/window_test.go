@@ -449,3 +449,79 @@ func TestWindowSettledPairsRandom(t *testing.T) {
 		})
 	}
 }
+
+// TestWindowOfLogShippingReadsItsDay: a log-shipped database restores a
+// log every 15 minutes, each history row and completion line stating the
+// log's LSNs, a day's rows and lines imported together. A new line stating
+// LSNs could pair with a row up to 72 h before it; one query shows no such
+// row exists, so a day's window reads that day (and the hour before), not
+// the three days before it. A full restore whose row lies 30 h before its
+// line (a restore of hours, the line imported a day later) must still be
+// found: the windows equal a whole derivation.
+func TestWindowOfLogShippingReadsItsDay(t *testing.T) {
+	ctx := context.Background()
+	T := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	off := 0
+	row := func(id int64, at time.Time, kind, rtype string, lsn int64) windowFact {
+		return windowFact{hist: &HistoryRow{Instance: "SQLX", RestoreHistoryID: id, RestoreDate: at, Database: "Shipped",
+			RestoreType: rtype, FirstLSN: fmt.Sprint(lsn), LastLSN: fmt.Sprint(lsn + 10), Devices: []string{fmt.Sprintf(`\\nas\Shipped_%d.%s`, lsn, kind)},
+			Origin: Origin{Source: "history", File: "h.csv"}}}
+	}
+	line := func(at time.Time, kind Kind, ext string, lsn int64, secs float64) windowFact {
+		msg, stmt := 18268, "RESTORE LOG"
+		if kind == KindFull {
+			msg, stmt = 18267, "RESTORE DATABASE"
+		}
+		return windowFact{log: &LogRestore{Instance: "SQLX", Database: "Shipped", Kind: kind, MessageID: msg,
+			CompletedAt: at, UTCOffset: &off, FirstLSN: fmt.Sprint(lsn), LastLSN: fmt.Sprint(lsn + 10), DeviceCount: 1,
+			DeviceType: "DISK", Devices: []string{fmt.Sprintf(`\\nas\Shipped_%d.%s`, lsn, ext)}, Has3014: true, Statement: stmt,
+			Pages: 1000, Seconds: secs, MBps: 1.56, Origin: Origin{Source: "errorlog", File: "ERRORLOG"}}}
+	}
+	const days, perDay = 8, 96
+	steps := make([][]windowFact, days)
+	var id, lsn int64
+	for d := range days {
+		for q := range perDay {
+			at := T.AddDate(0, 0, d).Add(time.Duration(q) * 15 * time.Minute)
+			id, lsn = id+1, lsn+10
+			steps[d] = append(steps[d], row(id, at, "trn", "L", lsn), line(at.Add(2*time.Second), KindLog, "trn", lsn, 1))
+		}
+	}
+	// Day 4's full restore starts at 06:00 and ends 30 h later; its line
+	// comes with day 6's error log.
+	full := T.AddDate(0, 0, 4).Add(6 * time.Hour)
+	steps[4] = append(steps[4], row(10_000, full, "bak", "D", 5))
+	steps[6] = append(steps[6], line(full.Add(30*time.Hour), KindFull, "bak", 5, 3000))
+
+	win, whole := openTestDB(t), openTestDB(t)
+	read := make([]int64, days)
+	for d, step := range steps {
+		importFacts(t, win, step)
+		before := win.windowFacts.Load()
+		if err := win.Reconcile(ctx); err != nil {
+			t.Fatal(err)
+		}
+		read[d] = win.windowFacts.Load() - before
+		importFacts(t, whole, step)
+	}
+	if err := whole.ReconcileAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := derivedState(t, win), derivedState(t, whole); !slices.Equal(got, want) {
+		t.Errorf("after windows:\n%s\nwhole:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := win.windows.Load(); n != days-1 {
+		t.Errorf("%d of %d daily imports derived from a window, want all but the first", n, days-1)
+	}
+	// A day is 192 facts, the hour before it 8; the three days before it
+	// would be 576 more.
+	for _, d := range []int{3, 7} {
+		if read[d] > 2*perDay+8 {
+			t.Errorf("day %d's window read %d facts, want its day and the hour before (%d)", d, read[d], 2*perDay+8)
+		}
+	}
+	// Day 6 brings the full restore's line, whose row is 30 h before it.
+	if read[6] < 2*perDay+8+4*30 {
+		t.Errorf("day 6's window read %d facts: not back to the full restore's row 30 h before its line", read[6])
+	}
+}

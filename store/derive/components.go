@@ -52,14 +52,15 @@ func newComponents(f *Facts) *components {
 
 // lineReach is how long before its completion a history row can pair
 // with line l: 72 h with LSNs, its engine seconds and 2 minutes without
-// (an hour when it states none).
+// (an hour when it states none), or with LSNs that no unread row states
+// (Log.LSNRowsRead).
 func lineReach(l *Log) int64 {
 	s := 3600.0
 	if l.Seconds.Valid {
 		s = l.Seconds.Float64
 	}
 	back := int64(s*1000) + 120_000
-	if l.FirstLSN != "" && l.LastLSN != "" {
+	if l.FirstLSN != "" && l.LastLSN != "" && !l.LSNRowsRead {
 		back = max(back, lsnReach)
 	}
 	return back

@@ -66,6 +66,12 @@ type Log struct {
 	Pages                         sql.NullInt64
 	Seconds, MBps, UpperBound     sql.NullFloat64
 	Buffer                        *BufferConfig
+	// LSNRowsRead, in a window (Facts.Components), says that no history
+	// row before the facts read states this line's LSNs: a row it could
+	// pair with by them is among the facts read, so it reaches back only
+	// as far as a line without LSNs (lineReach). The warehouse learns it
+	// with one query instead of reading the 72 h before the line.
+	LSNRowsRead bool
 }
 
 // Host is one snapshot of the instance's host and engine.
