@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -268,6 +269,46 @@ func TestOverlappingHistoryImport(t *testing.T) {
 		t.Errorf("after the first import: %d restores, want 60", n)
 	}
 	sum := importAll(t, db, rows...)
+	if sum.Added != 40 || sum.Duplicates != 60 {
+		t.Errorf("overlapping import: added %d duplicates %d, want 40 and 60", sum.Added, sum.Duplicates)
+	}
+	per := map[string]int{}
+	for _, r := range list(t, db) {
+		per[strings.ToUpper(r.Instance)]++
+	}
+	if want := map[string]int{"SQL01": 34, "SQL02": 33, "SQL03": 33}; !reflect.DeepEqual(per, want) {
+		t.Errorf("restores per instance = %v, want %v", per, want)
+	}
+}
+
+// TestOverlappingLogImport is TestOverlappingHistoryImport for error-log
+// lines, which go 16 to a statement too: a statement of new lines and
+// duplicates must count each, and reconcile the instances of the new ones.
+func TestOverlappingLogImport(t *testing.T) {
+	lines := make([]any, 0, 100)
+	for i := 0; i < 100; i++ {
+		_, l, _ := fixture()
+		l.Instance = []string{"SQL01", "sql02", "SQL03"}[i%3]
+		l.CompletedAt = l.CompletedAt.Add(time.Duration(i) * time.Hour)
+		l.FirstLSN, l.LastLSN = fmt.Sprint(1000*i), fmt.Sprint(1000*i+500)
+		l.Origin.Line = 40 + i
+		lines = append(lines, l)
+	}
+	db := open(t)
+	first := append(append([]any{}, lines[:60:60]...), lines[0]) // a duplicate inside the file too
+	if sum := importAll(t, db, first...); sum.Added != 60 || sum.Duplicates != 1 {
+		t.Errorf("first import: added %d duplicates %d, want 60 and 1", sum.Added, sum.Duplicates)
+	}
+	if n := len(list(t, db)); n != 60 {
+		t.Errorf("after the first import: %d restores, want 60", n)
+	}
+	// The new lines come between old ones: every statement holds both.
+	mixed := make([]any, 0, 100)
+	for i := range 40 {
+		mixed = append(mixed, lines[i], lines[60+i])
+	}
+	mixed = append(mixed, lines[40:60]...)
+	sum := importAll(t, db, mixed...)
 	if sum.Added != 40 || sum.Duplicates != 60 {
 		t.Errorf("overlapping import: added %d duplicates %d, want 40 and 60", sum.Added, sum.Duplicates)
 	}
