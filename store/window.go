@@ -52,7 +52,6 @@ const (
 	// that row's, cost a day of history rows four days of facts read and
 	// derived: 3.4 s of a 10 M fleet's day.
 	windowRead    = int64(time.Hour / time.Millisecond)
-	lsnWindow     = int64(73 * time.Hour / time.Millisecond)
 	lsnRowReach   = int64(72 * time.Hour / time.Millisecond) // a row before a line stating its LSNs
 	windowTries   = 4
 	wholeInstance = math.MinInt64
@@ -103,34 +102,25 @@ func votesOf(rs []derive.Derived) dayVotes {
 	return v
 }
 
-// lsnLinesReach is how far back the completion lines at or after
-// dirtyFrom that state LSNs may reach (a history row up to 72 h before, and
-// that row a line an hour before it), or noBound when there is none.
-func lsnLinesReach(in *derive.Facts, dirtyFrom int64) int64 {
-	reach := int64(noBound)
-	for i := range in.Logs {
-		if l := &in.Logs[i]; l.Completed.Valid && l.Completed.Int64 >= dirtyFrom && l.FirstLSN != "" && l.LastLSN != "" && !l.LSNRowsRead {
-			reach = min(reach, l.Completed.Int64-lsnWindow)
-		}
-	}
-	return reach
-}
+// lsnRowsSQL finds the history rows of an instance within a time range
+// that state one of a set of last LSNs (a JSON array): on the rows' time
+// index, the LSN read from their facts (position 16) in SQLite, only the
+// rows found handed over. A row counts whatever its database: a row it
+// wrongly counts costs only a read it would have spared.
+const lsnRowsSQL = `SELECT facts ->> 16, restore_local FROM history_row WHERE instance_id = ? AND restore_local >= ? AND restore_local < ?
+	AND facts ->> 16 IN (SELECT value FROM json_each(?))`
 
-// lsnRowsSQL says whether a history row of an instance within a time range
-// states one of a set of last LSNs (a JSON array): on the rows' time index,
-// the LSN read from their facts (position 16) in SQLite, no row handed
-// over. Any row with the LSN counts, whatever its database: a row it
-// wrongly counts costs only the read it would have spared.
-const lsnRowsSQL = `SELECT EXISTS (SELECT 1 FROM history_row WHERE instance_id = ? AND restore_local >= ? AND restore_local < ?
-	AND facts ->> 16 IN (SELECT value FROM json_each(?)))`
-
-// markLSNRowsRead sets Log.LSNRowsRead on the lines read that state LSNs
-// when no history row in the 72 h before them, up to read (the first fact
-// read), states one of their last LSNs: then every row that could pair with
-// them by LSNs was read, and a window need not read those 72 h (a day of
-// log-shipping facts, or three days) to learn it. It says whether it did:
-// one row found leaves every line as it was.
-func markLSNRowsRead(ctx context.Context, tx querier, id int64, in *derive.Facts, read int64) (bool, error) {
+// markLSNRowsRead sets Log.LSNRowsRead on each line read that states LSNs
+// when no history row of the 72 h before it, up to read (the first fact
+// read), states its last LSN: every row that could pair with it by LSNs
+// was read, and a window need not read those 72 h (a day of log-shipping
+// facts, or three days) to learn it. A line at or after dirtyFrom (a new
+// one) whose LSNs such a row does state needs the facts from an hour before
+// the day of the earliest of them (where the window will start); need is
+// the earliest of those, or noBound. A line older than dirtyFrom needs nothing: its
+// component reaches back only if it holds a new fact.
+func markLSNRowsRead(ctx context.Context, tx querier, id int64, in *derive.Facts, read, dirtyFrom int64) (need int64, err error) {
+	need = noBound
 	from := int64(noBound)
 	var lsns []string
 	for i := range in.Logs {
@@ -140,23 +130,50 @@ func markLSNRowsRead(ctx context.Context, tx querier, id int64, in *derive.Facts
 		}
 	}
 	if len(lsns) == 0 {
-		return true, nil
+		return need, nil
 	}
+	found := map[string][]int64{} // last LSN -> the times of the rows stating it
 	if from < read {
-		var found bool
-		if err := tx.QueryRowContext(ctx, lsnRowsSQL, id, from, read, jsonText(lsns)).Scan(&found); err != nil {
-			return false, err
+		rows, err := tx.QueryContext(ctx, lsnRowsSQL, id, from, read, jsonText(lsns))
+		if err != nil {
+			return 0, err
 		}
-		if found {
-			return false, nil
+		for rows.Next() {
+			var lsn string
+			var at int64
+			if err := rows.Scan(&lsn, &at); err != nil {
+				rows.Close()
+				return 0, err
+			}
+			found[lsn] = append(found[lsn], at)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return 0, err
 		}
 	}
 	for i := range in.Logs {
-		if l := &in.Logs[i]; l.Completed.Valid && l.FirstLSN != "" && l.LastLSN != "" {
+		l := &in.Logs[i]
+		if !l.Completed.Valid || l.FirstLSN == "" || l.LastLSN == "" || l.LSNRowsRead {
+			continue
+		}
+		earliest := int64(noBound)
+		for _, at := range found[l.LastLSN] {
+			if at >= l.Completed.Int64-lsnRowReach {
+				earliest = min(earliest, at)
+			}
+		}
+		switch {
+		case earliest == noBound:
 			l.LSNRowsRead = true
+		case l.Completed.Int64 >= dirtyFrom:
+			// The window will start on that row's day, if it pairs: the
+			// facts of the hour before the day, which its first restores
+			// may pair with, are read at once too.
+			need = min(need, derive.FloorDiv(earliest, dayMS)*dayMS-windowRead)
 		}
 	}
-	return true, nil
+	return need, nil
 }
 
 // windowable says whether an instance's facts allow windows: error-log
@@ -197,15 +214,14 @@ func (db *DB) deriveWindow(ctx context.Context, tx querier, id int64, def sql.Nu
 			return out, nil, 0, false, nil
 		}
 		// A completion line that states LSNs reaches 72 h back, unless one
-		// query shows that no row there states its LSNs. A new one: read
-		// that far before deriving anything (a day of error logs), rather
-		// than derive what was read only to learn it; an older one read
-		// since reaches as far only if its component holds a new fact.
-		if _, err := markLSNRowsRead(ctx, tx, id, in, read); err != nil {
+		// query shows that no row there states its LSNs. A new one that
+		// such a row does: read back to the row before deriving anything,
+		// rather than derive what was read only to learn it; an older one
+		// reaches as far only if its component holds a new fact.
+		if need, err := markLSNRowsRead(ctx, tx, id, in, read, dirtyFrom); err != nil {
 			return out, nil, 0, false, err
-		}
-		if reach := lsnLinesReach(in, dirtyFrom); reach < read {
-			read = reach
+		} else if need < read {
+			read = need
 			continue
 		}
 		// Derived from copies: Derive fills a history row's missing facts
@@ -224,7 +240,7 @@ func (db *DB) deriveWindow(ctx context.Context, tx querier, id int64, def sql.Nu
 			}
 		}
 		start = derive.FloorDiv(start, dayMS) * dayMS // votes are kept by day
-		need := min(read, start)
+		need := min(read, start-windowRead)           // the day's first restores reach an hour before it
 		for i := range all.Restores {
 			if d := &all.Restores[i]; d.CompTo >= start {
 				need = min(need, d.CompReach)
