@@ -117,14 +117,21 @@ const lsnRowsSQL = `SELECT facts ->> 16, restore_local FROM history_row WHERE in
 // facts, or three days) to learn it. A line at or after dirtyFrom (a new
 // one) whose LSNs such a row does state needs the facts from an hour before
 // the day of the earliest of them (where the window will start); need is
-// the earliest of those, or noBound. A line older than dirtyFrom needs nothing: its
-// component reaches back only if it holds a new fact.
+// the earliest of those, or noBound. A line older than dirtyFrom needs
+// nothing: its component reaches back only if it holds a new fact.
 func markLSNRowsRead(ctx context.Context, tx querier, id int64, in *derive.Facts, read, dirtyFrom int64) (need int64, err error) {
 	need = noBound
+	// The lines of the day the window starts on at the latest, and of the
+	// hour before it: older ones, read to reach a row, pair by LSNs with
+	// what was read with them, and asking for them would scan days more.
+	asked := func(l *derive.Log) bool {
+		return l.Completed.Valid && l.FirstLSN != "" && l.LastLSN != "" && !l.LSNRowsRead &&
+			l.Completed.Int64 >= derive.FloorDiv(dirtyFrom, dayMS)*dayMS-windowRead
+	}
 	from := int64(noBound)
 	var lsns []string
 	for i := range in.Logs {
-		if l := &in.Logs[i]; l.Completed.Valid && l.FirstLSN != "" && l.LastLSN != "" && !l.LSNRowsRead {
+		if l := &in.Logs[i]; asked(l) {
 			from = min(from, l.Completed.Int64-lsnRowReach)
 			lsns = append(lsns, l.LastLSN)
 		}
@@ -154,7 +161,7 @@ func markLSNRowsRead(ctx context.Context, tx querier, id int64, in *derive.Facts
 	}
 	for i := range in.Logs {
 		l := &in.Logs[i]
-		if !l.Completed.Valid || l.FirstLSN == "" || l.LastLSN == "" || l.LSNRowsRead {
+		if !asked(l) {
 			continue
 		}
 		earliest := int64(noBound)
@@ -169,8 +176,11 @@ func markLSNRowsRead(ctx context.Context, tx querier, id int64, in *derive.Facts
 		case l.Completed.Int64 >= dirtyFrom:
 			// The window will start on that row's day, if it pairs: the
 			// facts of the hour before the day, which its first restores
-			// may pair with, are read at once too.
+			// may pair with, are read at once too. The caller reads from
+			// need before deriving, and no row before the earliest states
+			// the line's LSNs: the line is marked for that read.
 			need = min(need, derive.FloorDiv(earliest, dayMS)*dayMS-windowRead)
+			l.LSNRowsRead = true
 		}
 	}
 	return need, nil
