@@ -20,10 +20,47 @@ type batchWriter struct {
 	dirty map[int64]int64 // instance -> the earliest local time of a fact added (wholeInstance: not one time)
 	stmts map[string]*sql.Stmt
 
-	histArgs []any // queued history rows, historyCols values each
-	histInst []instRef
-	logArgs  []any // queued log restores, logCols values each
-	logInst  []logRef
+	hist rowQueue // history rows, historyCols values each
+	logs rowQueue // log restores, logCols values each
+}
+
+// rowQueue is one table's rows queued for a multi-row INSERT: their values,
+// and each row's instance and the local time from which it marks the
+// instance for derivation.
+type rowQueue struct {
+	args []any
+	rows []queuedRow
+}
+
+type queuedRow struct {
+	id   int64
+	name string
+	at   int64
+}
+
+// flush writes the queued rows with the INSERT sqlFor(n) returns, full at
+// per rows. Duplicates are skipped by the table's UNIQUE key; when some rows
+// of a statement were new, every row's instance is marked for derivation
+// from that row's time (an unchanged instance derived again changes
+// nothing). It returns how many rows the write added and how many it
+// carried.
+func (w *batchWriter) flush(q *rowQueue, sqlFor func(int) string, per int) (added, carried int, err error) {
+	n := len(q.rows)
+	if n == 0 {
+		return 0, 0, nil
+	}
+	k, err := w.insertRows(sqlFor(n), n == per, q.args)
+	if err != nil {
+		return 0, 0, err
+	}
+	if k > 0 {
+		for _, r := range q.rows {
+			w.touch(r.id, r.name, r.at)
+		}
+	}
+	clear(q.args)
+	q.args, q.rows = q.args[:0], q.rows[:0]
+	return int(k), n, nil
 }
 
 func (w *batchWriter) stmt(q string) (*sql.Stmt, error) {
@@ -93,14 +130,40 @@ const historyPerInsert = 32
 var historyInsertCache sync.Map // rows -> statement text
 
 func insertHistorySQL(n int) string {
-	if q, ok := historyInsertCache.Load(n); ok {
+	return multiRowSQL(&historyInsertCache, insertHistoryHead, historyCols, n,
+		" ON CONFLICT (instance_id, restore_history_id, restore_local) DO NOTHING")
+}
+
+// multiRowSQL returns head, n rows of cols placeholders and tail: the text
+// of a multi-row INSERT, built once per n in cache.
+func multiRowSQL(cache *sync.Map, head string, cols, n int, tail string) string {
+	if q, ok := cache.Load(n); ok {
 		return q.(string)
 	}
-	one := "(" + strings.TrimSuffix(strings.Repeat("?,", historyCols), ",") + ")"
-	q := insertHistoryHead + strings.TrimSuffix(strings.Repeat(one+",", n), ",") +
-		" ON CONFLICT (instance_id, restore_history_id, restore_local) DO NOTHING"
-	historyInsertCache.Store(n, q)
+	one := "(" + strings.TrimSuffix(strings.Repeat("?,", cols), ",") + ")"
+	q := head + strings.TrimSuffix(strings.Repeat(one+",", n), ",") + tail
+	cache.Store(n, q)
 	return q
+}
+
+// insertRows runs a multi-row INSERT and returns the rows it added: a full
+// statement (the size most are) prepared once per batch, a last partial one
+// from its text.
+func (w *batchWriter) insertRows(q string, full bool, args []any) (int64, error) {
+	var res sql.Result
+	var err error
+	if full {
+		var s *sql.Stmt
+		if s, err = w.stmt(q); err == nil {
+			res, err = s.ExecContext(w.im.ctx, args...)
+		}
+	} else {
+		res, err = w.tx.ExecContext(w.im.ctx, q, args...)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
 // history queues h for a multi-row insert and, when a statement is full,
@@ -111,48 +174,17 @@ func (w *batchWriter) history(h *HistoryRow) (added, carried int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	w.histArgs = append(w.histArgs, id, historyKey(h), ms(h.RestoreDate), h.facts, h.Origin.String())
-	w.histInst = append(w.histInst, instRef{id, h.Instance})
-	if len(w.histInst) < historyPerInsert {
+	w.hist.args = append(w.hist.args, id, historyKey(h), ms(h.RestoreDate), h.facts, h.Origin.String())
+	w.hist.rows = append(w.hist.rows, queuedRow{id, h.Instance, ms(h.RestoreDate)})
+	if len(w.hist.rows) < historyPerInsert {
 		return 0, 0, nil
 	}
 	return w.flushHistory()
 }
 
-// flushHistory writes the queued history rows. Duplicates are skipped by the
-// UNIQUE key; when only some rows of a statement were new, every instance of
-// the statement is marked for reconciliation (reconciling an unchanged
-// instance changes nothing).
+// flushHistory writes the queued history rows.
 func (w *batchWriter) flushHistory() (added, carried int, err error) {
-	n := len(w.histInst)
-	if n == 0 {
-		return 0, 0, nil
-	}
-	var res sql.Result
-	if n == historyPerInsert {
-		var s *sql.Stmt
-		if s, err = w.stmt(insertHistorySQL(n)); err == nil {
-			res, err = s.ExecContext(w.im.ctx, w.histArgs...)
-		}
-	} else {
-		res, err = w.tx.ExecContext(w.im.ctx, insertHistorySQL(n), w.histArgs...)
-	}
-	if err != nil {
-		return 0, 0, err
-	}
-	k, _ := res.RowsAffected()
-	if k > 0 {
-		for i, r := range w.histInst {
-			w.touch(r.id, r.name, w.histArgs[i*historyCols+2].(int64))
-		}
-	}
-	w.histArgs, w.histInst = w.histArgs[:0], w.histInst[:0]
-	return int(k), n, nil
-}
-
-type instRef struct {
-	id   int64
-	name string
+	return w.flush(&w.hist, insertHistorySQL, historyPerInsert)
 }
 
 // logKey identifies a log restore across re-imports and sources that print the
@@ -205,21 +237,7 @@ const logPerInsert = 16
 var logInsertCache sync.Map // rows -> statement text
 
 func insertLogSQL(n int) string {
-	if q, ok := logInsertCache.Load(n); ok {
-		return q.(string)
-	}
-	one := "(" + strings.TrimSuffix(strings.Repeat("?,", logCols), ",") + ")"
-	q := insertLogHead + strings.TrimSuffix(strings.Repeat(one+",", n), ",") +
-		" ON CONFLICT (instance_id, dedupe_key) DO NOTHING"
-	logInsertCache.Store(n, q)
-	return q
-}
-
-// logRef is a queued log restore's instance and the local time it marks
-// the instance dirty from.
-type logRef struct {
-	instRef
-	at int64
+	return multiRowSQL(&logInsertCache, insertLogHead, logCols, n, " ON CONFLICT (instance_id, dedupe_key) DO NOTHING")
 }
 
 // logRestore queues l for a multi-row insert and, when a statement is full,
@@ -244,7 +262,7 @@ func (w *batchWriter) logRestore(l *LogRestore) (added, carried int, err error) 
 	if l.Recovery != nil {
 		recovery = jsonText(l.Recovery)
 	}
-	w.logArgs = append(w.logArgs, id, w.im.logKey(id, l), l.Origin.Source, l.Database, string(l.Kind), l.MessageID,
+	w.logs.args = append(w.logs.args, id, w.im.logKey(id, l), l.Origin.Source, l.Database, string(l.Kind), l.MessageID,
 		completed, nullInt(l.UTCOffset), nullString(l.FirstLSN), nullString(l.LastLSN), nullZero(int64(l.DeviceCount)),
 		nullString(l.DeviceType), jsonText(nonNil(l.Devices)), l.Has3014, nullString(l.Statement), nullZero(l.Pages),
 		nullFloat(l.Seconds, l.Has3014), nullFloat(l.MBps, l.Has3014), nullFloat(l.UpperBoundS, l.UpperBoundS > 0),
@@ -255,43 +273,16 @@ func (w *batchWriter) logRestore(l *LogRestore) (added, carried int, err error) 
 	if c, ok := completed.(int64); ok && l.Origin.Source.ErrorLog() {
 		at = c
 	}
-	w.logInst = append(w.logInst, logRef{instRef{id, l.Instance}, at})
-	if len(w.logInst) < logPerInsert {
+	w.logs.rows = append(w.logs.rows, queuedRow{id, l.Instance, at})
+	if len(w.logs.rows) < logPerInsert {
 		return 0, 0, nil
 	}
 	return w.flushLogs()
 }
 
-// flushLogs writes the queued log restores. Duplicates are skipped by the
-// UNIQUE key; when some rows of a statement were new, every row's instance
-// is marked for reconciliation from that row's time, as flushHistory does
-// (a duplicate's instance reconciled again changes nothing).
+// flushLogs writes the queued log restores.
 func (w *batchWriter) flushLogs() (added, carried int, err error) {
-	n := len(w.logInst)
-	if n == 0 {
-		return 0, 0, nil
-	}
-	var res sql.Result
-	if n == logPerInsert {
-		var s *sql.Stmt
-		if s, err = w.stmt(insertLogSQL(n)); err == nil {
-			res, err = s.ExecContext(w.im.ctx, w.logArgs...)
-		}
-	} else {
-		res, err = w.tx.ExecContext(w.im.ctx, insertLogSQL(n), w.logArgs...)
-	}
-	if err != nil {
-		return 0, 0, err
-	}
-	k, _ := res.RowsAffected()
-	if k > 0 {
-		for _, r := range w.logInst {
-			w.touch(r.id, r.name, r.at)
-		}
-	}
-	clear(w.logArgs)
-	w.logArgs, w.logInst = w.logArgs[:0], w.logInst[:0]
-	return int(k), n, nil
+	return w.flush(&w.logs, insertLogSQL, logPerInsert)
 }
 
 const insertHost = `INSERT INTO host_snapshot (instance_id, observed_local, utc_offset, source, content_hash, version,

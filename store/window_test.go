@@ -322,7 +322,6 @@ func stepsEqualWhole(t *testing.T, steps [][]windowFact) int64 {
 // days, whatever the number of days before it, and equals a whole
 // derivation.
 func TestWindowOfOneBackupRestoredDaily(t *testing.T) {
-	ctx := context.Background()
 	T := time.Date(2025, 3, 1, 6, 0, 0, 0, time.UTC)
 	off := 0
 	day := func(d int) []windowFact {
@@ -338,26 +337,12 @@ func TestWindowOfOneBackupRestoredDaily(t *testing.T) {
 		}
 	}
 	const days = 30
-	win, whole := openTestDB(t), openTestDB(t)
-	var lastRead int64
+	steps := make([][]windowFact, days)
 	for d := range days {
-		importFacts(t, win, day(d))
-		before := win.windowFacts.Load()
-		if err := win.Reconcile(ctx); err != nil {
-			t.Fatal(err)
-		}
-		lastRead = win.windowFacts.Load() - before
-		importFacts(t, whole, day(d))
+		steps[d] = day(d)
 	}
-	if err := whole.ReconcileAll(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := derivedState(t, win), derivedState(t, whole); !slices.Equal(got, want) {
-		t.Errorf("after windows:\n%s\nwhole:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	if n := win.windows.Load(); n != days-1 {
-		t.Errorf("%d of %d daily imports derived from a window, want all but the first", n, days-1)
-	}
+	read := dailyWindows(t, steps)
+	lastRead := read[days-1]
 	// Its own day and the three its line reaches: 8 facts.
 	if lastRead > 8 {
 		t.Errorf("the last day's window read %d facts of %d", lastRead, 2*days)
@@ -460,7 +445,6 @@ func TestWindowSettledPairsRandom(t *testing.T) {
 // line (a restore of hours, the line imported a day later) must still be
 // found: the windows equal a whole derivation.
 func TestWindowOfLogShippingReadsItsDay(t *testing.T) {
-	ctx := context.Background()
 	T := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 	off := 0
 	row := func(id int64, at time.Time, kind, rtype string, lsn int64) windowFact {
@@ -504,26 +488,7 @@ func TestWindowOfLogShippingReadsItsDay(t *testing.T) {
 	steps[4] = append(steps[4], row(10_000, full, "bak", "D", 5))
 	steps[6] = append(steps[6], line(full.Add(30*time.Hour), KindFull, "bak", 5, 3000))
 
-	win, whole := openTestDB(t), openTestDB(t)
-	read := make([]int64, days)
-	for d, step := range steps {
-		importFacts(t, win, step)
-		before := win.windowFacts.Load()
-		if err := win.Reconcile(ctx); err != nil {
-			t.Fatal(err)
-		}
-		read[d] = win.windowFacts.Load() - before
-		importFacts(t, whole, step)
-	}
-	if err := whole.ReconcileAll(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := derivedState(t, win), derivedState(t, whole); !slices.Equal(got, want) {
-		t.Errorf("after windows:\n%s\nwhole:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	if n := win.windows.Load(); n != days-1 {
-		t.Errorf("%d of %d daily imports derived from a window, want all but the first", n, days-1)
-	}
+	read := dailyWindows(t, steps)
 	// A day is 194 facts (195 with day 4's long restore). Its copy's line
 	// reaches the copies of the two mornings before (72 h): the window
 	// reads back to the first of those days and the hour before it (the
@@ -538,4 +503,35 @@ func TestWindowOfLogShippingReadsItsDay(t *testing.T) {
 	if read[6] < 2*perDay+8+4*30 {
 		t.Errorf("day 6's window read %d facts: not back to the full restore's row 30 h before its line", read[6])
 	}
+}
+
+// dailyWindows imports each day's facts into a warehouse that reconciles
+// after each (from windows) and into another derived whole once at the
+// end, checks that both hold the same restores and that every import but
+// the first was derived from a window, and returns the facts each day's
+// windows read.
+func dailyWindows(t *testing.T, days [][]windowFact) []int64 {
+	t.Helper()
+	ctx := context.Background()
+	win, whole := openTestDB(t), openTestDB(t)
+	read := make([]int64, len(days))
+	for d, facts := range days {
+		importFacts(t, win, facts)
+		before := win.windowFacts.Load()
+		if err := win.Reconcile(ctx); err != nil {
+			t.Fatal(err)
+		}
+		read[d] = win.windowFacts.Load() - before
+		importFacts(t, whole, facts)
+	}
+	if err := whole.ReconcileAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := derivedState(t, win), derivedState(t, whole); !slices.Equal(got, want) {
+		t.Errorf("after windows:\n%s\nwhole:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := win.windows.Load(); n != int64(len(days)-1) {
+		t.Errorf("%d of %d daily imports derived from a window, want all but the first", n, len(days)-1)
+	}
+	return read
 }
