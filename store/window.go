@@ -9,13 +9,13 @@ package store
 // msdb facts only, all dated):
 //
 //   - the facts are read from an hour before the earliest new one (a new
-//     history row pairs with a completion line up to an hour before it),
-//     or 73 h when a completion line at or after it states LSNs (it pairs
-//     with a history row up to 72 h before it) unless one query finds no
-//     row in those 72 h stating its LSNs (markLSNRowsRead), then, as far
-//     as the components below reach, the older ones: a day of history rows
-//     or of error logs reads that day, and three more when a line's
-//     partner by LSNs is older;
+//     history row pairs with a completion line up to an hour before it);
+//     a completion line at or after it that states LSNs pairs with a
+//     history row of the same LSNs up to 72 h before it, so one query asks
+//     for such rows (markLSNRowsRead) and, if there is one, the facts are
+//     read from the hour before its day; then, as far as the components
+//     below reach, the older ones: a day of history rows or of error logs
+//     reads that day and the hour before it;
 //   - derive ties them into components (derive.components: the facts that
 //     could pair, whose derivation depends on nothing else); the window
 //     starts at the day of the earliest fact of any component holding a
