@@ -124,9 +124,9 @@ func markLSNRowsRead(ctx context.Context, tx querier, id int64, in *derive.Facts
 	// The lines of the day the window starts on at the latest, and of the
 	// hour before it: older ones, read to reach a row, pair by LSNs with
 	// what was read with them, and asking for them would scan days more.
+	since := derive.FloorDiv(dirtyFrom, dayMS)*dayMS - windowRead
 	asked := func(l *derive.Log) bool {
-		return l.Completed.Valid && l.FirstLSN != "" && l.LastLSN != "" && !l.LSNRowsRead &&
-			l.Completed.Int64 >= derive.FloorDiv(dirtyFrom, dayMS)*dayMS-windowRead
+		return l.Completed.Valid && l.Completed.Int64 >= since && l.FirstLSN != "" && l.LastLSN != "" && !l.LSNRowsRead
 	}
 	from := int64(noBound)
 	var lsns []string
