@@ -107,7 +107,20 @@ api "/api/regressions?limit=1000" >"$DIR/regressions.json"
 NREG=$(jq length "$DIR/regressions.json")
 mapfile -t GIDS < <(jq -r 'sort_by(.ratio) | .[].id' "$DIR/regressions.json")
 GID=${GIDS[0]:-}
-note "- data: $COUNT restores (series counts) on $NINST instances, $NREG regressions; instances measured: ${INST[*]}"
+# Restore plans: databases with a backup history. RW_BENCH_PLANS names them
+# ("instance|database ..."; the estate's are its source servers', written by
+# `fleet backups`); by default the measured instances' databases whose
+# /api/plan answers 200 (the demo backs up every database).
+PLANS=()
+if [ -n "${RW_BENCH_PLANS:-}" ]; then
+	read -ra PLANS <<<"$RW_BENCH_PLANS"
+else
+	for k in "${!INST[@]}"; do
+		code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 120 "$BASE/api/plan?instance=$(enc "${INST[k]}")&database=$(enc "${DBS[k]}")")
+		[ "$code" = 200 ] && PLANS+=("${INST[k]}|${DBS[k]}")
+	done
+fi
+note "- data: $COUNT restores (series counts) on $NINST instances, $NREG regressions; instances measured: ${INST[*]}; plans: ${PLANS[*]:-none (no backup history)}"
 
 URLS=$DIR/urls-$STAMP.txt
 ROUNDS=${RW_BENCH_ROUNDS:-10}
@@ -139,6 +152,11 @@ pick() { local i=$1; shift; local a=("$@"); echo "${a[i % ${#a[@]}]}"; }
 		echo "/api/instances /api/instances"
 		echo "/api/builds /api/builds"
 		echo "/healthz /healthz"
+		if [ ${#PLANS[@]} -gt 0 ]; then
+			p=$(pick "$j" "${PLANS[@]}")
+			echo "/instances/{name}/databases/{db}/plan /instances/$(enc "${p%%|*}")/databases/$(enc "${p#*|}")/plan"
+			echo "/api/plan?instance=&database= /api/plan?instance=$(enc "${p%%|*}")&database=$(enc "${p#*|}")"
+		fi
 	done
 } >"$URLS"
 [ -n "$GID" ] || note "- no regression in the warehouse: /regressions/{id} and /reports/regressions/{id} left out"

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -26,13 +27,21 @@ type RestoreRate struct {
 	At             time.Time
 }
 
+// restoreRateCols are a RestoreRate's columns, from restore r joined with
+// its instance i.
+const restoreRateCols = `i.name, r.kind, COALESCE(r.device_kind,''), r.logical_mibps, COALESCE(r.read_mibps,0),
+	COALESCE(r.buffer_count,0), COALESCE(r.max_transfer_kib,0), r.at_utc FROM restore r JOIN instance i ON i.id = r.instance_id`
+
 // RestoreRates returns the measured full, differential and log restores of
-// one instance (all of them, from the restore_series index) and, when fleet
-// is set, up to perKind of the fleet's most recent ones of each kind (from
-// the restore_at index), for the expected durations of a restore plan.
+// one instance (all of them, through restore_instance_at) and, when fleet is
+// set, up to perKind of the fleet's most recent ones of each kind, for the
+// expected durations of a restore plan, oldest first. No index orders the
+// fleet's restores by time: the fleet's part scans every restore of the
+// warehouse once per kind (~8 s at 10 M restores, BENCHMARKS.md "Session
+// 10"); the dashboard takes the same restores from its cached orders
+// instead (RestoreOrders.Measured, then RestoreRatesOf).
 func (db *DB) RestoreRates(ctx context.Context, instance string, fleet bool, perKind int) ([]RestoreRate, error) {
-	const cols = `i.name, r.kind, COALESCE(r.device_kind,''), r.logical_mibps, COALESCE(r.read_mibps,0),
-		COALESCE(r.buffer_count,0), COALESCE(r.max_transfer_kib,0), r.at_utc FROM restore r JOIN instance i ON i.id = r.instance_id`
+	const cols = restoreRateCols
 	var out []RestoreRate
 	scan := func(q string, args ...any) error {
 		rows, err := db.read.QueryContext(ctx, q, args...)
@@ -62,6 +71,41 @@ func (db *DB) RestoreRates(ctx context.Context, instance string, fleet bool, per
 				return nil, err
 			}
 		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out, nil
+}
+
+// RestoreRatesOf returns the measured restores among ids as RestoreRates,
+// oldest first: the fleet's part of a plan's rates once the caller knows
+// which restores are the fleet's newest of each kind.
+func (db *DB) RestoreRatesOf(ctx context.Context, ids []int64) ([]RestoreRate, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	b, err := json.Marshal(ids)
+	if err != nil {
+		return nil, fmt.Errorf("store: restore rates: %w", err)
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT `+restoreRateCols+`
+		WHERE r.id IN (SELECT value FROM json_each(?)) AND r.logical_mibps > 0`, string(b))
+	if err != nil {
+		return nil, fmt.Errorf("store: restore rates: %w", err)
+	}
+	defer rows.Close()
+	var out []RestoreRate
+	for rows.Next() {
+		var r RestoreRate
+		var at int64
+		if err := rows.Scan(&r.Instance, &r.Kind, &r.DeviceKind, &r.LogicalMiBps, &r.ReadMiBps, &r.BufferCount,
+			&r.MaxTransferKiB, &at); err != nil {
+			return nil, fmt.Errorf("store: restore rates: %w", err)
+		}
+		r.At = time.UnixMilli(at).UTC()
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: restore rates: %w", err)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
 	return out, nil

@@ -57,7 +57,7 @@ func (s *Server) makePlan(ctx context.Context, r plan.Request) (plan.Plan, plan.
 	if err != nil {
 		return plan.Plan{}, plan.ScriptOptions{}, err
 	}
-	return plan.Make(ctx, src, r)
+	return plan.Make(ctx, s.planRates(src), r)
 }
 
 func (s *Server) handlePlan(c echo.Context) error {

@@ -43,7 +43,7 @@ func (s *Server) planProjections(ctx context.Context, cs []store.RTOCandidate) (
 	if err != nil || len(have) == 0 {
 		return nil, err
 	}
-	cached := &cachedPlanSource{Source: src}
+	cached := s.planRates(src)
 	out := map[int]planRTO{}
 	for i, c := range cs {
 		if !have[strings.ToLower(c.Instance)+"\x00"+c.Database] {
@@ -65,17 +65,49 @@ func (s *Server) planProjections(ctx context.Context, cs []store.RTOCandidate) (
 	return out, nil
 }
 
-// cachedPlanSource serves all the plans of one overview: each instance's
-// own rates are read once, and the fleet's newest rates once for every
-// instance (the store's fleet query scans every restore of a kind; run per
-// instance it made the overview cost a scan per instance and kind).
+// cachedPlanSource serves the plans of one page (the overview's, or the
+// plan page's one): each instance's own rates are read once, and the
+// fleet's newest rates once for every instance, from the dashboard's cached
+// restore orders when the warehouse can read rates by id (fleetRates). The
+// store's fleet query scans every restore of a kind: ~8 s at 10 M restores
+// for each plan, where the orders find the same restores in memory.
 type cachedPlanSource struct {
 	plan.Source
-	mu    sync.Mutex
-	own   map[string][]store.RestoreRate
-	fleet []store.RestoreRate // the newest fleetN per kind, all instances, oldest first
+	// fleetRates returns the newest perKind measured restores of each kind
+	// of the whole fleet; nil: the store's query.
+	fleetRates func(ctx context.Context, perKind int) ([]store.RestoreRate, error)
+	mu         sync.Mutex
+	own        map[string][]store.RestoreRate
+	fleet      []store.RestoreRate // the newest fleetN per kind, all instances, oldest first
 	// fleetN is how many per kind fleet holds.
 	fleetN int
+}
+
+// ratesByID is the store's reading of chosen restores as plan rates.
+type ratesByID interface {
+	RestoreRatesOf(ctx context.Context, ids []int64) ([]store.RestoreRate, error)
+}
+
+// planRates is the plan source of one page: src, with the fleet's rates
+// taken from the restore orders when s.db reads rates by id.
+func (s *Server) planRates(src plan.Source) *cachedPlanSource {
+	c := &cachedPlanSource{Source: src}
+	byID, ok := s.db.(ratesByID)
+	if !ok {
+		return c
+	}
+	c.fleetRates = func(ctx context.Context, perKind int) ([]store.RestoreRate, error) {
+		o, err := s.restoreOrders(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var ids []int64
+		for _, k := range []store.Kind{store.KindFull, store.KindDiff, store.KindLog} {
+			ids = append(ids, o.Measured(store.RestoreFilter{Kind: k, Limit: max(perKind, 1)})...)
+		}
+		return byID.RestoreRatesOf(ctx, ids)
+	}
+	return c
 }
 
 func (c *cachedPlanSource) RestoreRates(ctx context.Context, instance string, fleet bool, perKind int) ([]store.RestoreRate, error) {
@@ -107,7 +139,11 @@ func (c *cachedPlanSource) RestoreRates(ctx context.Context, instance string, fl
 		need = max(need, perKind+n)
 	}
 	if c.fleet == nil || c.fleetN < need {
-		all, err := c.Source.RestoreRates(ctx, "", true, need)
+		read := func(ctx context.Context, n int) ([]store.RestoreRate, error) { return c.Source.RestoreRates(ctx, "", true, n) }
+		if c.fleetRates != nil {
+			read = c.fleetRates
+		}
+		all, err := read(ctx, need)
 		if err != nil {
 			return nil, err
 		}

@@ -19,6 +19,10 @@
 //	    CLI imports: DIR/history.csv (`restorewatch import history`) and
 //	    DIR/<instance>/ERRORLOG, UTF-16LE as on Windows (`restorewatch import
 //	    errorlog --instance-from-dir DIR`).
+//	fleet backups -db FILE -shape estate [-sources 100] [shape flags]
+//	    adds to an estate warehouse the msdb backup history of the source
+//	    servers of its first N instances (backups.go): what restore plans and
+//	    the overview's projections read.
 //	fleet analyze -db FILE [-cpuprofile FILE]
 //	    runs analysis.Run over every instance, as `restorewatch analyze` does
 //	    after reconciling, and prints its time and the Go heap's peak.
@@ -62,12 +66,13 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: fleet csv|build|day|analyze [flags] (see the package comment)")
+		return errors.New("usage: fleet csv|build|day|backups|analyze [flags] (see the package comment)")
 	}
 	fs := flag.NewFlagSet("fleet "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := &fleet{end: time.Date(2025, 6, 30, 0, 0, 0, 0, time.UTC)}
 	var out, db, prof, end string
+	var sources int
 	fs.IntVar(&f.instances, "instances", 400, "instances (estate: 10000)")
 	fs.IntVar(&f.databases, "databases", 50, "databases per instance (one series of full restores each; not for estate)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed")
@@ -90,8 +95,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "analyze":
 		fs.StringVar(&db, "db", "", "warehouse")
 		fs.StringVar(&prof, "cpuprofile", "", "write a CPU profile of the analysis")
+	case "backups":
+		fs.StringVar(&db, "db", "", "estate warehouse to add the backup history to")
+		fs.IntVar(&sources, "sources", 100, "source servers whose backup history to write (those of the first N instances)")
 	default:
-		return fmt.Errorf("unknown command %q: want csv, build, day or analyze", args[0])
+		return fmt.Errorf("unknown command %q: want csv, build, day, backups or analyze", args[0])
 	}
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -123,6 +131,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return errors.New("day: -o DIR is required")
 		}
 		return writeDay(ctx, f, out, stdout)
+	case "backups":
+		if db == "" {
+			return errors.New("backups: -db FILE is required")
+		}
+		return backups(ctx, f, db, sources, stdout)
 	default:
 		if db == "" {
 			return errors.New("analyze: -db FILE is required")

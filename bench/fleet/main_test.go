@@ -18,6 +18,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest/errorlog"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/plan"
 )
 
 // small is an estate small enough for a test: 6 instances over a few days,
@@ -307,5 +308,67 @@ func TestLogLinesReadBackAsBuilt(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("restore %d:\nread  %+v\nbuilt %+v", k, got, want)
 		}
+	}
+}
+
+// The backup history the estate's source servers recorded makes a restore
+// plan for each of their databases: a test-restored database's is its
+// last full alone, a log-shipped one's is the last day's full on the
+// primary and every log after it, with no break; the source servers have
+// no restores, so each step rests on the fleet's rates.
+func TestEstateBackupsMakePlans(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "estate.db")
+	args := with(small, "-days", "3")
+	fleetRun(t, "build", with(args, "-db", path)...)
+	out := fleetRun(t, "backups", with(args, "-db", path, "-sources", "6")...)
+	if !strings.Contains(out, "of 6 source servers") {
+		t.Errorf("backups: %q", out)
+	}
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	f := &fleet{seed: 1, shape: "estate", instances: 6, logship: 2, logDBs: 2, every: 240, days: 3}
+	perDay := 1440 / f.every
+	plans := 0
+	for i := range f.instances {
+		src := fmt.Sprintf("PROD-SQL%04d", i)
+		var dbs []string
+		for k := range fullDBs(i) {
+			dbs = append(dbs, fmt.Sprintf("App%02d_%s", k, dbNames[(i+k)%5]))
+		}
+		if f.secondary(i) {
+			for c := range f.logDBs {
+				dbs = append(dbs, fmt.Sprintf("LS%02d_%s", c, dbNames[c%5]))
+			}
+		}
+		for _, name := range dbs {
+			p, _, err := plan.Make(ctx, db, plan.Request{Instance: src, Database: name})
+			if err != nil {
+				t.Errorf("%s %s: %v", src, name, err)
+				continue
+			}
+			plans++
+			want := 1 // the last full
+			if strings.HasPrefix(name, "LS") {
+				// The last day's full comes before its first log: every
+				// log of that day follows it.
+				want = 1 + perDay
+			}
+			if len(p.Steps) != want || p.Steps[0].Kind != store.KindFull {
+				t.Errorf("%s %s: %d steps, first %s; want %d from a full", src, name, len(p.Steps), p.Steps[0].Kind, want)
+			}
+			for _, st := range p.Steps {
+				if !st.Estimate.Fleet || st.Estimate.Seconds <= 0 {
+					t.Errorf("%s %s: step %+v not estimated from the fleet", src, name, st.Estimate)
+					break
+				}
+			}
+		}
+	}
+	if plans != 6+3+2*2 {
+		t.Errorf("%d plans, want 13", plans)
 	}
 }
