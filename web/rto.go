@@ -139,7 +139,9 @@ func (c *cachedPlanSource) RestoreRates(ctx context.Context, instance string, fl
 		need = max(need, perKind+n)
 	}
 	if c.fleet == nil || c.fleetN < need {
-		read := func(ctx context.Context, n int) ([]store.RestoreRate, error) { return c.Source.RestoreRates(ctx, "", true, n) }
+		read := func(ctx context.Context, n int) ([]store.RestoreRate, error) {
+			return c.Source.RestoreRates(ctx, "", true, n)
+		}
 		if c.fleetRates != nil {
 			read = c.fleetRates
 		}
