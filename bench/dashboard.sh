@@ -85,13 +85,15 @@ api /healthz >/dev/null
 # measured on one cached instance: ten instances (the two busiest, then eight
 # spread over the fleet from busy to quiet), a database and restores of each,
 # every regression, several orders and filters of the list, pages of the
-# instance list. The URL file lists ROUNDS rounds; each round holds every
-# pattern once, with the round's variant, so every pattern gets the same
-# share of the requests whatever its number of variants.
+# instance list. Instances without restores (a source server known only by
+# its backup history) have no database page to measure. The URL file lists
+# ROUNDS rounds; each round holds every pattern once, with the round's
+# variant, so every pattern gets the same share of the requests whatever its
+# number of variants.
 api /api/instances >"$DIR/instances.json"
 COUNT=$(jq '[.[].restores] | add' "$DIR/instances.json")
 NINST=$(jq length "$DIR/instances.json")
-mapfile -t INST < <(jq -r --argjson k 8 'sort_by(-.restores, .name) | . as $a | ([0, 1] + [range(0; $k) | 2 + (. * (($a | length) - 3) / ($k - 1) | floor)])
+mapfile -t INST < <(jq -r --argjson k 8 'map(select(.restores > 0)) | sort_by(-.restores, .name) | . as $a | ([0, 1] + [range(0; $k) | 2 + (. * (($a | length) - 3) / ($k - 1) | floor)])
 	| unique | .[] | $a[.].name' "$DIR/instances.json")
 I1=${INST[0]} I2=${INST[1]}
 enc() { jq -rn --arg v "$1" '$v|@uri'; }
