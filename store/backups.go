@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -197,9 +198,17 @@ const (
 	file_size, filegroup) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 )
 
-// BackupSets returns every backup set of one database recorded on one
-// instance, oldest first, with media families and files.
-func (db *DB) BackupSets(ctx context.Context, instance, database string) ([]BackupSet, error) {
+// BackupSets returns the backup sets of one database recorded on one
+// instance, oldest first, with media families and files: every full and
+// differential, and the log backups that finished at or after logsFrom
+// (zero: all of them; NoLogs: none). A restore plan reads its base first and
+// then only the logs that can follow it (plan.Make): a log-shipped
+// database's whole history is tens of thousands of log backups.
+func (db *DB) BackupSets(ctx context.Context, instance, database string, logsFrom time.Time) ([]BackupSet, error) {
+	from := int64(math.MinInt64)
+	if !logsFrom.IsZero() {
+		from = logsFrom.UnixMilli()
+	}
 	rows, err := db.read.QueryContext(ctx, `SELECT b.id, i.name, b.database_name, b.backup_set_uuid,
 		COALESCE(b.media_set_id,0), b.family_count, b.type, b.is_copy_only, b.is_damaged, b.has_backup_checksums,
 		b.has_bulk_logged_data, b.first_lsn, b.last_lsn, b.checkpoint_lsn, b.database_backup_lsn, b.differential_base_lsn,
@@ -207,7 +216,7 @@ func (db *DB) BackupSets(ctx context.Context, instance, database string) ([]Back
 		b.finish_utc, b.utc_offset, COALESCE(b.backup_size,0), COALESCE(b.compressed_backup_size,0), b.software_build, b.server_name,
 		b.machine_name, b.recovery_model, b.origin
 		FROM backup_set b JOIN instance i ON i.id = b.instance_id
-		WHERE i.name = ? AND b.database_name = ? ORDER BY b.finish_utc, b.id`, InstanceName(instance), DatabaseName(database))
+		WHERE b.id IN (`+backupScope+`) ORDER BY b.finish_utc, b.id`, backupScopeArgs(instance, database, from)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: backup sets: %w", err)
 	}
@@ -241,16 +250,33 @@ func (db *DB) BackupSets(ctx context.Context, instance, database string) ([]Back
 	if len(out) == 0 {
 		return nil, nil
 	}
-	if err := db.backupChildren(ctx, instance, database, out, idx); err != nil {
+	if err := db.backupChildren(ctx, instance, database, from, out, idx); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (db *DB) backupChildren(ctx context.Context, instance, database string, out []BackupSet, idx map[int64]int) error {
-	const scope = ` JOIN backup_set b ON b.id = c.backup_set_id JOIN instance i ON i.id = b.instance_id
-		WHERE i.name = ? AND b.database_name = ?`
-	args := []any{InstanceName(instance), DatabaseName(database)}
+// NoLogs is the logsFrom of BackupSets that leaves every log backup out.
+var NoLogs = time.UnixMilli(math.MaxInt64)
+
+// backupScope selects the ids of the sets BackupSets reads, each part a
+// seek on backup_set_type (migration 0027): the database's other sets by
+// type, its logs from a time on.
+const backupScope = `SELECT b.id FROM backup_set b JOIN instance i ON i.id = b.instance_id
+	WHERE i.name = ? AND b.database_name = ? AND b.type IN ('D', 'I', 'F', 'G', 'P', 'Q')
+	UNION ALL SELECT b.id FROM backup_set b JOIN instance i ON i.id = b.instance_id
+	WHERE i.name = ? AND b.database_name = ? AND b.type = 'L' AND b.finish_utc >= ?`
+
+func backupScopeArgs(instance, database string, from int64) []any {
+	inst, name := InstanceName(instance), DatabaseName(database)
+	return []any{inst, name, inst, name, from}
+}
+
+// backupChildren adds the media families and files of the sets BackupSets
+// read (the same scope: idx holds them all).
+func (db *DB) backupChildren(ctx context.Context, instance, database string, from int64, out []BackupSet, idx map[int64]int) error {
+	const scope = ` WHERE c.backup_set_id IN (` + backupScope + `)`
+	args := backupScopeArgs(instance, database, from)
 	rows, err := db.read.QueryContext(ctx, `SELECT c.backup_set_id, c.family_sequence_number, c.mirror,
 		COALESCE(c.device_type,0), c.physical_device_name FROM backup_media c`+scope+` ORDER BY c.backup_set_id,
 		c.mirror, c.family_sequence_number`, args...)

@@ -55,7 +55,7 @@ func TestPutBackupSetsIdempotent(t *testing.T) {
 	if err != nil || added != 0 {
 		t.Fatalf("re-import added %d, %v", added, err)
 	}
-	got, err := db.BackupSets(ctx, "SQL01", "Sales")
+	got, err := db.BackupSets(ctx, "SQL01", "Sales", time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +78,17 @@ func TestPutBackupSetsIdempotent(t *testing.T) {
 	if !got[1].Finish.Equal(time.Date(2026, 11, 1, 22, 31, 0, 0, time.UTC)) || got[1].UTCOffset != nil {
 		t.Errorf("log %+v", got[1])
 	}
+	// Read without the log (it finished before logsFrom), or without any
+	// log: the full alone, with its own media and files.
+	for _, from := range []time.Time{got[1].Finish.Add(time.Second), store.NoLogs} {
+		part, err := db.BackupSets(ctx, "SQL01", "Sales", from)
+		if err != nil || len(part) != 1 || part[0].Type != "D" || len(part[0].Media) != 2 || len(part[0].Files) != 2 {
+			t.Errorf("from %v: %d sets %+v, %v; want the full alone", from, len(part), part, err)
+		}
+	}
+	if part, _ := db.BackupSets(ctx, "SQL01", "Sales", got[1].Finish); len(part) != 2 || len(part[1].Media) != 1 {
+		t.Errorf("from the log's finish: %+v; want both sets", part)
+	}
 	w, err := db.BackupWatermark(ctx, "sql01")
 	if err != nil || !w.Equal(got[1].Finish) {
 		t.Errorf("watermark %v %v", w, err)
@@ -97,7 +108,7 @@ func TestPutBackupSetsRejectsAll(t *testing.T) {
 	if store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "backups.csv:4") || !strings.Contains(err.Error(), "last_lsn") {
 		t.Fatalf("err %v", err)
 	}
-	if got, _ := db.BackupSets(ctx, "SQL01", "Sales"); len(got) != 0 {
+	if got, _ := db.BackupSets(ctx, "SQL01", "Sales", time.Time{}); len(got) != 0 {
 		t.Errorf("%d sets stored from a call with an invalid one", len(got))
 	}
 	for _, bad := range []func(*store.BackupSet){

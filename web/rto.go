@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -97,18 +98,28 @@ func (s *Server) planRates(src plan.Source) *cachedPlanSource {
 		return c
 	}
 	c.fleetRates = func(ctx context.Context, perKind int) ([]store.RestoreRate, error) {
-		o, err := s.restoreOrders(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var ids []int64
-		for _, k := range []store.Kind{store.KindFull, store.KindDiff, store.KindLog} {
-			ids = append(ids, o.Measured(store.RestoreFilter{Kind: k, Limit: max(perKind, 1)})...)
-		}
-		return byID.RestoreRatesOf(ctx, ids)
+		// Shared by every plan of a data version: a plan page then reads
+		// only its database's backups and its instance's own rates. perKind
+		// is rounded up so that targets with a few own restores more or less
+		// share one entry (cachedPlanSource takes the newest it needs).
+		n := (max(perKind, 1) + fleetRatesStep - 1) / fleetRatesStep * fleetRatesStep
+		return cached(ctx, s, "plan-fleet-rates\x00"+strconv.Itoa(n), func(ctx context.Context) ([]store.RestoreRate, error) {
+			o, err := s.restoreOrders(ctx)
+			if err != nil {
+				return nil, err
+			}
+			var ids []int64
+			for _, k := range []store.Kind{store.KindFull, store.KindDiff, store.KindLog} {
+				ids = append(ids, o.Measured(store.RestoreFilter{Kind: k, Limit: n})...)
+			}
+			return byID.RestoreRatesOf(ctx, ids)
+		})
 	}
 	return c
 }
+
+// fleetRatesStep rounds the fleet's rates a plan asks for.
+const fleetRatesStep = 1024
 
 func (c *cachedPlanSource) RestoreRates(ctx context.Context, instance string, fleet bool, perKind int) ([]store.RestoreRate, error) {
 	c.mu.Lock()

@@ -27,7 +27,7 @@ func TestPassCollectsBackupHistory(t *testing.T) {
 	in.AddBackups(set(1, "D", t0), set(2, "L", t0.Add(15*time.Minute)))
 	f.once()
 	ctx := context.Background()
-	got, err := f.db.BackupSets(ctx, "SQL01", "Sales")
+	got, err := f.db.BackupSets(ctx, "SQL01", "Sales", time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestPassCollectsBackupHistory(t *testing.T) {
 	}
 	in.AddBackups(set(3, "L", t0.Add(30*time.Minute)))
 	f.once()
-	if got, _ = f.db.BackupSets(ctx, "SQL01", "Sales"); len(got) != 3 {
+	if got, _ = f.db.BackupSets(ctx, "SQL01", "Sales", time.Time{}); len(got) != 3 {
 		t.Errorf("after the second pass: %d backup sets, want 3", len(got))
 	}
 	if r := f.runs()["SQL01"]; r.Rows[mssql.SourceBackups] != 1 {

@@ -10,7 +10,10 @@ import (
 
 // Source is what a plan reads from the warehouse; *store.DB has it.
 type Source interface {
-	BackupSets(ctx context.Context, instance, database string) ([]store.BackupSet, error)
+	// BackupSets returns one database's fulls and differentials and the
+	// log backups that finished at or after logsFrom (zero: all; NoLogs:
+	// none), oldest first.
+	BackupSets(ctx context.Context, instance, database string, logsFrom time.Time) ([]store.BackupSet, error)
 	RestoreRates(ctx context.Context, instance string, fleet bool, perKind int) ([]store.RestoreRate, error)
 	InstanceTags(ctx context.Context, instance string) (map[string]string, error)
 	FileFolders(ctx context.Context, instance string) (data, log string, err error)
@@ -38,7 +41,7 @@ func Make(ctx context.Context, src Source, r Request) (Plan, ScriptOptions, erro
 		target = r.Instance
 	}
 	opt := ScriptOptions{DataPath: r.DataPath, LogPath: r.LogPath}
-	sets, err := src.BackupSets(ctx, r.Instance, r.Database)
+	sets, err := backupSets(ctx, src, r)
 	if err != nil {
 		return Plan{}, opt, err
 	}
@@ -61,6 +64,45 @@ func Make(ctx context.Context, src Source, r Request) (Plan, ScriptOptions, erro
 	}
 	p := Estimates(chain, sets[0].Instance, target, rates, RTOTarget(tags, r.DefaultRTO))
 	return p, opt, cerr
+}
+
+// logMargin is how long before its base's start a log backup may finish
+// and still be read: none that finished before the base started can hold
+// an LSN past the base's last one, whatever the clocks said.
+const logMargin = 24 * time.Hour
+
+// backupSets reads what r's chain can use: the database's fulls and
+// differentials, the base Build chooses from them, then the log backups
+// from a day before that base started. A log backup that finished before
+// its base started ends at an LSN the base already holds, so neither the
+// chain nor its notes (forkNotes counts logs after the base) can use it; a
+// log-shipped database keeps tens of thousands of them (at 10 M restores,
+// reading a 90-day history of 30-minute logs was 84 % of a plan's time).
+func backupSets(ctx context.Context, src Source, r Request) ([]store.BackupSet, error) {
+	bases, err := src.BackupSets(ctx, r.Instance, r.Database, store.NoLogs)
+	if err != nil || len(bases) == 0 {
+		if err == nil {
+			// Logs alone: read them all, for Build to say what is missing.
+			return src.BackupSets(ctx, r.Instance, r.Database, time.Time{})
+		}
+		return nil, err
+	}
+	c, _ := Build(bases, bases[0].Database, r.At)
+	if len(c.Steps) == 0 {
+		return src.BackupSets(ctx, r.Instance, r.Database, time.Time{})
+	}
+	from := c.Steps[0].Set.Start
+	for _, s := range c.Steps {
+		from = minTime(from, s.Set.Start)
+	}
+	return src.BackupSets(ctx, r.Instance, r.Database, from.Add(-logMargin))
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // DefaultRTO is the target when neither the instance's "rto" tag nor the

@@ -2,7 +2,9 @@ package plan_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -15,11 +17,27 @@ type fakeSource struct {
 	rates []store.RestoreRate
 	tags  map[string]string
 	asked []string
+	all   bool // every set, whatever logsFrom says
+	read  int  // sets returned
 }
 
-func (f *fakeSource) BackupSets(_ context.Context, instance, database string) ([]store.BackupSet, error) {
-	f.asked = append(f.asked, "sets "+instance)
-	return f.sets, nil
+func (f *fakeSource) BackupSets(_ context.Context, instance, database string, logsFrom time.Time) ([]store.BackupSet, error) {
+	switch {
+	case logsFrom.Equal(store.NoLogs):
+		f.asked = append(f.asked, "bases "+instance)
+	case logsFrom.IsZero() || f.all:
+		f.asked = append(f.asked, "sets "+instance)
+	default:
+		f.asked = append(f.asked, "logs "+instance)
+	}
+	var out []store.BackupSet
+	for _, s := range f.sets {
+		if f.all || s.Type != "L" || !s.Finish.Before(logsFrom) {
+			out = append(out, s)
+		}
+	}
+	f.read += len(out)
+	return out, nil
 }
 
 func (f *fakeSource) RestoreRates(_ context.Context, instance string, fleet bool, perKind int) ([]store.RestoreRate, error) {
@@ -45,7 +63,7 @@ func TestMakeReadsTheTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"sets SQL01", "rates DR01", "tags DR01", "folders DR01"}
+	want := []string{"bases SQL01", "logs SQL01", "rates DR01", "tags DR01", "folders DR01"}
 	if len(src.asked) != len(want) {
 		t.Fatalf("asked %q", src.asked)
 	}
@@ -79,5 +97,57 @@ func TestRTOTarget(t *testing.T) {
 	}
 	if got := plan.RTOTarget(nil, time.Hour); got != time.Hour {
 		t.Errorf("default: %v", got)
+	}
+}
+
+// A plan reads its database's fulls and differentials, then only the log
+// backups from a day before its base started, and is the plan it would be
+// from the whole history: at every instant of a month of 15-minute logs
+// with a damaged full, a copy-only full and a gap in the chain.
+func TestMakeReadsOnlyTheLogsItsBaseCanUse(t *testing.T) {
+	h := newHistory(30)
+	for i := range h.sets {
+		if h.sets[i].Type == "D" && h.sets[i].Start.Equal(h.at(14*24*60)) {
+			h.sets[i].Damaged = true
+		}
+	}
+	h.data("D", 20*24*60+7*60, true)
+	var kept []store.BackupSet
+	for _, s := range h.sets {
+		// The gap: the logs of day 25's ninth hour are missing.
+		if s.Type == "L" && !s.Finish.Before(h.at(25*24*60+8*60)) && s.Finish.Before(h.at(25*24*60+9*60)) {
+			continue
+		}
+		kept = append(kept, s)
+	}
+	h.sets = kept
+	logs := 0
+	for _, s := range h.sets {
+		if s.Type == "L" {
+			logs++
+		}
+	}
+	asked := 0
+	for m := 60; m <= 30*24*60; m += 7*60 + 13 {
+		at := h.at(m)
+		all := &fakeSource{sets: h.sets, all: true}
+		part := &fakeSource{sets: h.sets}
+		want, _, werr := plan.Make(context.Background(), all, plan.Request{Instance: "SQL01", Database: "Sales", At: at})
+		got, _, gerr := plan.Make(context.Background(), part, plan.Request{Instance: "SQL01", Database: "Sales", At: at})
+		if fmt.Sprint(werr) != fmt.Sprint(gerr) {
+			t.Fatalf("at %v: error %v, from the whole history %v", at, gerr, werr)
+		}
+		w, _ := json.Marshal(want)
+		g, _ := json.Marshal(got)
+		if string(w) != string(g) {
+			t.Fatalf("at %v: the plan differs from the whole history's:\n got %.500s\nwant %.500s", at, g, w)
+		}
+		if part.read >= all.read {
+			t.Errorf("at %v: read %d sets, the whole history is %d", at, part.read, all.read)
+		}
+		asked++
+	}
+	if asked < 80 || logs < 2800 {
+		t.Fatalf("%d instants over %d logs", asked, logs)
 	}
 }
