@@ -260,7 +260,7 @@ func (db *DB) BackupSets(ctx context.Context, instance, database string, logsFro
 var NoLogs = time.UnixMilli(math.MaxInt64)
 
 // backupScope selects the ids of the sets BackupSets reads, each part a
-// seek on backup_set_type (migration 0027): the database's other sets by
+// seek on backup_set_type (migration 0026): the database's other sets by
 // type, its logs from a time on.
 const backupScope = `SELECT b.id FROM backup_set b JOIN instance i ON i.id = b.instance_id
 	WHERE i.name = ? AND b.database_name = ? AND b.type IN ('D', 'I', 'F', 'G', 'P', 'Q')

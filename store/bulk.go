@@ -18,8 +18,8 @@ import (
 // that was two thirds of an import (BENCHMARKS.md). Such a reconciliation
 // drops those indexes first and builds them again at the end, which sorts
 // once instead. The indexes are found in sqlite_master, so an index added by
-// a later migration is handled too; restore_instance_at stays,
-// reconciliation reads through it.
+// a later migration is handled too; restore_series stays, reconciliation
+// reads through it.
 //
 // The dropped indexes' SQL is kept in the setting table in the transaction
 // that drops them, and every Reconcile first builds again whatever a crashed
@@ -39,10 +39,8 @@ var bulkDrops atomic.Int64
 var indexFault func(*sql.DB) error
 
 // keptIndexes are the secondary indexes of restore a bulk reconciliation
-// keeps: the derivers read an instance's restores through
-// restore_instance_at (migration 0026 dropped restore_series, which did it
-// before).
-var keptIndexes = map[string]bool{"restore_instance_at": true}
+// keeps: the writer reads an instance's restores through restore_series.
+var keptIndexes = map[string]bool{"restore_series": true}
 
 // bulkWorth estimates how many restores the dirty instances will write —
 // their raw facts less the restores they already have — and says whether

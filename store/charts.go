@@ -118,7 +118,7 @@ type ChartPoint struct {
 
 // ChartPoints returns the restores matching f, newest first, at most
 // f.Limit, with only the columns a chart needs. A series (instance,
-// database and kind) is one seek on restore_scan, whose order this is.
+// database and kind) is one seek on restore_series, whose order this is.
 func (db *DB) ChartPoints(ctx context.Context, f RestoreFilter) ([]ChartPoint, error) {
 	where, args, ok, err := db.cond(ctx, f.normal())
 	if err != nil || !ok {

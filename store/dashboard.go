@@ -108,7 +108,7 @@ type RTOCandidate struct {
 
 // RTOCandidates returns one row per database with a series of full
 // restores. Diff and log sizes come from the series table and one index
-// range per database (restore_scan), so the cost follows the number of
+// range per database (restore_series), so the cost follows the number of
 // databases, not of restores.
 func (db *DB) RTOCandidates(ctx context.Context) ([]RTOCandidate, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT i.name, i.tags, f.database_name, COALESCE(f.last_bytes,0),

@@ -57,7 +57,7 @@ func buildMatches(b, p string) bool {
 
 // cond is f's condition on the restore table (alias r, no join) and its
 // arguments, for a normal f. The instance's name is resolved to its id
-// first, so the condition walks the restore_scan index; ok is false when
+// first, so the condition walks the restore_series index; ok is false when
 // the named instance does not exist (nothing matches).
 func (db *DB) cond(ctx context.Context, f RestoreFilter) (where string, args []any, ok bool, err error) {
 	conds := []string{"1"}

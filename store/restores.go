@@ -26,7 +26,7 @@ type RestoreQuery struct {
 	// Series orders by series (instance, database, kind, time, id) instead
 	// of Filter.Sort, and pages by keyset: After is the id of the last
 	// restore of the previous page (0: from the first), each page an index
-	// seek on restore_scan however deep. Nothing is counted.
+	// seek on restore_series however deep. Nothing is counted.
 	Series bool
 	After  int64
 	// CountCap bounds the count of a list's matches (0: count them all).
@@ -144,7 +144,7 @@ func (db *DB) listPage(ctx context.Context, f RestoreFilter, where string, args 
 // order after the restore q.After.
 func (db *DB) seriesPage(ctx context.Context, f RestoreFilter, where string, args []any, q RestoreQuery) (RestorePage, error) {
 	// Terms other than the instance are kept off every index ("+"): the
-	// order is restore_scan's, so walking it beats sorting what another
+	// order is restore_series', so walking it beats sorting what another
 	// index finds.
 	where = plusTerms.Replace(where)
 	if f.Instance != "" && f.Database != "" {

@@ -229,8 +229,8 @@ func TestMeasureIndexesStayDropped(t *testing.T) {
 		names = append(names, n)
 	}
 	rows.Close()
-	if !reflect.DeepEqual(names, []string{"restore_instance_at", "restore_scan"}) {
-		t.Errorf("indexes after upgrade: %v, want restore_instance_at and restore_scan", names)
+	if !reflect.DeepEqual(names, []string{"restore_instance_at", "restore_scan", "restore_series"}) {
+		t.Errorf("indexes after upgrade: %v, want restore_instance_at, restore_scan and restore_series", names)
 	}
 	var scan string
 	if err := raw.QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'restore_scan'`).Scan(&scan); err != nil || !strings.Contains(scan, "source_server") {

@@ -61,7 +61,7 @@ func (s *Server) parseOperand(raw string) (operand, error) {
 // relativeSpeeds reads one side of a comparison: the newest sideLimit
 // measured restores of a build or a period are found in the cached
 // RestoreOrders (no index orders the fleet by build or time), then read by
-// id; an instance's through restore_scan.
+// id; an instance's through restore_series.
 func (s *Server) relativeSpeeds(ctx context.Context, f store.RestoreFilter) ([]store.RelativeSpeed, error) {
 	served := f
 	served.Sort = "at"

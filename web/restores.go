@@ -123,7 +123,7 @@ func (s *Server) handleRestores(c echo.Context) error {
 // pageRestores reads one page of the list through the one restore query:
 // every page not narrowed to an instance comes from the cached
 // RestoreOrders (no index orders the whole fleet by time, a measure, kind,
-// build, database or source server), an instance's through restore_scan.
+// build, database or source server), an instance's through restore_series.
 func (s *Server) pageRestores(ctx context.Context, f store.RestoreFilter) ([]store.Restore, int, bool, error) {
 	p, err := s.db.Restores(ctx, store.RestoreQuery{Filter: f, CountCap: countCap, Orders: s.restoreOrders})
 	return p.Restores, p.Total, p.Exact, err
