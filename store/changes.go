@@ -192,8 +192,8 @@ func (db *DB) updateOrders(ctx context.Context, old *RestoreOrders) (*RestoreOrd
 		return nil, err
 	}
 	defer rows.Close()
-	b := &ordersBuilder{o: &RestoreOrders{chunks: slices.Clone(old.chunks), names: old.names, codes: old.codes, seq: seq, kinds: old.kinds},
-		ownChunks: map[int]bool{}}
+	b := &ordersBuilder{o: &RestoreOrders{chunks: slices.Clone(old.chunks), names: old.names, codes: old.codes, counts: old.counts,
+		seq: seq, kinds: old.kinds}, ownChunks: map[int]bool{}}
 	touched := map[int32]bool{} // id → exists now
 	dest := append([]any{new(int64)}, b.scanDest()...)
 	for rows.Next() {
@@ -241,6 +241,26 @@ func (db *DB) updateOrders(ctx context.Context, old *RestoreOrders) (*RestoreOrd
 		}
 	}
 	o.byAt = mergeOrder(old.byAt, atGone, atAdds, old.at)
+	// Each source server's order: the lists of the sources a touched
+	// restore left or joined are merged the same way, the others shared.
+	gone, adds := map[uint32][]keyed[int64]{}, map[uint32][]keyed[int64]{}
+	for _, g := range atGone {
+		c := old.chunks[g.id>>chunkBits].source[g.id&chunkMask]
+		gone[c] = append(gone[c], g)
+	}
+	for _, a := range atAdds {
+		c := o.chunks[a.id>>chunkBits].source[a.id&chunkMask]
+		adds[c] = append(adds[c], a)
+	}
+	o.bySource = slices.Clone(old.bySource)
+	if n := len(o.names[nameSource]); n > len(o.bySource) {
+		o.bySource = append(o.bySource, make([][]int32, n-len(o.bySource))...)
+	}
+	for c := range o.bySource {
+		if g, a := gone[uint32(c)], adds[uint32(c)]; len(g) > 0 || len(a) > 0 {
+			o.bySource[c] = mergeOrder(o.bySource[c], g, a, old.at)
+		}
+	}
 	o.duration = mergeOrder(old.duration, durGone, durAdds, func(id int32) float64 { return old.chunks[id>>chunkBits].dur[id&chunkMask] })
 	o.throughput = mergeOrder(old.throughput, mibpsGone, mibpsAdds, func(id int32) float64 { return old.chunks[id>>chunkBits].mibps[id&chunkMask] })
 	return o, nil

@@ -63,6 +63,38 @@ func ordersDiff(got, want *RestoreOrders) string {
 	if got.seq != want.seq {
 		return fmt.Sprintf("position %d, want %d", got.seq, want.seq)
 	}
+	// The counts by name are those of the restores held, and each source
+	// server's order is the time order's restores of that server, whatever
+	// the path that made them.
+	for _, o := range []*RestoreOrders{got, want} {
+		bySource := map[uint32][]int32{}
+		for _, id := range o.byAt {
+			c := o.chunks[id>>chunkBits].source[id&chunkMask]
+			bySource[c] = append(bySource[c], id)
+		}
+		for c := range max(len(o.bySource), len(o.names[nameSource])) {
+			if have := o.sourceOrder(c); !slices.Equal(have, bySource[uint32(c)]) {
+				return fmt.Sprintf("source %d's order: %v, want %v", c, have, bySource[uint32(c)])
+			}
+		}
+		var counts [3][]int64
+		for k := range counts {
+			counts[k] = make([]int64, len(o.names[k]))
+		}
+		for _, id := range o.byAt {
+			c, i := o.chunks[id>>chunkBits], id&chunkMask
+			counts[nameBuild][c.build[i]]++
+			counts[nameDatabase][c.database[i]]++
+			counts[nameSource][c.source[i]]++
+		}
+		for k := range counts {
+			for code, n := range counts[k] {
+				if have := int64(0); code < len(o.counts[k]) && o.counts[k][code] != n || code >= len(o.counts[k]) && n != have {
+					return fmt.Sprintf("count of %q: %v, want %d", o.names[k][code], o.counts[k], n)
+				}
+			}
+		}
+	}
 	return ""
 }
 

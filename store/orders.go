@@ -30,7 +30,13 @@ import (
 // instead of a scan. A RestoreOrders never changes once made: an update
 // makes a new one sharing what did not change.
 type RestoreOrders struct {
-	byAt                 []int32 // restore ids, ascending by (at_utc, id)
+	byAt []int32 // restore ids, ascending by (at_utc, id)
+	// bySource is byAt split by source server code: a list of the restores
+	// of one source server (a server whose backups a few restores came
+	// from, one day of its restores in a kind) walks that server's
+	// restores, not the fleet's (0.3-0.9 s at 10 M restores for a source
+	// of 180). 4 bytes a restore; an update copies the lists it changes.
+	bySource             [][]int32
 	duration, throughput []int32 // restore ids, ascending by (measure, id)
 	// By restore id, chunkLen ids a chunk (the orders hold only ids that
 	// exist, so their chunks do): an update copies the chunks it changes
@@ -42,7 +48,13 @@ type RestoreOrders struct {
 	// name copies them first.
 	names [3][]string
 	codes *[3]map[string]uint32
-	seq   int64 // the change log's position these orders reflect
+	// counts are how many restores hold each code of names, by
+	// dimension: a list filtered by one name alone (a source server, a
+	// database, a build) is counted from them, not by testing every id
+	// (~170 ms at 10 M restores for a source none of the newest restores
+	// came from). An update copies them before it changes them.
+	counts [3][]int64
+	seq    int64 // the change log's position these orders reflect
 	// kinds has bit k set when a restore of kindCode k was set in these
 	// orders or those they were updated from (a bit may outlive its
 	// restores: it only ever rules a kind out).
@@ -89,6 +101,7 @@ const orderScanCols = `kind, at_utc, duration_s, logical_mibps, instance_build, 
 type ordersBuilder struct {
 	o         *RestoreOrders
 	ownNames  bool
+	ownCounts bool
 	ownChunks map[int]bool // nil: every chunk is the builder's own
 	// The current row's columns, scanned in orderScanCols' order.
 	kind, build, database, source sql.RawBytes
@@ -98,7 +111,7 @@ type ordersBuilder struct {
 
 func newOrdersBuilder() *ordersBuilder {
 	return &ordersBuilder{o: &RestoreOrders{names: [3][]string{{""}, nil, {""}},
-		codes: &[3]map[string]uint32{{}, {}, {}}}, ownNames: true}
+		codes: &[3]map[string]uint32{{}, {}, {}}}, ownNames: true, ownCounts: true}
 }
 
 // scanDest are the destinations of orderScanCols.
@@ -147,10 +160,31 @@ func (b *ordersBuilder) chunk(id int32) (*orderChunk, int) {
 	return o.chunks[k], int(id & chunkMask)
 }
 
+// count adds d to the counts of the codes restore i of c holds.
+func (b *ordersBuilder) count(c *orderChunk, i int, d int64) {
+	if c.kind[i] == 0 {
+		return
+	}
+	if !b.ownCounts {
+		for k := range b.o.counts {
+			b.o.counts[k] = slices.Clone(b.o.counts[k])
+		}
+		b.ownCounts = true
+	}
+	for k, code := range [3]uint32{nameBuild: c.build[i], nameDatabase: c.database[i], nameSource: c.source[i]} {
+		if n := int(code) + 1; n > len(b.o.counts[k]) {
+			b.o.counts[k] = append(b.o.counts[k], make([]int64, n-len(b.o.counts[k]))...)
+		}
+		b.o.counts[k][code] += d
+	}
+}
+
 // set writes the scanned row as restore id's columns, or clears them when
 // the restore no longer exists (kind NULL).
 func (b *ordersBuilder) set(id int32) {
 	c, i := b.chunk(id)
+	b.count(c, i, -1)
+	defer b.count(c, i, 1)
 	if b.kind == nil {
 		c.kind[i], c.at[i], c.dur[i], c.mibps[i], c.build[i], c.database[i], c.source[i] = 0, 0, 0, 0, 0, 0, 0
 		return
@@ -253,6 +287,14 @@ func (db *DB) RestoreOrders(ctx context.Context) (*RestoreOrders, error) {
 		return cmp.Compare(a, b)
 	})
 	o.duration, o.throughput = sortedIDs(durations), sortedIDs(throughputs)
+	o.bySource = make([][]int32, len(o.names[nameSource]))
+	for code, n := range o.counts[nameSource] {
+		o.bySource[code] = make([]int32, 0, n)
+	}
+	for _, id := range o.byAt {
+		code := o.chunks[id>>chunkBits].source[id&chunkMask]
+		o.bySource[code] = append(o.bySource[code], id)
+	}
 	return o, nil
 }
 
@@ -266,12 +308,34 @@ func (RestoreOrders) Serves(f RestoreFilter) bool {
 // match is f's filter over restore ids; it is nil when f names a kind,
 // database or source no restore has (no id matches: callers stop there).
 func (o *RestoreOrders) match(f RestoreFilter) func(id int32) bool {
+	r, ok := o.resolve(f)
+	if !ok {
+		return nil
+	}
+	kind, from, to, builds, database, source := r.kind, r.from, r.to, r.builds, r.database, r.source
+	return func(id int32) bool {
+		c, i := o.chunks[id>>chunkBits], id&chunkMask
+		return (kind == 0 || c.kind[i] == kind) && c.at[i] >= from && c.at[i] < to && (builds == nil || builds[c.build[i]]) &&
+			(database < 0 || c.database[i] == uint32(database)) && (source < 0 || c.source[i] == uint32(source))
+	}
+}
+
+// resolved is a filter in the orders' codes.
+type resolved struct {
+	kind             uint8
+	from, to         int64
+	builds           []bool // by build code, when a build is asked for
+	database, source int    // codes, -1: any
+}
+
+// resolve turns f into codes; ok is false when f names a kind, database or
+// source no restore has.
+func (o *RestoreOrders) resolve(f RestoreFilter) (resolved, bool) {
 	f = f.normal()
-	var none func(int32) bool // nil: no id matches
 	var kind uint8
 	if f.Kind != "" {
 		if kind = kindCodes[f.Kind]; kind == 0 || !o.mayHave(kind) {
-			return none
+			return resolved{}, false
 		}
 	}
 	from, to := int64(math.MinInt64), int64(math.MaxInt64)
@@ -292,20 +356,46 @@ func (o *RestoreOrders) match(f RestoreFilter) func(id int32) bool {
 	database, source := -1, -1
 	if f.Database != "" {
 		if database = slices.Index(o.names[nameDatabase], f.Database); database < 0 {
-			return none
+			return resolved{}, false
 		}
 	}
 	if f.Source != "" {
 		if source = slices.Index(o.names[nameSource][1:], f.Source); source < 0 {
-			return none
+			return resolved{}, false
 		}
 		source++
 	}
-	return func(id int32) bool {
-		c, i := o.chunks[id>>chunkBits], id&chunkMask
-		return (kind == 0 || c.kind[i] == kind) && c.at[i] >= from && c.at[i] < to && (builds == nil || builds[c.build[i]]) &&
-			(database < 0 || c.database[i] == uint32(database)) && (source < 0 || c.source[i] == uint32(source))
+	return resolved{kind: kind, from: from, to: to, builds: builds, database: database, source: source}, true
+}
+
+// nameTotal is how many restores match f when f is one name alone (a
+// build, a database or a source server: no kind, no time), from the
+// counts; ok is false for any other filter.
+func (o *RestoreOrders) nameTotal(f RestoreFilter) (total int, ok bool) {
+	r, found := o.resolve(f)
+	if !found || r.kind != 0 || r.from != math.MinInt64 || r.to != math.MaxInt64 {
+		return 0, false
 	}
+	count := func(k, code int) int {
+		if code < len(o.counts[k]) {
+			return int(o.counts[k][code])
+		}
+		return 0
+	}
+	switch {
+	case r.builds != nil && r.database < 0 && r.source < 0:
+		for code, in := range r.builds {
+			if in {
+				total += count(nameBuild, code)
+			}
+		}
+		return total, true
+	case r.builds == nil && r.database >= 0 && r.source < 0:
+		return count(nameDatabase, r.database), true
+	case r.builds == nil && r.database < 0 && r.source >= 0:
+		return count(nameSource, r.source), true
+	}
+	return 0, false
 }
 
 // Databases returns the database names of the fleet's restores (and of
@@ -332,16 +422,44 @@ func (o *RestoreOrders) Page(f RestoreFilter, countCap int) (ids []int64, total 
 	if match == nil {
 		return nil, 0, true
 	}
+	if r, _ := o.resolve(f); r.source >= 0 && f.Sort == "at" {
+		order = o.sourceOrder(r.source)
+	}
 	skip := max(f.Offset, 0)
+	// In time order (which holds every restore), one name alone is
+	// counted from the counts: the walk stops at the page's last id.
+	// The walk also stops once it has met every match (a build no
+	// instance runs: at once).
+	if known, ok := o.nameTotal(f); ok && f.Sort == "at" && f.Limit > 0 {
+		met := 0
+		for k := 0; k < len(order) && met < known; k++ {
+			i := k
+			if !f.Asc {
+				i = len(order) - 1 - k
+			}
+			if id := order[i]; match(id) {
+				if met++; met > skip {
+					ids = append(ids, int64(id))
+					if len(ids) == f.Limit {
+						break
+					}
+				}
+			}
+		}
+		if countCap > 0 && known > countCap {
+			return ids, countCap, false
+		}
+		return ids, known, true
+	}
 	// In time order, a time filter is a range of positions: a day's list
 	// of a 10 M fleet looks at the day's restores, not at all of them.
 	lo, hi := 0, len(order)
 	if f.Sort == "at" {
 		if !f.From.IsZero() {
-			lo = o.firstAt(f.From)
+			lo = o.firstAtIn(order, f.From)
 		}
 		if !f.To.IsZero() {
-			hi = max(o.firstAt(f.To), lo)
+			hi = max(o.firstAtIn(order, f.To), lo)
 		}
 	}
 	for k := range hi - lo {
@@ -395,9 +513,21 @@ func (o *RestoreOrders) Span() (first, last time.Time) {
 }
 
 // firstAt returns the position in byAt of the first restore at or after t.
-func (o *RestoreOrders) firstAt(t time.Time) int {
-	i, _ := slices.BinarySearchFunc(o.byAt, t.UnixMilli(), func(id int32, ms int64) int { return cmp.Compare(o.at(id), ms) })
+func (o *RestoreOrders) firstAt(t time.Time) int { return o.firstAtIn(o.byAt, t) }
+
+// firstAtIn returns the position in order (byAt or a part of it) of the
+// first restore at or after t.
+func (o *RestoreOrders) firstAtIn(order []int32, t time.Time) int {
+	i, _ := slices.BinarySearchFunc(order, t.UnixMilli(), func(id int32, ms int64) int { return cmp.Compare(o.at(id), ms) })
 	return i
+}
+
+// sourceOrder is the time order of the restores of source code c.
+func (o *RestoreOrders) sourceOrder(c int) []int32 {
+	if c < len(o.bySource) {
+		return o.bySource[c]
+	}
+	return nil
 }
 
 // between returns the positions in byAt of the restores in [from, to).
