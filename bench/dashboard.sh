@@ -97,10 +97,11 @@ mapfile -t INST < <(jq -r --argjson k 8 'map(select(.restores > 0)) | sort_by(-.
 	| unique | .[] | $a[.].name' "$DIR/instances.json")
 I1=${INST[0]} I2=${INST[1]}
 enc() { jq -rn --arg v "$1" '$v|@uri'; }
-DBS=() RIDS=()
+DBS=() RIDS=() SRCS=()
 for inst in "${INST[@]}"; do
 	api "/api/restores?instance=$(enc "$inst")&limit=2" >"$DIR/restore.json"
 	DBS+=("$(jq -r '.[0].database' "$DIR/restore.json")")
+	SRCS+=("$(jq -r '[.[].source_server | select(. != null and . != "")][0] // empty' "$DIR/restore.json")")
 	mapfile -t -O "${#RIDS[@]}" RIDS < <(jq -r '.[].id' "$DIR/restore.json")
 done
 mapfile -t BUILDS < <(jq -r '[.[].build | select(. != "")] | unique | .[]' "$DIR/instances.json" | head -5)
@@ -139,6 +140,9 @@ pick() { local i=$1; shift; local a=("$@"); echo "${a[i % ${#a[@]}]}"; }
 		# The list's duration order is ?sort=longest (?sort=duration is an alias).
 		echo "/restores?sort=&kind= /restores?sort=$(pick "$j" "${SORTS[@]}")&kind=$(pick "$j" "${KINDS[@]}")"
 		[ ${#BUILDS[@]} -gt 0 ] && echo "/restores?build= /restores?build=$(enc "$(pick "$j" "${BUILDS[@]}")")"
+		# The server whose backups the instance restored: from the busiest
+		# (a log-shipping primary) to the quietest (a few test restores).
+		[ -n "${SRCS[k]}" ] && echo "/restores?source= /restores?source=$(enc "${SRCS[k]}")"
 		echo "/restores/{id} /restores/$(pick "$j" "${RIDS[@]}")"
 		echo "/instances /instances?page=$((j % ((NINST + 199) / 200) + 1))"
 		echo "/instances/{name} /instances/$inst"
