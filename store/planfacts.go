@@ -27,11 +27,6 @@ type RestoreRate struct {
 	At             time.Time
 }
 
-// restoreRateCols are a RestoreRate's columns, from restore r joined with
-// its instance i.
-const restoreRateCols = `i.name, r.kind, COALESCE(r.device_kind,''), r.logical_mibps, COALESCE(r.read_mibps,0),
-	COALESCE(r.buffer_count,0), COALESCE(r.max_transfer_kib,0), r.at_utc FROM restore r JOIN instance i ON i.id = r.instance_id`
-
 // RestoreRates returns the measured full, differential and log restores of
 // one instance (all of them, through restore_instance_at) and, when fleet is
 // set, up to perKind of the fleet's most recent ones of each kind, for the
@@ -41,32 +36,15 @@ const restoreRateCols = `i.name, r.kind, COALESCE(r.device_kind,''), r.logical_m
 // 10"); the dashboard takes the same restores from its cached orders
 // instead (RestoreOrders.Measured, then RestoreRatesOf).
 func (db *DB) RestoreRates(ctx context.Context, instance string, fleet bool, perKind int) ([]RestoreRate, error) {
-	const cols = restoreRateCols
 	var out []RestoreRate
-	scan := func(q string, args ...any) error {
-		rows, err := db.read.QueryContext(ctx, q, args...)
-		if err != nil {
-			return fmt.Errorf("store: restore rates: %w", err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var r RestoreRate
-			var at int64
-			if err := rows.Scan(&r.Instance, &r.Kind, &r.DeviceKind, &r.LogicalMiBps, &r.ReadMiBps, &r.BufferCount,
-				&r.MaxTransferKiB, &at); err != nil {
-				return fmt.Errorf("store: restore rates: %w", err)
-			}
-			r.At = time.UnixMilli(at).UTC()
-			out = append(out, r)
-		}
-		return rows.Err()
-	}
+	var err error
 	for _, k := range []Kind{KindFull, KindDiff, KindLog} {
-		if err := scan(`SELECT `+cols+` WHERE i.name = ? AND r.kind = ? AND r.logical_mibps > 0`, InstanceName(instance), k); err != nil {
+		if out, err = db.readRestoreRates(ctx, out, `WHERE i.name = ? AND r.kind = ? AND r.logical_mibps > 0`,
+			InstanceName(instance), k); err != nil {
 			return nil, err
 		}
 		if fleet {
-			if err := scan(`SELECT `+cols+` WHERE i.name <> ? AND r.kind = ? AND r.logical_mibps > 0
+			if out, err = db.readRestoreRates(ctx, out, `WHERE i.name <> ? AND r.kind = ? AND r.logical_mibps > 0
 				ORDER BY r.at_utc DESC LIMIT ?`, InstanceName(instance), k, max(perKind, 1)); err != nil {
 				return nil, err
 			}
@@ -87,13 +65,24 @@ func (db *DB) RestoreRatesOf(ctx context.Context, ids []int64) ([]RestoreRate, e
 	if err != nil {
 		return nil, fmt.Errorf("store: restore rates: %w", err)
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT `+restoreRateCols+`
-		WHERE r.id IN (SELECT value FROM json_each(?)) AND r.logical_mibps > 0`, string(b))
+	out, err := db.readRestoreRates(ctx, nil, `WHERE r.id IN (SELECT value FROM json_each(?)) AND r.logical_mibps > 0`, string(b))
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out, nil
+}
+
+// readRestoreRates appends to out the RestoreRates of the restores r (with
+// their instance i) that where selects.
+func (db *DB) readRestoreRates(ctx context.Context, out []RestoreRate, where string, args ...any) ([]RestoreRate, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT i.name, r.kind, COALESCE(r.device_kind,''), r.logical_mibps,
+		COALESCE(r.read_mibps,0), COALESCE(r.buffer_count,0), COALESCE(r.max_transfer_kib,0), r.at_utc
+		FROM restore r JOIN instance i ON i.id = r.instance_id `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: restore rates: %w", err)
 	}
 	defer rows.Close()
-	var out []RestoreRate
 	for rows.Next() {
 		var r RestoreRate
 		var at int64
@@ -107,7 +96,6 @@ func (db *DB) RestoreRatesOf(ctx context.Context, ids []int64) ([]RestoreRate, e
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: restore rates: %w", err)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
 	return out, nil
 }
 
