@@ -312,6 +312,11 @@ func (o *RestoreOrders) match(f RestoreFilter) func(id int32) bool {
 	if !ok {
 		return nil
 	}
+	return o.matcher(r)
+}
+
+// matcher is the filter r over restore ids.
+func (o *RestoreOrders) matcher(r resolved) func(id int32) bool {
 	kind, from, to, builds, database, source := r.kind, r.from, r.to, r.builds, r.database, r.source
 	return func(id int32) bool {
 		c, i := o.chunks[id>>chunkBits], id&chunkMask
@@ -368,12 +373,11 @@ func (o *RestoreOrders) resolve(f RestoreFilter) (resolved, bool) {
 	return resolved{kind: kind, from: from, to: to, builds: builds, database: database, source: source}, true
 }
 
-// nameTotal is how many restores match f when f is one name alone (a
+// nameTotal is how many restores match r when r is one name alone (a
 // build, a database or a source server: no kind, no time), from the
 // counts; ok is false for any other filter.
-func (o *RestoreOrders) nameTotal(f RestoreFilter) (total int, ok bool) {
-	r, found := o.resolve(f)
-	if !found || r.kind != 0 || r.from != math.MinInt64 || r.to != math.MaxInt64 {
+func (o *RestoreOrders) nameTotal(r resolved) (total int, ok bool) {
+	if r.kind != 0 || r.from != math.MinInt64 || r.to != math.MaxInt64 {
 		return 0, false
 	}
 	count := func(k, code int) int {
@@ -418,11 +422,12 @@ func (o *RestoreOrders) Page(f RestoreFilter, countCap int) (ids []int64, total 
 	case "throughput":
 		order = o.throughput
 	}
-	match := o.match(f)
-	if match == nil {
+	r, ok := o.resolve(f)
+	if !ok {
 		return nil, 0, true
 	}
-	if r, _ := o.resolve(f); r.source >= 0 && f.Sort == "at" {
+	match := o.matcher(r)
+	if r.source >= 0 && f.Sort == "at" {
 		order = o.sourceOrder(r.source)
 	}
 	skip := max(f.Offset, 0)
@@ -430,7 +435,7 @@ func (o *RestoreOrders) Page(f RestoreFilter, countCap int) (ids []int64, total 
 	// counted from the counts: the walk stops at the page's last id.
 	// The walk also stops once it has met every match (a build no
 	// instance runs: at once).
-	if known, ok := o.nameTotal(f); ok && f.Sort == "at" && f.Limit > 0 {
+	if known, ok := o.nameTotal(r); ok && f.Sort == "at" && f.Limit > 0 {
 		met := 0
 		for k := 0; k < len(order) && met < known; k++ {
 			i := k

@@ -80,29 +80,18 @@ const logMargin = 24 * time.Hour
 // reading a 90-day history of 30-minute logs was 84 % of a plan's time).
 func backupSets(ctx context.Context, src Source, r Request) ([]store.BackupSet, error) {
 	bases, err := src.BackupSets(ctx, r.Instance, r.Database, store.NoLogs)
-	if err != nil || len(bases) == 0 {
-		if err == nil {
-			// Logs alone: read them all, for Build to say what is missing.
-			return src.BackupSets(ctx, r.Instance, r.Database, time.Time{})
-		}
+	if err != nil {
 		return nil, err
 	}
-	c, _ := Build(bases, bases[0].Database, r.At)
+	c, _ := Build(bases, r.Database, r.At)
 	if len(c.Steps) == 0 {
+		// No usable full (or logs alone): all of it, for Build to say what
+		// is missing.
 		return src.BackupSets(ctx, r.Instance, r.Database, time.Time{})
 	}
-	from := c.Steps[0].Set.Start
-	for _, s := range c.Steps {
-		from = minTime(from, s.Set.Start)
-	}
-	return src.BackupSets(ctx, r.Instance, r.Database, from.Add(-logMargin))
-}
-
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
+	// The first step is the full, which finished before any differential
+	// based on it started: its start bounds the base's.
+	return src.BackupSets(ctx, r.Instance, r.Database, c.Steps[0].Set.Start.Add(-logMargin))
 }
 
 // DefaultRTO is the target when neither the instance's "rto" tag nor the
