@@ -8,7 +8,10 @@
 # of CPU at 10 M restores: a tighter poll measures its own load). Reported:
 # when the first new restore shows, when the count reaches its final value
 # (the whole day visible), and when the import command ends (its analysis
-# done: regressions current).
+# done: regressions current). With the times, the CPU the import and the
+# server had used when the day became visible: on a machine of N cores no
+# schedule of that work ends before their sum / N (the floor the report
+# states, which a faster pipeline cannot pass; only less work can).
 #
 #   RW_VISIBLE_DB=/tmp/fleet10m/dashboard.db RW_VISIBLE_DAY=/tmp/fleet10m/day \
 #   RW_VISIBLE_DATE=2025-07-01 bash bench/visible.sh
@@ -57,8 +60,14 @@ cpu0=$(server_ticks)
 t0=$(now)
 /usr/bin/time -v "$RW" import --db "$DB" "${WHAT[@]}" >"$DIR/visible-import.out" 2>"$DIR/visible-import.err" &
 IMPORT=$!
+# The import's own process is time's child: its CPU, in clock ticks.
+RWPID=
+import_ticks() {
+	[ -n "$RWPID" ] || RWPID=$(pgrep -P "$IMPORT" | head -1)
+	[ -n "$RWPID" ] && awk '{print $14 + $15}' "/proc/$RWPID/stat" 2>/dev/null || echo -
+}
 while kill -0 "$IMPORT" 2>/dev/null; do
-	echo "$(echo "$(now) - $t0" | bc) $(count)" >>"$TL"
+	echo "$(echo "$(now) - $t0" | bc) $(count) $(import_ticks) $(($(server_ticks) - cpu0))" >>"$TL"
 	sleep 0.25
 done
 wait "$IMPORT" || { note "- the import failed: $(tail -3 "$DIR/visible-import.err" | tr '\n' ' ')"; exit 1; }
@@ -69,6 +78,14 @@ echo "$(echo "$t1 - $t0" | bc) $final" >>"$TL"
 first=$(awk -v b="$before" '$2 > b {print $1; exit}' "$TL")
 all=$(awk -v f="$final" '$2 == f {print $1; exit}' "$TL")
 note "- the list ($FILTER) shows a new restore of $DATE after ${first:-never} s, all $((final - before)) new ones after ${all:-never} s (timeline: $TL)"
+# The CPU used by the time the day was visible: the sample before the one
+# that saw the final count (the import's ticks are unknown once it ended).
+cpu=$(awk -v f="$final" '$2 == f {print p3, p4; exit} $3 != "-" {p3 = $3; p4 = $4}' "$TL")
+if [ -n "$cpu" ]; then
+	read -r icpu scpu <<<"$cpu"
+	tick=$(getconf CLK_TCK)
+	note "- CPU used before the day was all visible: the import $(echo "scale=1; $icpu / $tick" | bc) s, the server $(echo "scale=1; $scpu / $tick" | bc) s: on $(nproc) cores no schedule of that work shows the day before $(echo "scale=1; ($icpu + $scpu) / $tick / $(nproc)" | bc) s"
+fi
 note "- the import command ended after $(echo "$t1 - $t0" | bc) s; $(grep -E 'Maximum resident' "$DIR/visible-import.err" | sed 's/^\s*//')"
 note "  - $(grep -v '^\s*$' "$DIR/visible-import.out" | tail -3 | tr '\n' ' ')"
 note "- load after: $(uptime | sed 's/.*load average: //'); the server used $(echo "scale=1; ($cpu1 - $cpu0) / $(getconf CLK_TCK)" | bc) s of CPU during the import (the polls, and its orders following the change log)"

@@ -29,29 +29,65 @@ type RestoreRate struct {
 
 // RestoreRates returns the measured full, differential and log restores of
 // one instance (all of them, through restore_instance_at) and, when fleet is
-// set, up to perKind of the fleet's most recent ones of each kind, for the
-// expected durations of a restore plan, oldest first. No index orders the
-// fleet's restores by time: the fleet's part scans every restore of the
-// warehouse once per kind (~8 s at 10 M restores, BENCHMARKS.md "Session
-// 10"); the dashboard takes the same restores from its cached orders
-// instead (RestoreOrders.Measured, then RestoreRatesOf).
+// set, up to perKind of the fleet's most recent ones of each kind (by
+// at_utc, then id, as the dashboard's orders rank them), for the expected
+// durations of a restore plan, oldest first. The dashboard takes the
+// fleet's part from its cached orders instead (RestoreOrders.Measured, then
+// RestoreRatesOf); here fleetRates reads it through the same index.
 func (db *DB) RestoreRates(ctx context.Context, instance string, fleet bool, perKind int) ([]RestoreRate, error) {
 	var out []RestoreRate
-	var err error
+	var newest newestRestore
 	for _, k := range []Kind{KindFull, KindDiff, KindLog} {
-		if out, err = db.readRestoreRates(ctx, out, `WHERE i.name = ? AND r.kind = ? AND r.logical_mibps > 0`,
+		var err error
+		if out, err = db.readRestoreRates(ctx, out, ratesFrom+`WHERE i.name = ? AND r.kind = ? AND r.logical_mibps > 0`,
 			InstanceName(instance), k); err != nil {
 			return nil, err
 		}
 		if fleet {
-			if out, err = db.readRestoreRates(ctx, out, `WHERE i.name <> ? AND r.kind = ? AND r.logical_mibps > 0
-				ORDER BY r.at_utc DESC LIMIT ?`, InstanceName(instance), k, max(perKind, 1)); err != nil {
+			if out, err = db.fleetRates(ctx, out, &newest, instance, k, max(perKind, 1)); err != nil {
 				return nil, err
 			}
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
 	return out, nil
+}
+
+// newestRestore is the time of the warehouse's newest restore, read once a
+// plan through each instance's end of restore_instance_at.
+type newestRestore struct {
+	read bool
+	at   sql.NullInt64
+}
+
+// fleetRates appends to out the newest n measured restores of kind k on
+// instances other than instance. No index orders the fleet's restores by
+// time (each would cost a large import a sort, BENCHMARKS.md): the restores
+// of the fleet's last day are read first, instance by instance through
+// restore_instance_at, and every restore before that day is older than
+// every one in it, so when the day holds n they are the fleet's newest.
+// Otherwise (a kind the fleet rarely restores) every restore is scanned for
+// them, as it was for every kind (7-10 s a plan at 10 M restores).
+func (db *DB) fleetRates(ctx context.Context, out []RestoreRate, newest *newestRestore, instance string, k Kind, n int) ([]RestoreRate, error) {
+	if !newest.read {
+		if err := db.read.QueryRowContext(ctx, `SELECT MAX((SELECT MAX(at_utc) FROM restore WHERE instance_id = i.id))
+			FROM instance i`).Scan(&newest.at); err != nil {
+			return nil, fmt.Errorf("store: restore rates: %w", err)
+		}
+		newest.read = true
+	}
+	if !newest.at.Valid {
+		return out, nil // no restores
+	}
+	const measured = `WHERE i.name <> ? AND r.kind = ? AND r.logical_mibps > 0 `
+	// CROSS JOIN keeps the instances the outer loop: without statistics
+	// SQLite otherwise scans restore_scan, every restore, for the kind.
+	day, err := db.readRestoreRates(ctx, nil, `FROM instance i CROSS JOIN restore r ON r.instance_id = i.id `+measured+
+		`AND r.at_utc >= ? ORDER BY r.at_utc DESC, r.id DESC LIMIT ?`, InstanceName(instance), k, newest.at.Int64-dayMS, n)
+	if err != nil || len(day) == n {
+		return append(out, day...), err
+	}
+	return db.readRestoreRates(ctx, out, ratesFrom+measured+`ORDER BY r.at_utc DESC, r.id DESC LIMIT ?`, InstanceName(instance), k, n)
 }
 
 // RestoreRatesOf returns the measured restores among ids as RestoreRates,
@@ -65,7 +101,7 @@ func (db *DB) RestoreRatesOf(ctx context.Context, ids []int64) ([]RestoreRate, e
 	if err != nil {
 		return nil, fmt.Errorf("store: restore rates: %w", err)
 	}
-	out, err := db.readRestoreRates(ctx, nil, `WHERE r.id IN (SELECT value FROM json_each(?)) AND r.logical_mibps > 0`, string(b))
+	out, err := db.readRestoreRates(ctx, nil, ratesFrom+`WHERE r.id IN (SELECT value FROM json_each(?)) AND r.logical_mibps > 0`, string(b))
 	if err != nil {
 		return nil, err
 	}
@@ -73,12 +109,14 @@ func (db *DB) RestoreRatesOf(ctx context.Context, ids []int64) ([]RestoreRate, e
 	return out, nil
 }
 
+// ratesFrom is the usual FROM clause of readRestoreRates.
+const ratesFrom = `FROM restore r JOIN instance i ON i.id = r.instance_id `
+
 // readRestoreRates appends to out the RestoreRates of the restores r (with
-// their instance i) that where selects.
-func (db *DB) readRestoreRates(ctx context.Context, out []RestoreRate, where string, args ...any) ([]RestoreRate, error) {
+// their instance i) that from (a FROM clause and what follows) selects.
+func (db *DB) readRestoreRates(ctx context.Context, out []RestoreRate, from string, args ...any) ([]RestoreRate, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT i.name, r.kind, COALESCE(r.device_kind,''), r.logical_mibps,
-		COALESCE(r.read_mibps,0), COALESCE(r.buffer_count,0), COALESCE(r.max_transfer_kib,0), r.at_utc
-		FROM restore r JOIN instance i ON i.id = r.instance_id `+where, args...)
+		COALESCE(r.read_mibps,0), COALESCE(r.buffer_count,0), COALESCE(r.max_transfer_kib,0), r.at_utc `+from, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: restore rates: %w", err)
 	}
