@@ -19,7 +19,8 @@
 # RW_VISIBLE_DAY is what `fleet day -o DIR -shape estate` wrote (history.csv
 # and DIR/<instance>/ERRORLOG); RW_VISIBLE_DATE the day it holds (UTC). The
 # warehouse is changed: run it on a copy, or last. Writes
-# $RW_BENCH_DIR/visible-<UTC time>.md (default bench/out);
+# $RW_BENCH_DIR/visible-<UTC time>.md (default bench/out), with the machine's
+# speed before and after (bench/cpuindex: these machines change speed);
 # RW_SERVE_CPUPROFILE=FILE profiles the server.
 set -euo pipefail
 export GOTOOLCHAIN=go1.27.3
@@ -36,6 +37,7 @@ note() { echo "$@" | tee -a "$OUT"; }
 now() { date +%s.%N; }
 RW=$DIR/rw-visible
 go build -o "$RW" ./cmd/restorewatch
+go build -o "$DIR/cpuindex" ./bench/cpuindex
 note "# One day visible, $STAMP"
 note ""
 note "- machine: $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB RAM; $(uptime | sed 's/^ *//')"
@@ -54,6 +56,7 @@ note "- server warm (first list, orders built): $(echo "$(now) - $start" | bc) s
 note "- server idle (its warm-up's other aggregates computed) $(wait_idle) s later"
 WHAT=(--instance-from-dir "$DAY" "$DAY")
 [ "${RW_VISIBLE_ONLY:-}" = history ] && WHAT=(history "$DAY/history.csv")
+note "- the machine's speed before the import: $("$DIR/cpuindex")"
 note "- import: \`rw import --db $DB ${WHAT[*]}\`, load before $(uptime | sed 's/.*load average: //')"
 TL=$DIR/visible-timeline-$STAMP.txt
 cpu0=$(server_ticks)
@@ -88,6 +91,7 @@ if [ -n "$cpu" ]; then
 fi
 note "- the import command ended after $(echo "$t1 - $t0" | bc) s; $(grep -E 'Maximum resident' "$DIR/visible-import.err" | sed 's/^\s*//')"
 note "  - $(grep -v '^\s*$' "$DIR/visible-import.out" | tail -3 | tr '\n' ' ')"
+note "- the machine's speed after: $("$DIR/cpuindex")"
 note "- load after: $(uptime | sed 's/.*load average: //'); the server used $(echo "scale=1; ($cpu1 - $cpu0) / $(getconf CLK_TCK)" | bc) s of CPU during the import (the polls, and its orders following the change log)"
 note "- server: peak RSS $(awk '/VmHWM/ {print $2, $3}' /proc/$SERVER/status), now $(awk '/VmRSS/ {print $2, $3}' /proc/$SERVER/status)"
 kill -INT "$SERVER"; wait "$SERVER" 2>/dev/null || true
