@@ -363,3 +363,57 @@ func (db *DB) BackupDatabases(ctx context.Context) (map[string]bool, error) {
 	}
 	return out, rows.Err()
 }
+
+// DatabaseBackups is one database of an instance's backup history: when its
+// newest full, differential and log backups finished (zero: none of that
+// type).
+type DatabaseBackups struct {
+	Database                    string
+	LastFull, LastDiff, LastLog time.Time
+}
+
+// InstanceBackups lists the databases an instance's backup history holds,
+// by name, each with its newest backups: what a restore plan can start
+// from, for an instance known only by its backups (a production server
+// whose databases are restored elsewhere) as for one with restores. It
+// reads backup_set_type by seeks, one per database and type, whatever the
+// length of the history (a log-shipped database keeps tens of thousands of
+// log backups).
+func (db *DB) InstanceBackups(ctx context.Context, instance string) ([]DatabaseBackups, error) {
+	rows, err := db.read.QueryContext(ctx, `WITH RECURSIVE
+		inst(id) AS (SELECT id FROM instance WHERE name = ?),
+		dbs(name) AS (
+			SELECT (SELECT MIN(database_name) FROM backup_set, inst WHERE instance_id = inst.id)
+			UNION ALL
+			SELECT (SELECT MIN(database_name) FROM backup_set, inst WHERE instance_id = inst.id AND database_name > dbs.name)
+			FROM dbs WHERE dbs.name IS NOT NULL)
+		SELECT dbs.name,
+			(SELECT MAX(finish_utc) FROM backup_set, inst WHERE instance_id = inst.id AND database_name = dbs.name AND type = 'D'),
+			(SELECT MAX(finish_utc) FROM backup_set, inst WHERE instance_id = inst.id AND database_name = dbs.name AND type = 'I'),
+			(SELECT MAX(finish_utc) FROM backup_set, inst WHERE instance_id = inst.id AND database_name = dbs.name AND type = 'L')
+		FROM dbs WHERE dbs.name IS NOT NULL`, InstanceName(instance))
+	if err != nil {
+		return nil, fmt.Errorf("store: instance backups: %w", err)
+	}
+	defer rows.Close()
+	var out []DatabaseBackups
+	at := func(ms sql.NullInt64) time.Time {
+		if !ms.Valid {
+			return time.Time{}
+		}
+		return time.UnixMilli(ms.Int64).UTC()
+	}
+	for rows.Next() {
+		var d DatabaseBackups
+		var full, diff, log sql.NullInt64
+		if err := rows.Scan(&d.Database, &full, &diff, &log); err != nil {
+			return nil, fmt.Errorf("store: instance backups: %w", err)
+		}
+		d.LastFull, d.LastDiff, d.LastLog = at(full), at(diff), at(log)
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: instance backups: %w", err)
+	}
+	return out, nil
+}

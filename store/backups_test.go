@@ -124,3 +124,45 @@ func TestPutBackupSetsRejectsAll(t *testing.T) {
 		}
 	}
 }
+
+// An instance's backup history, database by database: the newest backup of
+// each type, whatever the name holds; an instance without one lists none.
+func TestInstanceBackups(t *testing.T) {
+	ctx := context.Background()
+	db := backupDB(t)
+	sets := backupSets()
+	t0 := sets[0].Start
+	odd := `Ops <"DW"> & 'x'`
+	sets = append(sets,
+		store.BackupSet{Instance: "SQL01", Database: odd, UUID: "6C1B0E1E-0000-4A8E-9E1B-000000000010", Type: "I",
+			FirstLSN: "41000000010000001", LastLSN: "41000000010500001", Start: t0.Add(time.Hour), Finish: t0.Add(2 * time.Hour),
+			Origin: store.Origin{File: "backups.csv", Line: 5}},
+		store.BackupSet{Instance: "SQL01", Database: "Sales", UUID: "6C1B0E1E-0000-4A8E-9E1B-000000000011", Type: "L",
+			FirstLSN: "39000000010600001", LastLSN: "39000000010700001", Start: t0.Add(3 * time.Hour), Finish: t0.Add(3*time.Hour + time.Minute),
+			Origin: store.Origin{File: "backups.csv", Line: 6}},
+		store.BackupSet{Instance: "SQL02", Database: "Other", UUID: "6C1B0E1E-0000-4A8E-9E1B-000000000012", Type: "D",
+			FirstLSN: "1", LastLSN: "2", Start: t0, Finish: t0.Add(5 * time.Hour), Origin: store.Origin{File: "backups.csv", Line: 7}})
+	if _, err := db.PutBackupSets(ctx, sets); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.InstanceBackups(ctx, "sql01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []store.DatabaseBackups{
+		{Database: odd, LastDiff: t0.Add(2 * time.Hour)},
+		{Database: "Sales", LastFull: t0.Add(20 * time.Minute), LastLog: t0.Add(3*time.Hour + time.Minute)},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.Database != w.Database || !g.LastFull.Equal(w.LastFull) || !g.LastDiff.Equal(w.LastDiff) || !g.LastLog.Equal(w.LastLog) {
+			t.Errorf("database %d: got %+v, want %+v", i, g, w)
+		}
+	}
+	if got, err := db.InstanceBackups(ctx, "no such instance"); err != nil || len(got) != 0 {
+		t.Errorf("unknown instance: %+v, %v", got, err)
+	}
+}

@@ -133,7 +133,12 @@ func (s *Server) instancePage(ctx context.Context, name string) (view.Instance, 
 	if err != nil {
 		return view.Instance{}, err
 	}
+	backups, err := s.db.InstanceBackups(ctx, in.Name)
+	if err != nil {
+		return view.Instance{}, err
+	}
 	m := s.instanceModel(in, hosts, rs, series, regs)
+	m.Backups = backupRows(in.Name, backups)
 	m.Issues = s.instanceIssues(in, exp)
 	return m, nil
 }
@@ -312,4 +317,17 @@ func (s *Server) seriesRow(se store.Series, regs []store.Regression) view.Databa
 		}
 	}
 	return row
+}
+
+// backupRows shapes an instance's backup history: a row a database, with
+// the plan that restores it (the database page links its plan too, but an
+// instance known only by its backups, a production server whose databases
+// are restored elsewhere, has no database pages).
+func backupRows(instance string, dbs []store.DatabaseBackups) []view.BackupRow {
+	var out []view.BackupRow
+	for _, d := range dbs {
+		out = append(out, view.BackupRow{Database: d.Database, PlanURL: view.DatabaseURL(instance, d.Database) + "/plan",
+			LastFull: view.Time(d.LastFull), LastDiff: view.Time(d.LastDiff), LastLog: view.Time(d.LastLog)})
+	}
+	return out
 }

@@ -2,9 +2,11 @@ package web_test
 
 import (
 	"encoding/json"
+	"html"
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -186,6 +188,75 @@ func TestPlanFleetRatesFromTheOrders(t *testing.T) {
 		w, _ := json.Marshal(want)
 		if string(g) != string(w) {
 			t.Errorf("to %q: the page's plan differs from the store's:\n got %.600s\nwant %.600s", target, g, w)
+		}
+	}
+}
+
+// An instance page lists the databases of its backup history, each linking
+// its restore plan: for a demo instance every database it backs up, and for
+// a production server known only by its backups (no restore, so no
+// database page) the plan of a database whose name is markup, escaped.
+func TestInstancePageLinksItsBackupsPlans(t *testing.T) {
+	db := demoDB(t)
+	ctx := t.Context()
+	const prod, hostile = "PROD-ONLY01", `Sales<script>alert("x")</script>&'`
+	t0 := time.Date(2026, 11, 30, 22, 0, 0, 0, time.UTC)
+	if _, err := db.PutBackupSets(ctx, []store.BackupSet{{Instance: prod, Database: hostile,
+		UUID: "0C1B0E1E-0000-4A8E-9E1B-0000000000A1", Type: "D", FirstLSN: "42000000010000001", LastLSN: "42000000010500001",
+		CheckpointLSN: "42000000010000101", Start: t0, Finish: t0.Add(20 * time.Minute), Size: 10 << 30,
+		Media:  []store.BackupMedia{{Family: 1, DeviceType: 2, Device: `D:\Backup\Sales.bak`}},
+		Files:  []store.BackupFile{{LogicalName: "Sales", PhysicalName: `D:\Data\Sales.mdf`, Type: "D", Size: 12 << 30}},
+		Origin: store.Origin{File: "backups.csv", Line: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, ts := serve(t, webConfig(db))
+	c := client(t)
+	links := regexp.MustCompile(`<a class="plan-link" href="([^"]+)"`)
+
+	code, page, _ := get(t, c, ts.URL+view.InstanceURL(prod))
+	if code != http.StatusOK {
+		t.Fatalf("%s: status %d", prod, code)
+	}
+	if strings.Contains(page, "<script>alert") || !strings.Contains(page, "Sales&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;&amp;&#39;") {
+		t.Errorf("%s: the database's name is not escaped: %.400s", prod, page[strings.Index(page, `id="backups"`):])
+	}
+	m := links.FindAllStringSubmatch(page, -1)
+	if len(m) != 1 {
+		t.Fatalf("%s: %d plan links, want 1", prod, len(m))
+	}
+	if want := view.DatabaseURL(prod, hostile) + "/plan"; html.UnescapeString(m[0][1]) != want {
+		t.Errorf("%s: plan link %s, want %s", prod, m[0][1], want)
+	}
+	if code, plan, _ := get(t, c, ts.URL+html.UnescapeString(m[0][1])); code != http.StatusOK || !strings.Contains(plan, `id="plan-script"`) {
+		t.Errorf("%s: the linked plan answers %d", prod, code)
+	}
+
+	// A demo instance: a row and a plan for every database it backs up.
+	series, err := db.ListSeries(ctx, store.SeriesFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inst string
+	var backed []store.DatabaseBackups
+	for _, s := range series {
+		if backed, err = db.InstanceBackups(ctx, s.Instance); err != nil {
+			t.Fatal(err)
+		}
+		if inst = s.Instance; len(backed) > 1 {
+			break
+		}
+	}
+	if len(backed) < 2 {
+		t.Fatalf("no demo instance backs up two databases")
+	}
+	_, page, _ = get(t, c, ts.URL+view.InstanceURL(inst))
+	m = links.FindAllStringSubmatch(page, -1)
+	if len(m) != len(backed) {
+		t.Fatalf("%s: %d plan links, %d databases backed up", inst, len(m), len(backed))
+	}
+	for i, b := range backed {
+		if want := view.DatabaseURL(inst, b.Database) + "/plan"; html.UnescapeString(m[i][1]) != want {
+			t.Errorf("%s: link %d is %s, want %s", inst, i, m[i][1], want)
 		}
 	}
 }

@@ -34,6 +34,7 @@ type Store interface {
 	ListInstances(ctx context.Context, name string) ([]store.InstanceSummary, error)
 	GetInstance(ctx context.Context, name string) (*store.InstanceSummary, error)
 	HostHistory(ctx context.Context, instance string) ([]store.HostRecord, error)
+	InstanceBackups(ctx context.Context, instance string) ([]store.DatabaseBackups, error)
 	ListSeries(ctx context.Context, f store.SeriesFilter) ([]store.Series, error)
 
 	ListRegressions(ctx context.Context, f store.RegressionFilter) ([]store.Regression, error)

@@ -29,8 +29,16 @@ type Instance struct {
 	Chart             chart.TimeScatter
 	HasChart          bool
 	Databases         []DatabaseRow
+	Backups           []BackupRow
 	Regressions       []RegressionRow
 	Issues            []IssueRef
+}
+
+// BackupRow is one database of an instance's backup history: its newest
+// backups of each type (UTC, Unknown when none) and its restore plan.
+type BackupRow struct {
+	Database, PlanURL           string
+	LastFull, LastDiff, LastLog string
 }
 
 // BuildChange is one entry of an instance's build history.
