@@ -49,9 +49,12 @@ RW_CPUPROFILE=${RW_SERVE_CPUPROFILE:-} start_server "$RW" "$DB" "$LOG"
 # under that, spread over every instance (the estate's App00_CRM full
 # restores: ~190 a day per 1,000 instances).
 FILTER=${RW_VISIBLE_FILTER:-database=App00_CRM}
-count() { curl -fsS --max-time 60 "$BASE/restores?from=$DATE&to=$DATE&$FILTER" | grep -Eo '[0-9,]+\+? restores' | head -1 | tr -d ', restores' || true; }
+count() { curl -fsS --max-time "${1:-60}" "$BASE/restores?from=$DATE&to=$DATE&$FILTER" | grep -Eo '[0-9,]+\+? restores' | head -1 | tr -d ', restores' || true; }
 start=$(now)
-before=$(count)
+# The first list builds the orders: a minute or more at 10 M restores on a
+# slow machine.
+before=$(count 600)
+[ -n "$before" ] || { note "- the server's first list failed"; exit 1; }
 note "- server warm (first list, orders built): $(echo "$(now) - $start" | bc) s; $before restores on $DATE ($FILTER) before the import"
 note "- server idle (its warm-up's other aggregates computed) $(wait_idle) s later"
 WHAT=(--instance-from-dir "$DAY" "$DAY")
