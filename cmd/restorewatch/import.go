@@ -162,6 +162,18 @@ func (c *ImportCmd) warehouse(ctx context.Context, m *Main) (*store.DB, func(), 
 	cleanup := func() { _ = os.RemoveAll(dir) }
 	scratch := filepath.Join(dir, "dry-run.db")
 	if _, err := os.Stat(m.cli.DB); err == nil {
+		// The copy is the warehouse's size (14 GB at 10 M restores, about a
+		// minute): a temporary folder without room for it fails up front,
+		// saying where, rather than with a full disk halfway.
+		need := fileSize(m.cli.DB) + fileSize(m.cli.DB+"-wal")
+		if free, ok := scratchFree(dir); ok && free < need+need/10+64<<20 {
+			cleanup()
+			return nil, nil, store.Errorf(store.EINVALID, "--dry-run copies the warehouse (%s) to %s, which has %s free: point TMPDIR at a disk with room for it",
+				sizeGB(need), filepath.Dir(dir), sizeGB(free))
+		}
+		if need >= 1<<30 {
+			fmt.Fprintf(m.Stderr, "dry run: copying the warehouse (%s) to %s first\n", sizeGB(need), filepath.Dir(dir))
+		}
 		src, err := store.Open(ctx, m.cli.DB)
 		if err != nil {
 			cleanup()
@@ -184,6 +196,21 @@ func (c *ImportCmd) warehouse(ctx context.Context, m *Main) (*store.DB, func(), 
 	}
 	return db, func() { db.Close(); cleanup() }, nil
 }
+
+// scratchFree is freeSpace, for a test to replace.
+var scratchFree = freeSpace
+
+// fileSize is the size of the file at path, 0 when there is none.
+func fileSize(path string) uint64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return uint64(st.Size())
+}
+
+// sizeGB formats a size in GB (10^9 bytes, as df -H and file managers say).
+func sizeGB(n uint64) string { return fmt.Sprintf("%.1f GB", float64(n)/1e9) }
 
 // printResults prints a line per file with --verbose (always for a file
 // that was skipped or failed, and its rejects), then the run's totals.
@@ -231,6 +258,9 @@ func (c *ImportCmd) printResults(m *Main, rs []ingest.FileResult, t ingest.Total
 		if n := t.Kinds[k]; n > 0 {
 			kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
 		}
+	}
+	if len(kinds) == 0 {
+		kinds = []string{"none read"}
 	}
 	fmt.Fprintf(m.Stdout, "%d files (%s), %d skipped, %d failed: read %d, added %d, duplicates %d, rejected %d\n",
 		t.Files, strings.Join(kinds, ", "), t.Skipped, t.Failed, t.Read, t.Added, t.Duplicates, t.Rejects)

@@ -99,11 +99,49 @@ func TestImportDryRunWritesNothing(t *testing.T) {
 	runMain(t, "analyze", "--db", db) // settle the WAL into the file
 	before := sum(t, db)
 	dry, _, code = runMain(t, "import", "--db", db, "--instance-from-dir", "--dry-run", dir)
-	if code != 0 || !strings.Contains(dry, "added 0") {
+	if code != 0 || !strings.Contains(dry, "added 0") || !strings.Contains(dry, " files (none read), ") {
 		t.Errorf("dry run over the imported folder: exit %d\n%s", code, dry)
 	}
 	if sum(t, db) != before {
 		t.Error("a dry run changed the warehouse file")
+	}
+}
+
+// A dry run copies the warehouse first: a temporary folder without room for
+// the copy stops it before it starts, naming the folder and the sizes, and
+// leaves nothing behind (at 10 M restores the copy is 14 GB).
+func TestImportDryRunNeedsRoomForItsCopy(t *testing.T) {
+	dir := handover(t)
+	db := filepath.Join(t.TempDir(), "w.db")
+	if _, stderr, code := runMain(t, "import", "--db", db, "--instance-from-dir", dir); code != 0 {
+		t.Fatalf("import exit %d: %s", code, stderr)
+	}
+	runMain(t, "analyze", "--db", db) // settle the WAL into the file
+	before := sum(t, db)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	var asked string
+	scratchFree = func(dir string) (uint64, bool) { asked = dir; return 4096, true }
+	t.Cleanup(func() { scratchFree = freeSpace })
+	_, stderr, code := runMain(t, "import", "--db", db, "--instance-from-dir", "--dry-run", dir)
+	if code == 0 || !strings.Contains(stderr, "--dry-run copies the warehouse") || !strings.Contains(stderr, "0.0 GB free") ||
+		!strings.Contains(stderr, tmp) || !strings.Contains(stderr, "TMPDIR") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+	if !strings.HasPrefix(asked, tmp) {
+		t.Errorf("free space asked of %q, not under TMPDIR %q", asked, tmp)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left behind in TMPDIR: %v", left)
+	}
+	if sum(t, db) != before {
+		t.Error("the refused dry run changed the warehouse file")
+	}
+	// With room, the same dry run runs.
+	scratchFree = func(string) (uint64, bool) { return 1 << 40, true }
+	if out, stderr, code := runMain(t, "import", "--db", db, "--instance-from-dir", "--dry-run", dir); code != 0 ||
+		!strings.Contains(out, "dry run: nothing was written") {
+		t.Errorf("with room: exit %d, %s %s", code, out, stderr)
 	}
 }
 
