@@ -162,9 +162,9 @@ func (c *ImportCmd) warehouse(ctx context.Context, m *Main) (*store.DB, func(), 
 	cleanup := func() { _ = os.RemoveAll(dir) }
 	scratch := filepath.Join(dir, "dry-run.db")
 	if _, err := os.Stat(m.cli.DB); err == nil {
-		// The copy is the warehouse's size (14 GB at 10 M restores, about a
-		// minute): a temporary folder without room for it fails up front,
-		// saying where, rather than with a full disk halfway.
+		// The copy is the warehouse's size (14.5 GB at 10 M restores): a
+		// temporary folder without room for it fails up front, saying
+		// where, rather than with a full disk halfway.
 		need := fileSize(m.cli.DB) + fileSize(m.cli.DB+"-wal")
 		if free, ok := scratchFree(dir); ok && free < need+need/10+64<<20 {
 			cleanup()
@@ -174,14 +174,9 @@ func (c *ImportCmd) warehouse(ctx context.Context, m *Main) (*store.DB, func(), 
 		if need >= 1<<30 {
 			fmt.Fprintf(m.Stderr, "dry run: copying the warehouse (%s) to %s first\n", sizeGB(need), filepath.Dir(dir))
 		}
-		src, err := store.Open(ctx, m.cli.DB)
-		if err != nil {
-			cleanup()
-			return nil, nil, err
-		}
-		err = src.Backup(ctx, scratch)
-		src.Close()
-		if err != nil {
+		// A copy of the files, not VACUUM INTO: 60 s of a 71 s dry run at
+		// 10 M restores was rebuilding every index into the copy.
+		if err := store.CopyFiles(ctx, m.cli.DB, scratch); err != nil {
 			cleanup()
 			return nil, nil, err
 		}
