@@ -42,8 +42,8 @@ func TestRestoreRatesAreTheFleetsNewest(t *testing.T) {
 			r.at = newest - rng.Int64N(dayMS)
 		case x < 10: // the last month
 			r.at = newest - rng.Int64N(30*dayMS)
-		default: // years back, on the day: times repeat
-			r.at = newest - 2*365*dayMS - rng.Int64N(3*365)*dayMS
+		default: // years back, on the month: times repeat, ties at every rank
+			r.at = newest - 2*365*dayMS - rng.Int64N(36)*30*dayMS
 		}
 		if rng.IntN(5) > 0 {
 			r.mibps = 1 + float64(rng.IntN(500))
@@ -74,7 +74,7 @@ func TestRestoreRatesAreTheFleetsNewest(t *testing.T) {
 		})
 		return rs
 	}
-	for _, perKind := range []int{1, 5, 40, 200, 5000} {
+	for _, perKind := range []int{1, 5, 40, 100, 200, 5000} {
 		for _, target := range []string{"SQL03", "NEW-SQL99"} {
 			rates, err := db.RestoreRates(ctx, target, true, perKind)
 			if err != nil {
