@@ -31,16 +31,20 @@ func (db *DB) Ping(ctx context.Context) error {
 // run or a status change could have changed what a page shows. Each part is a primary-key or
 // indexed maximum, so asking costs well under a millisecond.
 func (db *DB) DataVersion(ctx context.Context) (string, error) {
-	var imp, ser, reg, status, inst, changes int64
+	var imp, ser, reg, status, inst, changes, backups int64
+	// backup_set's newest id: the collector and pushes store backup history
+	// without an import_run, and plans (and the overview's RTO figures)
+	// rest on it.
 	err := db.read.QueryRowContext(ctx, `SELECT
 		(SELECT COALESCE(MAX(id),0) FROM import_run), (SELECT COALESCE(MAX(id),0) FROM series),
 		(SELECT COALESCE(MAX(id),0) FROM regression), (SELECT COALESCE(MAX(status_at),0) FROM regression),
 		(SELECT COALESCE(MAX(id),0) FROM instance),
-		(SELECT COALESCE(MAX(seq),0) FROM sqlite_sequence WHERE name = 'restore_change')`).Scan(&imp, &ser, &reg, &status, &inst, &changes)
+		(SELECT COALESCE(MAX(seq),0) FROM sqlite_sequence WHERE name = 'restore_change'),
+		(SELECT COALESCE(MAX(id),0) FROM backup_set)`).Scan(&imp, &ser, &reg, &status, &inst, &changes, &backups)
 	if err != nil {
 		return "", fmt.Errorf("store: data version: %w", err)
 	}
-	return fmt.Sprintf("%d.%d.%d.%d.%d.%d", imp, ser, reg, status, inst, changes), nil
+	return fmt.Sprintf("%d.%d.%d.%d.%d.%d.%d", imp, ser, reg, status, inst, changes, backups), nil
 }
 
 // HasTable reports whether the warehouse has a table of that name, so a page

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -52,12 +53,38 @@ func parsePlanInstant(v string) (time.Time, error) {
 	return time.Time{}, store.Errorf(store.EINVALID, "at=%q is not a time: use 2026-11-03T20:00:00Z (or without Z, UTC)", v)
 }
 
+// madePlan is a plan as plan.Make returned it, a broken chain's
+// *plan.GapError included.
+type madePlan struct {
+	p   plan.Plan
+	opt plan.ScriptOptions
+	gap error
+}
+
+// makePlan makes r's plan once per data version: the people who open a
+// database's plan at 02:00 open the same one, and at 10 M restores a
+// log-shipped database's plan (hundreds of steps) cost 15-20 ms of CPU a
+// view, 107-112 ms p95 at 8 clients on a slow hour (BENCHMARKS.md "Session
+// 11"). The plan is shared, never changed, by the views that read it.
 func (s *Server) makePlan(ctx context.Context, r plan.Request) (plan.Plan, plan.ScriptOptions, error) {
-	src, err := s.planSource()
+	key := strings.Join([]string{"plan", r.Instance, r.Database, r.TargetInstance, r.At.UTC().Format(time.RFC3339Nano),
+		r.DataPath, r.LogPath, r.DefaultRTO.String()}, "\x00")
+	m, err := cached(ctx, s, key, func(ctx context.Context) (madePlan, error) {
+		src, err := s.planSource()
+		if err != nil {
+			return madePlan{}, err
+		}
+		p, opt, err := plan.Make(ctx, s.planRates(src), r)
+		var gap *plan.GapError
+		if errors.As(err, &gap) {
+			return madePlan{p, opt, err}, nil // a broken chain is an answer, kept as one
+		}
+		return madePlan{p, opt, nil}, err
+	})
 	if err != nil {
 		return plan.Plan{}, plan.ScriptOptions{}, err
 	}
-	return plan.Make(ctx, s.planRates(src), r)
+	return m.p, m.opt, m.gap
 }
 
 func (s *Server) handlePlan(c echo.Context) error {

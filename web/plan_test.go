@@ -3,6 +3,7 @@ package web_test
 import (
 	"encoding/json"
 	"html"
+	"math/big"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -258,5 +259,47 @@ func TestInstancePageLinksItsBackupsPlans(t *testing.T) {
 		if want := view.DatabaseURL(inst, b.Database) + "/plan"; html.UnescapeString(m[i][1]) != want {
 			t.Errorf("%s: link %d is %s, want %s", inst, i, m[i][1], want)
 		}
+	}
+}
+
+// A plan is made once per data version and shared by the views of that
+// version: a log backup imported after a first view is in the next one.
+func TestPlanFollowsNewBackups(t *testing.T) {
+	db := demoDB(t)
+	_, ts := serve(t, webConfig(db))
+	c := client(t)
+	const inst, name = "DWH-SQL02", "DW_Sales"
+	code, before := apiPlan(t, c, ts.URL, inst, name, "")
+	if code != http.StatusOK || len(before.Steps) == 0 {
+		t.Fatalf("status %d, %d steps", code, len(before.Steps))
+	}
+	if code, again := apiPlan(t, c, ts.URL, inst, name, ""); code != http.StatusOK || len(again.Steps) != len(before.Steps) {
+		t.Fatalf("the same plan again: status %d, %d steps, want %d", code, len(again.Steps), len(before.Steps))
+	}
+	last := before.Steps[len(before.Steps)-1].Set
+	if last.Type != "L" {
+		t.Fatalf("the plan ends with a %s backup, want a log", last.Type)
+	}
+	lsn, ok := new(big.Int).SetString(last.LastLSN, 10)
+	if !ok {
+		t.Fatalf("last LSN %q", last.LastLSN)
+	}
+	next := last
+	next.UUID = "0C1B0E1E-0000-4A8E-9E1B-0000000000B7"
+	next.MediaSetID = 0
+	next.FirstLSN, next.LastLSN = last.LastLSN, lsn.Add(lsn, big.NewInt(4200000)).String()
+	next.Start, next.Finish = last.Finish.Add(15*time.Minute), last.Finish.Add(16*time.Minute)
+	next.Media = []store.BackupMedia{{Family: 1, DeviceType: 2, Device: `D:\Backup\DW_Sales_next.trn`}}
+	next.Files = nil
+	next.Origin = store.Origin{File: "next.csv", Line: 2}
+	if added, err := db.PutBackupSets(t.Context(), []store.BackupSet{next}); err != nil || added != 1 {
+		t.Fatalf("added %d, %v", added, err)
+	}
+	code, after := apiPlan(t, c, ts.URL, inst, name, "")
+	if code != http.StatusOK || len(after.Steps) != len(before.Steps)+1 {
+		t.Fatalf("after a new log backup: status %d, %d steps, want %d", code, len(after.Steps), len(before.Steps)+1)
+	}
+	if got := after.Steps[len(after.Steps)-1].Set.LastLSN; got != next.LastLSN {
+		t.Errorf("the plan ends at LSN %s, want the new log's %s", got, next.LastLSN)
 	}
 }
