@@ -36,15 +36,22 @@ type RestoreRate struct {
 // RestoreRatesOf); here fleetRates reads it through the same index.
 func (db *DB) RestoreRates(ctx context.Context, instance string, fleet bool, perKind int) ([]RestoreRate, error) {
 	var out []RestoreRate
-	var newest newestRestore
+	var newest sql.NullInt64 // the fleet's newest restore
+	if fleet {
+		// Through each instance's end of restore_instance_at.
+		if err := db.read.QueryRowContext(ctx, `SELECT MAX((SELECT MAX(at_utc) FROM restore WHERE instance_id = i.id))
+			FROM instance i`).Scan(&newest); err != nil {
+			return nil, fmt.Errorf("store: restore rates: %w", err)
+		}
+	}
 	for _, k := range []Kind{KindFull, KindDiff, KindLog} {
 		var err error
 		if out, err = db.readRestoreRates(ctx, out, ratesFrom+`WHERE i.name = ? AND r.kind = ? AND r.logical_mibps > 0`,
 			InstanceName(instance), k); err != nil {
 			return nil, err
 		}
-		if fleet {
-			if out, err = db.fleetRates(ctx, out, &newest, instance, k, max(perKind, 1)); err != nil {
+		if newest.Valid {
+			if out, err = db.fleetRates(ctx, out, newest.Int64, instance, k, max(perKind, 1)); err != nil {
 				return nil, err
 			}
 		}
@@ -53,37 +60,21 @@ func (db *DB) RestoreRates(ctx context.Context, instance string, fleet bool, per
 	return out, nil
 }
 
-// newestRestore is the time of the warehouse's newest restore, read once a
-// plan through each instance's end of restore_instance_at.
-type newestRestore struct {
-	read bool
-	at   sql.NullInt64
-}
-
 // fleetRates appends to out the newest n measured restores of kind k on
-// instances other than instance. No index orders the fleet's restores by
+// instances other than instance, the fleet's newest restore being at
+// newest (UTC ms). No index orders the fleet's restores by
 // time (each would cost a large import a sort, BENCHMARKS.md): the restores
 // of the fleet's last day are read first, instance by instance through
 // restore_instance_at, and every restore before that day is older than
 // every one in it, so when the day holds n they are the fleet's newest.
 // Otherwise (a kind the fleet rarely restores) every restore is scanned for
 // them, as it was for every kind (7-10 s a plan at 10 M restores).
-func (db *DB) fleetRates(ctx context.Context, out []RestoreRate, newest *newestRestore, instance string, k Kind, n int) ([]RestoreRate, error) {
-	if !newest.read {
-		if err := db.read.QueryRowContext(ctx, `SELECT MAX((SELECT MAX(at_utc) FROM restore WHERE instance_id = i.id))
-			FROM instance i`).Scan(&newest.at); err != nil {
-			return nil, fmt.Errorf("store: restore rates: %w", err)
-		}
-		newest.read = true
-	}
-	if !newest.at.Valid {
-		return out, nil // no restores
-	}
+func (db *DB) fleetRates(ctx context.Context, out []RestoreRate, newest int64, instance string, k Kind, n int) ([]RestoreRate, error) {
 	const measured = `WHERE i.name <> ? AND r.kind = ? AND r.logical_mibps > 0 `
 	// CROSS JOIN keeps the instances the outer loop: without statistics
 	// SQLite otherwise scans restore_scan, every restore, for the kind.
 	day, err := db.readRestoreRates(ctx, nil, `FROM instance i CROSS JOIN restore r ON r.instance_id = i.id `+measured+
-		`AND r.at_utc >= ? ORDER BY r.at_utc DESC, r.id DESC LIMIT ?`, InstanceName(instance), k, newest.at.Int64-dayMS, n)
+		`AND r.at_utc >= ? ORDER BY r.at_utc DESC, r.id DESC LIMIT ?`, InstanceName(instance), k, newest-dayMS, n)
 	if err != nil || len(day) == n {
 		return append(out, day...), err
 	}

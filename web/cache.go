@@ -39,8 +39,9 @@ const staleAfter = 300 * time.Millisecond
 
 func newCache() *cache { return &cache{entries: map[string]*cacheEntry{}} }
 
-// freshKey marks the context of a computation: aggregates it reads are
-// never served stale.
+// freshKey marks the context of a computation, or of a view that must not
+// show a version behind (a restore plan): aggregates it reads are never
+// served stale.
 type freshKey struct{}
 
 // cached returns compute's result for key at the warehouse's current data

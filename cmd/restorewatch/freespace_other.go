@@ -3,4 +3,4 @@
 package main
 
 // freeSpace is unknown here: a dry run copies without checking first.
-func freeSpace(string) (uint64, bool) { return 0, false }
+func freeSpace(string) (int64, bool) { return 0, false }

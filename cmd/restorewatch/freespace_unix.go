@@ -6,10 +6,10 @@ import "syscall"
 
 // freeSpace returns the bytes an unprivileged user may still write under
 // dir; ok is false when the system does not say.
-func freeSpace(dir string) (free uint64, ok bool) {
+func freeSpace(dir string) (free int64, ok bool) {
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(dir, &st); err != nil {
 		return 0, false
 	}
-	return uint64(st.Bavail) * uint64(st.Bsize), true
+	return int64(st.Bavail) * int64(st.Bsize), true
 }

@@ -169,10 +169,10 @@ func (c *ImportCmd) warehouse(ctx context.Context, m *Main) (*store.DB, func(), 
 		if free, ok := scratchFree(dir); ok && free < need+need/10+64<<20 {
 			cleanup()
 			return nil, nil, store.Errorf(store.EINVALID, "--dry-run copies the warehouse (%s) to %s, which has %s free: point TMPDIR at a disk with room for it",
-				sizeGB(need), filepath.Dir(dir), sizeGB(free))
+				formatBytes(&need), filepath.Dir(dir), formatBytes(&free))
 		}
 		if need >= 1<<30 {
-			fmt.Fprintf(m.Stderr, "dry run: copying the warehouse (%s) to %s first\n", sizeGB(need), filepath.Dir(dir))
+			fmt.Fprintf(m.Stderr, "dry run: copying the warehouse (%s) to %s first\n", formatBytes(&need), filepath.Dir(dir))
 		}
 		// A copy of the files, not VACUUM INTO: 60 s of a 71 s dry run at
 		// 10 M restores was rebuilding every index into the copy.
@@ -196,16 +196,13 @@ func (c *ImportCmd) warehouse(ctx context.Context, m *Main) (*store.DB, func(), 
 var scratchFree = freeSpace
 
 // fileSize is the size of the file at path, 0 when there is none.
-func fileSize(path string) uint64 {
+func fileSize(path string) int64 {
 	st, err := os.Stat(path)
 	if err != nil {
 		return 0
 	}
-	return uint64(st.Size())
+	return st.Size()
 }
-
-// sizeGB formats a size in GB (10^9 bytes, as df -H and file managers say).
-func sizeGB(n uint64) string { return fmt.Sprintf("%.1f GB", float64(n)/1e9) }
 
 // printResults prints a line per file with --verbose (always for a file
 // that was skipped or failed, and its rejects), then the run's totals.

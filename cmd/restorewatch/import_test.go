@@ -121,10 +121,10 @@ func TestImportDryRunNeedsRoomForItsCopy(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	var asked string
-	scratchFree = func(dir string) (uint64, bool) { asked = dir; return 4096, true }
+	scratchFree = func(dir string) (int64, bool) { asked = dir; return 4096, true }
 	t.Cleanup(func() { scratchFree = freeSpace })
 	_, stderr, code := runMain(t, "import", "--db", db, "--instance-from-dir", "--dry-run", dir)
-	if code == 0 || !strings.Contains(stderr, "--dry-run copies the warehouse") || !strings.Contains(stderr, "0.0 GB free") ||
+	if code == 0 || !strings.Contains(stderr, "--dry-run copies the warehouse") || !strings.Contains(stderr, "4.0 KiB free") ||
 		!strings.Contains(stderr, tmp) || !strings.Contains(stderr, "TMPDIR") {
 		t.Errorf("exit %d, %q", code, stderr)
 	}
@@ -138,7 +138,7 @@ func TestImportDryRunNeedsRoomForItsCopy(t *testing.T) {
 		t.Error("the refused dry run changed the warehouse file")
 	}
 	// With room, the same dry run runs.
-	scratchFree = func(string) (uint64, bool) { return 1 << 40, true }
+	scratchFree = func(string) (int64, bool) { return 1 << 40, true }
 	if out, stderr, code := runMain(t, "import", "--db", db, "--instance-from-dir", "--dry-run", dir); code != 0 ||
 		!strings.Contains(out, "dry run: nothing was written") {
 		t.Errorf("with room: exit %d, %s %s", code, out, stderr)
