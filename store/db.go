@@ -40,6 +40,10 @@ type DB struct {
 	windowFacts atomic.Int64
 	// checkpoints copies the WAL into the database file (checkpoint.go).
 	checkpoints *checkpointer
+	// reconcile bounds reconciliation's pipeline and transactions
+	// (reconcile.go); a field, not a package knob, so tests that narrow
+	// it can run beside others.
+	reconcile reconcileLimits
 }
 
 // Open opens (creating if needed) the warehouse at path and applies pending
@@ -80,7 +84,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	db := &DB{path: path, write: w, now: time.Now}
+	db := &DB{path: path, write: w, now: time.Now, reconcile: defaultReconcileLimits}
 	if err := w.PingContext(ctx); err != nil {
 		w.Close()
 		return nil, Errorf(EUNAVAILABLE, "store: cannot open warehouse %s: %v", path, err)

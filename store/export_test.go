@@ -28,7 +28,7 @@ func OpenAtVersionForTest(ctx context.Context, path string, version int) error {
 		return err
 	}
 	defer db.Close()
-	d := &DB{path: path, write: db, now: timeNow}
+	d := &DB{path: path, write: db, now: timeNow, reconcile: defaultReconcileLimits}
 	if _, err := db.ExecContext(ctx, `CREATE TABLE schema_migration (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
 		return err
 	}

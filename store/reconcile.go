@@ -11,16 +11,24 @@ import (
 	"github.com/restorewatch/restorewatch/store/derive"
 )
 
-// Reconciliation commits several instances per transaction: one commit per
-// instance rewrote the same index pages to the WAL once per instance, which
-// was most of a large import's time. A transaction ends after reconcileTxTime
-// or reconcileTxRows derived restores, whichever comes first, so another
-// writer (the collector, a second import) never waits longer than that
-// behind it, well inside the busy timeout.
-const (
-	reconcileTxTime = time.Second
-	reconcileTxRows = 200000
-)
+// reconcileLimits bound reconciliation. It commits several instances per
+// transaction: one commit per instance rewrote the same index pages to the
+// WAL once per instance, which was most of a large import's time. A
+// transaction ends after txTime or txRows derived restores, whichever comes
+// first, so another writer (the collector, a second import) never waits
+// longer than that behind it, well inside the busy timeout. Derivation runs
+// ahead of the writer by at most instances instances and (but for one)
+// restores restores: the writer's pauses (a commit and its checkpoint, a
+// slow instance) are absorbed by that queue instead of stalling the
+// derivers, and restores bounds the memory an instance of a whole
+// derivation's thousands of restores holds.
+type reconcileLimits struct {
+	txTime              time.Duration
+	txRows              int
+	instances, restores int
+}
+
+var defaultReconcileLimits = reconcileLimits{txTime: time.Second, txRows: 200000, instances: 64, restores: 50000}
 
 // Reconcile rebuilds the restores of every instance whose raw facts changed
 // since it was last reconciled. It derives everything from the raw tables, so
@@ -64,9 +72,10 @@ func (db *DB) Reconcile(ctx context.Context) error {
 	defer cancel()
 	ahead := db.deriveAhead(actx, ids)
 	done := 0
+	var nextID int64 // carried from batch to batch: see restoreWriter
 	for more := len(ids) > 0; more; {
 		var err error
-		if more, err = db.reconcileBatch(ctx, ahead, &done, len(ids)); err != nil {
+		if more, err = db.reconcileBatch(ctx, ahead, &done, len(ids), &nextID); err != nil {
 			cancel()
 			for range ahead {
 			}
@@ -87,8 +96,10 @@ type derivedInstance struct {
 	out              derive.Instance
 	err              error
 	// What to write: the positions in out.Restores of new and changed
-	// restores, and the stored ones no longer derived (diffRestores).
+	// restores, whether each is new (fresh, beside changed), and the stored
+	// ones no longer derived (diffRestores).
 	changed []int
+	fresh   []bool
 	stale   []staleRestore
 	// from is the local time from which out replaces the instance's
 	// restores (by anchor), wholeInstance for all of them; votes are
@@ -99,27 +110,15 @@ type derivedInstance struct {
 	windowable bool
 }
 
-// How far derivation runs ahead of the writer: instances derived but not
-// yet written, and their restores. The writer's pauses (a commit and its
-// checkpoint, a slow instance) are then absorbed by the queue instead of
-// stalling the derivers: with four instances ahead, a day of 10,000
-// instances derived on 2 cores at 130% of CPU. The restores bound the
-// memory an instance of a whole derivation's thousands of restores holds.
-// Variables for a test.
-var (
-	aheadInstances = 64
-	aheadRestores  = 50000
-)
-
 // deriveAhead reads and derives the instances on the read pool, one
 // snapshot each, while the writer writes the previous ones, on a goroutine
 // per core (at most 4): the derivers also compare with the stored
 // restores, so that the writer, usually the pipeline's narrowest step,
 // only writes (on 2 cores one deriver or two made no measurable
-// difference before they took that comparison over). The
-// instances come out in the order of ids, so new restores get their ids in
-// the same order whatever the timing, at most aheadInstances and (but for
-// one) aheadRestores ahead of the writer. Every import increments an
+// difference before they took that comparison over). The instances come
+// out in the order of ids, at most db.reconcile's bounds ahead of the
+// writer, and the writer numbers new restores in that order (restoreWriter),
+// so they get the same ids whatever the timing. Every import increments an
 // instance's dirty counter in the transaction that adds its facts, so the
 // writer clears the counter only when it still holds the version derived
 // here; facts committed in between leave the instance dirty for the next
@@ -151,7 +150,7 @@ func (db *DB) deriveAhead(ctx context.Context, ids []int64) <-chan derivedInstan
 		defer stop() // the only one that waits for room
 		for i, id := range ids {
 			mu.Lock()
-			for (instances >= aheadInstances || derived >= aheadRestores) && ctx.Err() == nil {
+			for (instances >= db.reconcile.instances || derived >= db.reconcile.restores) && ctx.Err() == nil {
 				room.Wait()
 			}
 			instances++
@@ -264,7 +263,7 @@ func (db *DB) deriveInstance(ctx context.Context, q *snapshotConn, id int64) der
 		r := &d.out.Restores[i]
 		r.Row = native(restoreValues(r, id))
 	}
-	d.changed, d.stale, d.err = diffRestores(ctx, q, id, &d.out, d.from)
+	d.changed, d.fresh, d.stale, d.err = diffRestores(ctx, q, id, &d.out, d.from)
 	return d
 }
 
@@ -324,8 +323,9 @@ const reconcileIdle = 50 * time.Millisecond
 // reconcileBatch writes derived instances from ahead in one transaction,
 // until the transaction's time or row budget is spent or the next instance
 // is slow to come, and says whether more wait. The transaction begins only
-// once the first instance is derived.
-func (db *DB) reconcileBatch(ctx context.Context, ahead <-chan derivedInstance, done *int, total int) (more bool, err error) {
+// once the first instance is derived. nextID carries the writer's next
+// restore id from one batch to the next.
+func (db *DB) reconcileBatch(ctx context.Context, ahead <-chan derivedInstance, done *int, total int, nextID *int64) (more bool, err error) {
 	d, ok := <-ahead
 	if !ok {
 		return false, nil
@@ -337,7 +337,7 @@ func (db *DB) reconcileBatch(ctx context.Context, ahead <-chan derivedInstance, 
 		return false, fmt.Errorf("store: reconcile: %w", err)
 	}
 	defer tx.Rollback()
-	w := &restoreWriter{tx: tx, ctx: ctx}
+	w := &restoreWriter{tx: tx, ctx: ctx, nextID: *nextID}
 	defer w.close()
 	idle := time.NewTimer(reconcileIdle)
 	defer idle.Stop()
@@ -356,7 +356,7 @@ func (db *DB) reconcileBatch(ctx context.Context, ahead <-chan derivedInstance, 
 		rows += k
 		*done++
 		db.Report(Progress{Phase: PhaseDerive, Done: *done, Total: total})
-		if time.Since(start) >= reconcileTxTime || rows >= reconcileTxRows {
+		if time.Since(start) >= db.reconcile.txTime || rows >= db.reconcile.txRows {
 			break
 		}
 		idle.Reset(reconcileIdle)
@@ -375,6 +375,7 @@ func (db *DB) reconcileBatch(ctx context.Context, ahead <-chan derivedInstance, 
 	if err := tx.Commit(); err != nil {
 		return false, fmt.Errorf("store: reconcile: commit: %w", err)
 	}
+	*nextID = w.nextID
 	return true, nil
 }
 

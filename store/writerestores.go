@@ -149,6 +149,28 @@ type restoreWriter struct {
 	// What the transaction changed, for the dashboard's change feed
 	// (recordRestoreChanges): natural keys upserted, ids deleted.
 	upserted, deleted []int64
+	// nextID is the id the next new restore gets. The writer numbers new
+	// restores itself, in the order the instances and their restores come:
+	// the rowids SQLite would give depend on when buckets of different NULL
+	// masks are written, that is on where transactions end (time budgets,
+	// the idle timer), and so on the machine's timing. It starts at the
+	// table's MAX(id)+1 when that is higher (another process's
+	// reconciliation between two batches); 0 = not read yet.
+	nextID int64
+	idRead bool
+}
+
+// newID returns the id of the next new restore.
+func (w *restoreWriter) newID() (int64, error) {
+	if !w.idRead {
+		var next int64
+		if err := w.tx.QueryRowContext(w.ctx, `SELECT COALESCE(MAX(id), 0) + 1 FROM restore`).Scan(&next); err != nil {
+			return 0, err
+		}
+		w.nextID, w.idRead = max(w.nextID, next), true
+	}
+	w.nextID++
+	return w.nextID - 1, nil
 }
 
 // restoreBucket holds rows with the same NULL mask, their non-NULL values
@@ -164,14 +186,18 @@ func (w *restoreWriter) close() {
 	}
 }
 
-// add queues one row, native values (nil for NULL) in restoreCols order,
-// writing its group's statement when it is full.
-func (w *restoreWriter) add(v []any) error {
+// add queues one row, native values (nil for NULL) in restoreCols order
+// and its id (nil: an existing restore's, which the upsert keeps), writing
+// its group's statement when it is full.
+func (w *restoreWriter) add(v []any, id any) error {
 	var mask uint64
 	for i, x := range v {
 		if x == nil {
 			mask |= 1 << i
 		}
+	}
+	if id == nil {
+		mask |= 1 << len(restoreCols)
 	}
 	if w.buckets == nil {
 		w.buckets = map[uint64]*restoreBucket{}
@@ -190,6 +216,9 @@ func (w *restoreWriter) add(v []any) error {
 		if x != nil {
 			b.args = append(b.args, x)
 		}
+	}
+	if id != nil {
+		b.args = append(b.args, id)
 	}
 	if b.n++; b.n < rowsPerInsert {
 		return nil
@@ -231,11 +260,12 @@ type staleRestore struct{ key, id int64 }
 // anchored at or after from (wholeInstance: all of them, see window.go)
 // replace the stored ones, with what q's snapshot stores: it returns the
 // positions in out.Restores of the new and changed rows (same natural key,
-// another content hash) and the stored restores no longer derived. It runs
+// another content hash), beside them whether each is new, and the stored
+// restores no longer derived. It runs
 // on the deriving goroutine, in the snapshot the facts were read from; the
 // writer applies the result only if no one wrote the instance's restores
 // since (instance.derived).
-func diffRestores(ctx context.Context, q querier, instanceID int64, out *derive.Instance, from int64) (changed []int, stale []staleRestore, err error) {
+func diffRestores(ctx context.Context, q querier, instanceID int64, out *derive.Instance, from int64) (changed []int, fresh []bool, stale []staleRestore, err error) {
 	type stored struct{ id, hash int64 }
 	existing := map[int64]stored{} // by natural_key
 	query, args := `SELECT natural_key, content_hash, id, restore_date_local, finished_local FROM restore WHERE instance_id = ?`, []any{instanceID}
@@ -246,14 +276,14 @@ func diffRestores(ctx context.Context, q querier, instanceID int64, out *derive.
 	}
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for rows.Next() {
 		var k, h, id int64
 		var rd, fin sql.NullInt64
 		if err := rows.Scan(&k, &h, &id, &rd, &fin); err != nil {
 			rows.Close()
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if from == wholeInstance || anchor(rd, fin) >= from {
 			existing[k] = stored{id, h}
@@ -261,7 +291,7 @@ func diffRestores(ctx context.Context, q querier, instanceID int64, out *derive.
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for i := range out.Restores {
 		d := &out.Restores[i]
@@ -270,13 +300,13 @@ func diffRestores(ctx context.Context, q querier, instanceID int64, out *derive.
 		if ok && e.hash == d.Row[2].(int64) {
 			continue // unchanged: no write
 		}
-		changed = append(changed, i)
+		changed, fresh = append(changed, i), append(fresh, !ok)
 	}
 	for k, e := range existing {
 		stale = append(stale, staleRestore{k, e.id})
 	}
 	slices.SortFunc(stale, func(a, b staleRestore) int { return cmp.Compare(a.key, b.key) })
-	return changed, stale, nil
+	return changed, fresh, stale, nil
 }
 
 // apply writes what diffRestores found for d: its new and changed rows
@@ -289,10 +319,18 @@ func diffRestores(ctx context.Context, q querier, instanceID int64, out *derive.
 // natural keys are fact ids, unique across instances: what this instance
 // deletes is never another's waiting row.
 func (w *restoreWriter) apply(d *derivedInstance) error {
-	for _, i := range d.changed {
+	for j, i := range d.changed {
 		r := &d.out.Restores[i]
 		w.upserted = append(w.upserted, r.Key)
-		if err := w.add(r.Row); err != nil {
+		var id any
+		if d.fresh[j] {
+			n, err := w.newID()
+			if err != nil {
+				return fmt.Errorf("write restores: %w", err)
+			}
+			id = n
+		}
+		if err := w.add(r.Row, id); err != nil {
 			return fmt.Errorf("write restores: %w", err)
 		}
 	}
@@ -343,17 +381,19 @@ type upsertKey struct {
 var upsertCache sync.Map // upsertKey -> statement text
 
 // upsertSQL builds an upsert of n rows keyed by natural_key, so a restore
-// keeps its id when its facts change, with NULL in the columns of mask.
+// keeps its id when its facts change, with NULL in the columns of mask:
+// restoreCols, then id (NULL: SQLite gives a new row one, an existing row
+// keeps its own).
 func upsertSQL(mask uint64, n int) string {
 	key := upsertKey{mask, n}
 	if q, ok := upsertCache.Load(key); ok {
 		return q.(string)
 	}
 	var b strings.Builder
-	b.WriteString("INSERT INTO restore (" + strings.Join(restoreCols, ", ") + ") VALUES ")
+	b.WriteString("INSERT INTO restore (" + strings.Join(restoreCols, ", ") + ", id) VALUES ")
 	var one strings.Builder
 	one.WriteString("(")
-	for i := range restoreCols {
+	for i := range len(restoreCols) + 1 {
 		if i > 0 {
 			one.WriteString(",")
 		}
