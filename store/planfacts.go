@@ -15,15 +15,20 @@ import (
 // its databases' files live in.
 
 // RestoreRate is one measured restore as a plan's duration estimate uses
-// it: its kind, device kind, throughput and buffer settings.
+// it: its series (instance, database, kind), device kind, throughput,
+// buffer settings, size and duration.
 type RestoreRate struct {
+	ID             int64
 	Instance       string
+	Database       string
 	Kind           Kind
 	DeviceKind     string
 	LogicalMiBps   float64
 	ReadMiBps      float64 // 0 = unknown
 	BufferCount    int64   // 0 = unknown
 	MaxTransferKiB int64   // 0 = unknown
+	Bytes          int64   // logical backup size; 0 = unknown
+	DurationS      float64 // 0 = unknown
 	At             time.Time
 }
 
@@ -106,8 +111,9 @@ const ratesFrom = `FROM restore r JOIN instance i ON i.id = r.instance_id `
 // readRestoreRates appends to out the RestoreRates of the restores r (with
 // their instance i) that from (a FROM clause and what follows) selects.
 func (db *DB) readRestoreRates(ctx context.Context, out []RestoreRate, from string, args ...any) ([]RestoreRate, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT i.name, r.kind, COALESCE(r.device_kind,''), r.logical_mibps,
-		COALESCE(r.read_mibps,0), COALESCE(r.buffer_count,0), COALESCE(r.max_transfer_kib,0), r.at_utc `+from, args...)
+	rows, err := db.read.QueryContext(ctx, `SELECT r.id, i.name, r.database_name, r.kind, COALESCE(r.device_kind,''), r.logical_mibps,
+		COALESCE(r.read_mibps,0), COALESCE(r.buffer_count,0), COALESCE(r.max_transfer_kib,0), COALESCE(r.backup_bytes,0),
+		COALESCE(r.duration_s,0), r.at_utc `+from, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: restore rates: %w", err)
 	}
@@ -115,8 +121,8 @@ func (db *DB) readRestoreRates(ctx context.Context, out []RestoreRate, from stri
 	for rows.Next() {
 		var r RestoreRate
 		var at int64
-		if err := rows.Scan(&r.Instance, &r.Kind, &r.DeviceKind, &r.LogicalMiBps, &r.ReadMiBps, &r.BufferCount,
-			&r.MaxTransferKiB, &at); err != nil {
+		if err := rows.Scan(&r.ID, &r.Instance, &r.Database, &r.Kind, &r.DeviceKind, &r.LogicalMiBps, &r.ReadMiBps, &r.BufferCount,
+			&r.MaxTransferKiB, &r.Bytes, &r.DurationS, &at); err != nil {
 			return nil, fmt.Errorf("store: restore rates: %w", err)
 		}
 		r.At = time.UnixMilli(at).UTC()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,24 +34,14 @@ func (s *Server) planSource() (plan.Source, error) {
 // from the query string.
 func (s *Server) planRequest(c echo.Context, inst, db string) (plan.Request, error) {
 	r := plan.Request{Instance: inst, Database: db, TargetInstance: c.QueryParam("to_instance"),
-		DataPath: c.QueryParam("data_path"), LogPath: c.QueryParam("log_path"), DefaultRTO: s.cfg.DefaultRTO}
-	if v := c.QueryParam("at"); v != "" {
-		t, err := parsePlanInstant(v)
-		if err != nil {
-			return r, err
-		}
-		r.At = t
+		DataPath: c.QueryParam("data_path"), LogPath: c.QueryParam("log_path"), DefaultRTO: s.cfg.DefaultRTO,
+		Analysis: s.cfg.Analysis.Config, Calibrate: true}
+	at, err := plan.ParseAt(c.QueryParam("at"))
+	if err != nil {
+		return r, store.Errorf(store.EINVALID, "at=%v", err)
 	}
+	r.At = at
 	return r, nil
-}
-
-func parsePlanInstant(v string) (time.Time, error) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04"} {
-		if t, err := time.Parse(layout, v); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, store.Errorf(store.EINVALID, "at=%q is not a time: use 2026-11-03T20:00:00Z (or without Z, UTC)", v)
 }
 
 // madePlan is a plan as plan.Make returned it, a broken chain's
@@ -154,6 +145,13 @@ func (s *Server) handleAPIPlan(c echo.Context) error {
 func planModel(r plan.Request, p plan.Plan, opt plan.ScriptOptions, gap *plan.GapError) view.PlanModel {
 	m := view.PlanModel{Instance: r.Instance, InstanceURL: view.InstanceURL(r.Instance), Database: r.Database,
 		DatabaseURL: view.DatabaseURL(r.Instance, r.Database), Target: p.TargetInstance, Notes: p.Notes}
+	for _, g := range p.Regressions {
+		m.Regressions = append(m.Regressions, view.PlanRegression{Text: g.Sentence(p.Database, p.TargetInstance),
+			URL: "/regressions/" + strconv.FormatInt(g.ID, 10)})
+	}
+	for _, c := range p.Calibration {
+		m.Calibration = append(m.Calibration, c.Sentence())
+	}
 	if m.Target == "" {
 		m.Target = r.Instance
 	}

@@ -172,7 +172,7 @@ func TestPlanFleetRatesFromTheOrders(t *testing.T) {
 			t.Fatalf("to %q: %d %v %.200s", target, code, err, body)
 		}
 		want, _, err := plan.Make(t.Context(), db, plan.Request{Instance: inst, Database: name, TargetInstance: target,
-			DefaultRTO: 4 * time.Hour})
+			DefaultRTO: 4 * time.Hour, Calibrate: true})
 		if err != nil {
 			t.Fatal(err)
 		}

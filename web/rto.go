@@ -50,7 +50,7 @@ func (s *Server) planProjections(ctx context.Context, cs []store.RTOCandidate) (
 		if !have[strings.ToLower(c.Instance)+"\x00"+c.Database] {
 			continue
 		}
-		p, _, err := plan.Make(ctx, cached, plan.Request{Instance: c.Instance, Database: c.Database})
+		p, _, err := plan.Make(ctx, cached, plan.Request{Instance: c.Instance, Database: c.Database, Analysis: s.cfg.Analysis.Config})
 		var gap *plan.GapError
 		switch {
 		case errors.As(err, &gap):

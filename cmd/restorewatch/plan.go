@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
@@ -23,20 +22,27 @@ type PlanCmd struct {
 	LogPath    string        `name:"log-path" help:"Folder for the log files; default: the target's usual log folder, else the original paths."`
 	RTO        time.Duration `name:"rto" help:"RTO target when the instance has no rto tag." default:"4h"`
 	Format     string        `help:"sql, text or json." enum:"sql,text,json" default:"text"`
+	// The change points estimates start after are the analysis': give the
+	// --ratio, --min-each and --alpha analyze was given.
+	AnalysisFlags `embed:""`
 }
 
 // Run implements the command.
 func (c *PlanCmd) Run(ctx context.Context, m *Main) error {
-	at, err := parseInstant(c.At)
+	at, err := plan.ParseAt(c.At)
 	if err != nil {
-		return usageError{err}
+		return usageError{fmt.Errorf("--at %w", err)}
+	}
+	opt, err := c.options()
+	if err != nil {
+		return err
 	}
 	db, err := m.openDB(ctx)
 	if err != nil {
 		return err
 	}
-	p, opt, err := plan.Make(ctx, db, plan.Request{Instance: c.Instance, Database: c.Database, At: at,
-		TargetInstance: c.ToInstance, DataPath: c.DataPath, LogPath: c.LogPath, DefaultRTO: c.RTO})
+	p, sopt, err := plan.Make(ctx, db, plan.Request{Instance: c.Instance, Database: c.Database, At: at,
+		TargetInstance: c.ToInstance, DataPath: c.DataPath, LogPath: c.LogPath, DefaultRTO: c.RTO, Analysis: opt.Config, Calibrate: true})
 	var gap *plan.GapError
 	if errors.As(err, &gap) {
 		return store.Errorf(store.EINVALID, "%s; ask for that instant with --at %s", gap.Error(), gap.LastReachable.UTC().Format(time.RFC3339))
@@ -46,31 +52,16 @@ func (c *PlanCmd) Run(ctx context.Context, m *Main) error {
 	}
 	switch c.Format {
 	case "sql":
-		_, err = fmt.Fprint(m.Stdout, plan.Script(p, opt))
+		_, err = fmt.Fprint(m.Stdout, plan.Script(p, sopt))
 	case "json":
 		enc := json.NewEncoder(m.Stdout)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(struct {
 			plan.Plan
 			Script string `json:"script"`
-		}{p, plan.Script(p, opt)})
+		}{p, plan.Script(p, sopt)})
 	default:
 		_, err = fmt.Fprint(m.Stdout, plan.Text(p))
 	}
 	return err
-}
-
-// parseInstant reads --at: RFC 3339, or a date and time without a zone,
-// taken as UTC; empty means the latest instant.
-func parseInstant(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if s == "" || strings.EqualFold(s, "latest") {
-		return time.Time{}, nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("--at %q: want RFC 3339 (2026-11-03T20:00:00Z) or 2026-11-03 20:00:00 (UTC)", s)
 }

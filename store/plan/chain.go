@@ -215,12 +215,14 @@ func (c *Chain) addLogs(logs []store.BackupSet, base *store.BackupSet, at time.T
 			after = l.FirstLSN
 		}
 	}
-	if after != "" || (!at.IsZero() && at.After(reached)) {
-		if after == "" && !at.IsZero() {
-			return store.Errorf(store.EINVALID, "%s: %s is later than the last log backup; the last instant that can be reached is %s",
-				c.Database, stamp(at), stamp(reached))
-		}
+	if after != "" {
 		return &GapError{Database: c.Database, FromLSN: cur, ToLSN: after, LastReachable: reached}
+	}
+	if !at.IsZero() && at.After(reached) {
+		// As dbatools' Restore-DbaDatabase does: to the end of the chain.
+		c.Notes = append(c.Notes, fmt.Sprintf("%s is later than the last log backup: the plan restores to the end of the chain, %s; "+
+			"whatever happened after it is not in any backup", stamp(at), stamp(reached)))
+		c.Reaches = reached
 	}
 	return nil
 }

@@ -203,9 +203,22 @@ func TestChainGap(t *testing.T) {
 
 func TestChainAfterTheLastLog(t *testing.T) {
 	h := newHistory(1)
-	_, err := plan.Build(h.sets, "Sales", h.at(3*day))
-	if err == nil || !strings.Contains(err.Error(), "later than the last log backup") {
-		t.Fatalf("err %v", err)
+	// Past the last log, the chain goes to its end and says so, as
+	// dbatools restores to the end of the chain.
+	latest, err := plan.Build(h.sets, "Sales", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := plan.Build(h.sets, "Sales", h.at(3*day))
+	if err != nil {
+		t.Fatalf("an instant after the last log: %v", err)
+	}
+	if len(c.Steps) != len(latest.Steps) || !c.Reaches.Equal(latest.Reaches) || c.Steps[len(c.Steps)-1].StopAt != nil {
+		t.Errorf("%d steps reaching %v (STOPAT %v), want the latest chain's %d reaching %v", len(c.Steps), c.Reaches,
+			c.Steps[len(c.Steps)-1].StopAt, len(latest.Steps), latest.Reaches)
+	}
+	if len(c.Notes) == 0 || !strings.Contains(c.Notes[len(c.Notes)-1], "later than the last log backup: the plan restores to the end of the chain") {
+		t.Errorf("notes %q", c.Notes)
 	}
 	_, err = plan.Build(h.sets, "Sales", h.t0.Add(-time.Hour))
 	if store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "no usable full backup") {

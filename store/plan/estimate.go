@@ -4,11 +4,11 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
 )
 
 // Estimate is a step's expected duration from measured restores.
@@ -26,6 +26,12 @@ type Estimate struct {
 	// from local disk)", "estimated from other instances (…)".
 	Basis string `json:"basis"`
 	Fleet bool   `json:"fleet"` // from other instances than the target
+	// Series is true when the figures are the database's own restores of
+	// the kind on the target; Since is the first of them, RegressionID
+	// the stored regression whose change they start at (0: none).
+	Series       bool      `json:"series"`
+	Since        time.Time `json:"since,omitzero"`
+	RegressionID int64     `json:"regression_id,omitempty"`
 }
 
 // Buffers are the BUFFERCOUNT and MAXTRANSFERSIZE of the target instance's
@@ -55,25 +61,62 @@ type Plan struct {
 	Dominant      string             `json:"dominant"`
 	DominantShare float64            `json:"dominant_share"`
 	Buffers       map[string]Buffers `json:"buffers"` // by device kind
+	// Regressions are the target's open or acknowledged regressions of the
+	// database's series the plan restores: the page names them at the top.
+	Regressions []RegressionRef `json:"regressions"`
+	// Calibration says, for each kind the plan restores, how often the
+	// target's newest restores fell inside the range this estimator would
+	// have given before each (Request.Calibrate).
+	Calibration []Calibration `json:"calibration,omitempty"`
+}
+
+// Facts are what a plan's expected durations rest on: the measured
+// restores (the target instance's, all of them, and the fleet's newest),
+// the target's active findings (to name the regression an estimate
+// follows), the RTO target and the analysis thresholds (the change points
+// an estimate starts after are the analysis' own).
+type Facts struct {
+	Instance, Target string
+	Rates            []store.RestoreRate
+	Findings         []store.Regression
+	RTO              time.Duration
+	Analysis         analysis.Config
 }
 
 // Estimates fills each step's expected duration from rates (the target
 // instance's measured restores, and the fleet's), the buffer settings of
 // the target's fastest restores, the total against rto and the dominant
-// part.
+// part. It knows no findings and uses the default thresholds: EstimatesOf
+// is the whole of it.
 func Estimates(c Chain, instance, target string, rates []store.RestoreRate, rto time.Duration) Plan {
-	p := Plan{Instance: instance, TargetInstance: target, Chain: c, RTO: rto, Buffers: map[string]Buffers{}}
+	return EstimatesOf(c, Facts{Instance: instance, Target: target, Rates: rates, RTO: rto, Analysis: analysis.DefaultConfig()})
+}
+
+// EstimatesOf fills each step's expected duration by Rate, the buffer
+// settings of the target's fastest restores, the total against the RTO, the
+// dominant part and the open regressions the plan restores through.
+func EstimatesOf(c Chain, f Facts) Plan {
+	target := f.Target
+	p := Plan{Instance: f.Instance, TargetInstance: target, Chain: c, RTO: f.RTO, Buffers: map[string]Buffers{}}
 	p.Steps = append([]Step(nil), c.Steps...)
-	mine := func(r store.RestoreRate) bool { return strings.EqualFold(r.Instance, target) }
 	// The rates of one kind from one device kind are the same for every
 	// step of that kind (80 logs, one set of rates): judged once.
 	memo := map[rateGroup]Estimate{}
 	for i := range p.Steps {
 		s := &p.Steps[i]
+		if _, ok := p.Buffers[s.DeviceKind]; !ok {
+			if b, ok := fastest(f.Rates, target, s.DeviceKind); ok {
+				p.Buffers[s.DeviceKind] = b
+			}
+		}
 		g := rateGroup{s.Kind, s.DeviceKind}
 		rate, ok := memo[g]
 		if !ok {
-			rate = estimate(s, target, rates, mine)
+			q := Query{Database: c.Database, Kind: s.Kind, DeviceKind: s.DeviceKind}
+			if b, ok := p.Buffers[s.DeviceKind]; ok {
+				q.Buffers = &b // the script sets them (Script)
+			}
+			rate = Rate(f, q)
 			memo[g] = rate
 		}
 		s.Estimate = sized(rate, s.Set.Size)
@@ -84,13 +127,8 @@ func Estimates(c Chain, instance, target string, rates []store.RestoreRate, rto 
 		p.TotalS += s.Estimate.Seconds
 		p.LowS += s.Estimate.LowS
 		p.HighS += s.Estimate.HighS
-		if _, ok := p.Buffers[s.DeviceKind]; !ok {
-			if b, ok := fastest(rates, target, s.DeviceKind); ok {
-				p.Buffers[s.DeviceKind] = b
-			}
-		}
 	}
-	p.OverRTO = rto > 0 && p.TotalS > rto.Seconds()
+	p.OverRTO = f.RTO > 0 && p.TotalS > f.RTO.Seconds()
 	var parts [3]float64
 	var logs int
 	for _, s := range p.Steps {
@@ -117,41 +155,56 @@ func Estimates(c Chain, instance, target string, rates []store.RestoreRate, rto 
 	if p.TotalS > 0 {
 		p.Dominant, p.DominantShare = names[best], parts[best]/p.TotalS
 	}
+	kinds := map[store.Kind]bool{}
+	for _, s := range p.Steps {
+		kinds[s.Kind] = true
+	}
+	for _, r := range f.Findings {
+		if r.Database == c.Database && kinds[r.Kind] && strings.EqualFold(r.Instance, target) &&
+			r.Direction != "improvement" && r.Status != store.StatusResolved {
+			ref := RegressionRef{ID: r.ID, Kind: r.Kind, ChangedAt: r.ChangedAt, Ratio: r.Ratio, Status: r.Status}
+			for _, s := range p.Steps {
+				if s.Kind == r.Kind {
+					ref.Basis = s.Estimate.Basis
+					break
+				}
+			}
+			p.Regressions = append(p.Regressions, ref)
+		}
+	}
 	return p
 }
 
-// estimate picks the most specific measurements there are: the target's
-// restores of the step's kind from its device kind, else the fleet's, else
-// the target's of that kind from any device, else the fleet's.
-func estimate(s *Step, target string, rates []store.RestoreRate, mine func(store.RestoreRate) bool) Estimate {
-	kindName := map[store.Kind]string{store.KindFull: "full", store.KindDiff: "differential", store.KindLog: "log"}[s.Kind]
-	dev := s.DeviceKind
-	tries := []struct {
-		own, anyDevice bool
-		basis          string
-	}{
-		{true, false, fmt.Sprintf("measured on %s (%s restores from %s)", target, kindName, deviceName(dev))},
-		{false, false, fmt.Sprintf("estimated from other instances (%s restores from %s)", kindName, deviceName(dev))},
-		{true, true, fmt.Sprintf("measured on %s (%s restores from any device)", target, kindName)},
-		{false, true, fmt.Sprintf("estimated from other instances (%s restores from any device)", kindName)},
-	}
-	for _, t := range tries {
-		var v []float64
-		for _, r := range rates {
-			if r.Kind == s.Kind && mine(r) == t.own && (t.anyDevice || r.DeviceKind == dev) && r.LogicalMiBps > 0 {
-				v = append(v, r.LogicalMiBps)
-			}
-		}
-		if len(v) == 0 {
-			continue
-		}
-		sort.Float64s(v)
-		return Estimate{MiBps: Quantile(v, 0.5), P10: Quantile(v, 0.1), P90: Quantile(v, 0.9), N: len(v), Basis: t.basis, Fleet: !t.own}
-	}
-	return Estimate{Basis: fmt.Sprintf("no measured %s restores anywhere in the warehouse", kindName)}
+// RegressionRef names an open or acknowledged regression of a series a
+// plan restores through.
+type RegressionRef struct {
+	ID        int64      `json:"id"`
+	Kind      store.Kind `json:"kind"`
+	ChangedAt time.Time  `json:"changed_at"`
+	Ratio     float64    `json:"ratio"`
+	Status    string     `json:"status"`
+	// Basis is the estimate of the plan's step of that kind: what it
+	// rests on, given the regression.
+	Basis string `json:"basis"`
 }
 
-// rateGroup is what estimate's choice of rates depends on.
+// Sentence names the regression at the top of a plan: "Open regression
+// 2: full restores of DW_Sales on DWH-SQL02 run at 0.41× their speed
+// before 15 Oct 2026; the full step's estimate rests on 47 full restores
+// … since 15 Oct 2026".
+func (r RegressionRef) Sentence(database, instance string) string {
+	return fmt.Sprintf("%s regression %d: %s restores of %s on %s run at %.2f× their speed before %s; the %s step's estimate rests on %s",
+		capital(r.Status), r.ID, kindName(r.Kind), database, instance, r.Ratio, day(r.ChangedAt), kindName(r.Kind), r.Basis)
+}
+
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// rateGroup is what a step's choice of rates depends on.
 type rateGroup struct {
 	kind store.Kind
 	dev  string

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
 )
 
 // Source is what a plan reads from the warehouse; *store.DB has it.
@@ -17,6 +18,8 @@ type Source interface {
 	RestoreRates(ctx context.Context, instance string, fleet bool, perKind int) ([]store.RestoreRate, error)
 	InstanceTags(ctx context.Context, instance string) (map[string]string, error)
 	FileFolders(ctx context.Context, instance string) (data, log string, err error)
+	// ListRegressions names the regressions an estimate follows.
+	ListRegressions(ctx context.Context, f store.RegressionFilter) ([]store.Regression, error)
 }
 
 // Request is what a user asks for.
@@ -26,6 +29,13 @@ type Request struct {
 	TargetInstance     string    // empty = Instance
 	DataPath, LogPath  string
 	DefaultRTO         time.Duration // when the target has no "rto" tag
+	// Analysis holds the thresholds the estimates' change points are found
+	// with: the configured ones, as analyze uses (zero: the defaults).
+	Analysis analysis.Config
+	// Calibrate replays the target's newest restores of each kind the plan
+	// restores (Backtest) so the plan can say how good its ranges are; the
+	// overview's RTO figures leave it out.
+	Calibrate bool
 }
 
 // FleetRates is how many of the fleet's most recent restores of each kind
@@ -62,7 +72,24 @@ func Make(ctx context.Context, src Source, r Request) (Plan, ScriptOptions, erro
 			return Plan{}, opt, err
 		}
 	}
-	p := Estimates(chain, sets[0].Instance, target, rates, RTOTarget(tags, r.DefaultRTO))
+	findings, err := src.ListRegressions(ctx, store.RegressionFilter{Instance: target, Database: sets[0].Database,
+		Status: "active", Direction: "any"})
+	if err != nil {
+		return Plan{}, opt, err
+	}
+	p := EstimatesOf(chain, Facts{Instance: sets[0].Instance, Target: target, Rates: rates, Findings: findings,
+		RTO: RTOTarget(tags, r.DefaultRTO), Analysis: r.Analysis})
+	if r.Calibrate {
+		seen := map[store.Kind]bool{}
+		for _, s := range p.Steps {
+			if !seen[s.Kind] {
+				seen[s.Kind] = true
+				if c := Backtest(rates, target, s.Kind, CalibrationRestores, r.Analysis); c.Restores > 0 {
+					p.Calibration = append(p.Calibration, c)
+				}
+			}
+		}
+	}
 	return p, opt, cerr
 }
 
@@ -114,4 +141,21 @@ func RTOTarget(tags map[string]string, def time.Duration) time.Duration {
 		return def
 	}
 	return DefaultRTO
+}
+
+// ParseAt reads the instant a plan restores to, as the CLI's --at, the
+// page's and the API's at= take it: "latest" or empty (the latest the
+// backups reach, a zero time), RFC 3339, or a date and time without a zone,
+// taken as UTC.
+func ParseAt(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.EqualFold(s, "latest") {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02 15:04"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, store.Errorf(store.EINVALID, "%q is not an instant: use latest, 2026-11-03T20:00:00Z (RFC 3339) or 2026-11-03 20:00:00 (UTC)", s)
 }

@@ -16,6 +16,7 @@ type fakeSource struct {
 	sets  []store.BackupSet
 	rates []store.RestoreRate
 	tags  map[string]string
+	regs  []store.Regression
 	asked []string
 	all   bool // every set, whatever logsFrom says
 	read  int  // sets returned
@@ -55,6 +56,11 @@ func (f *fakeSource) FileFolders(_ context.Context, instance string) (string, st
 	return `E:\Data`, `F:\Log`, nil
 }
 
+func (f *fakeSource) ListRegressions(_ context.Context, r store.RegressionFilter) ([]store.Regression, error) {
+	f.asked = append(f.asked, "regressions "+r.Instance)
+	return f.regs, nil
+}
+
 func TestMakeReadsTheTarget(t *testing.T) {
 	h := newHistory(2)
 	src := &fakeSource{sets: h.sets, tags: map[string]string{"rto": "1d"}}
@@ -63,7 +69,7 @@ func TestMakeReadsTheTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"bases SQL01", "logs SQL01", "rates DR01", "tags DR01", "folders DR01"}
+	want := []string{"bases SQL01", "logs SQL01", "rates DR01", "tags DR01", "folders DR01", "regressions DR01"}
 	if len(src.asked) != len(want) {
 		t.Fatalf("asked %q", src.asked)
 	}

@@ -100,8 +100,8 @@ func Script(p Plan, o ScriptOptions) string {
 		if s.Kind == store.KindFull && len(s.Set.Files) == 0 {
 			b.WriteString("-- The history lists no files of this backup: run RESTORE FILELISTONLY on it and add MOVE for each file if the paths differ.\n")
 		}
-		if s.StopAt != nil && s.Set.UTCOffset == nil {
-			b.WriteString("-- STOPAT is read in the source server's local time, whose offset the history does not give: check it.\n")
+		if s.StopAt != nil {
+			b.WriteString(stopAtNote(*s.StopAt, s.Set.UTCOffset))
 		}
 	}
 	fmt.Fprintf(&b, "\nRESTORE DATABASE %s WITH RECOVERY;\nGO\n", QuoteName(db))
@@ -162,6 +162,23 @@ func movePath(f store.BackupFile, o ScriptOptions) string {
 		sep = "/"
 	}
 	return strings.TrimRight(dir, `\/`) + sep + name
+}
+
+// stopAtNote is the comment under a STOPAT: the instant in UTC, as the
+// plan's header gives it, and the offset that turned it into the source
+// server's local time, which is how STOPAT reads it.
+func stopAtNote(t time.Time, offset *int) string {
+	if offset == nil {
+		return fmt.Sprintf("-- STOPAT is %s UTC, written as UTC: SQL Server reads it in the source server's local time, whose offset the history does not give: check it.\n",
+			t.UTC().Format("2006-01-02 15:04:05"))
+	}
+	o := *offset
+	sign := "+"
+	if o < 0 {
+		sign, o = "-", -o
+	}
+	return fmt.Sprintf("-- STOPAT is %s UTC, written in the source server's local time (UTC%s%02d:%02d when the backup was taken), which is how SQL Server reads it.\n",
+		t.UTC().Format("2006-01-02 15:04:05"), sign, o/60, o%60)
 }
 
 // stopAt writes the instant in the source server's local time, which is

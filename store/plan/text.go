@@ -12,8 +12,13 @@ func Text(p Plan) string {
 	fmt.Fprintf(&b, "Restore plan for %s (history of %s), restoring on %s\n", comment(p.Database), comment(p.Instance), comment(p.TargetInstance))
 	if p.At.IsZero() {
 		fmt.Fprintf(&b, "Target: latest, %s\n", stamp(p.Reaches))
+	} else if p.Reaches.Before(p.At) {
+		fmt.Fprintf(&b, "Target: %s, after the last log backup: to the end of the chain, %s\n", stamp(p.At), stamp(p.Reaches))
 	} else {
 		fmt.Fprintf(&b, "Target: %s\n", stamp(p.At))
+	}
+	for _, r := range p.Regressions {
+		fmt.Fprintf(&b, "%s.\n", r.Sentence(p.Database, p.TargetInstance))
 	}
 	b.WriteString("\n  #  kind  finished                 size        expected   range              basis\n")
 	for i, s := range p.Steps {
@@ -45,6 +50,9 @@ func Text(p Plan) string {
 	b.WriteString("\n")
 	if p.Dominant != "" {
 		fmt.Fprintf(&b, "Dominant: %s (%.0f%% of the time)\n", p.Dominant, 100*p.DominantShare)
+	}
+	for _, c := range p.Calibration {
+		fmt.Fprintf(&b, "Calibration: %s.\n", c.Sentence())
 	}
 	for _, n := range p.Notes {
 		fmt.Fprintf(&b, "Note: %s\n", comment(n))
