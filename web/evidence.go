@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"time"
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/human"
@@ -78,14 +80,32 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 	for _, id := range r.KnownIssues {
 		ki := s.issue(id)
 		row := s.issueRow(ki)
-		row.Explains = s.explains(ki, r.ChangedFactors)
+		row.Explains, row.Why = s.explainsHow(ki, r.ChangedFactors)
 		ev.Issues = append(ev.Issues, row)
 	}
-	if ev.Upgrade, err = s.upgradeCase(ctx, r); err != nil {
+	if ev.Upgrade, err = s.upgradeCase(ctx, r, baselineStart(r, rs)); err != nil {
 		return view.Evidence{}, err
 	}
 	ev.Method = s.regressionMethod(r)
 	return ev, nil
+}
+
+// baselineStart is the first of the restores the regression's baseline
+// counts: the BaselineN-th restore before the change (outliers aside,
+// which the baseline leaves out too: close enough for a period's start);
+// zero when the chart does not reach back that far.
+func baselineStart(r *store.Regression, rs []store.ChartPoint) time.Time {
+	var before []time.Time
+	for _, p := range rs {
+		if p.At.Before(r.ChangedAt) && p.MiBps != nil {
+			before = append(before, p.At)
+		}
+	}
+	slices.SortFunc(before, time.Time.Compare)
+	if r.BaselineN <= 0 || len(before) < r.BaselineN {
+		return time.Time{}
+	}
+	return before[len(before)-r.BaselineN]
 }
 
 // chartNote explains the evidence charts: what a point is, the band of a

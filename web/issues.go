@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/restorewatch/restorewatch/store"
@@ -152,24 +153,42 @@ func is(want string) func(string) bool {
 // build outside its affected range before and inside it after); otherwise it was present before and after and says nothing about
 // this change. It returns the factor's words, or "".
 func (s *Server) explains(ki analysis.KnownIssue, changed []store.FactorChange) string {
+	f, _ := s.explainsHow(ki, changed)
+	return f
+}
+
+// explainsHow is explains with the condition that changed at the change
+// point in words: "the source build (of the backup) moved from 10.50.6542,
+// outside the affected builds, to 13.0.4474, inside them".
+func (s *Server) explainsHow(ki analysis.KnownIssue, changed []store.FactorChange) (factor, how string) {
 	for _, f := range changed {
+		label := human.FactorLabel(f.Factor)
 		switch f.Factor {
 		case "instance_build", "source_build":
 			// A backup written by an affected build is what seed 003 saw:
 			// 2008 R2 backups restored at 892 MiB/s on 2016 SP1 CU8 and 4K
 			// disks, the same database's 2016 SP1 CU8 backups at 262.
 			if len(ki.Affected) > 0 && !affected(ki, f.Before) && affected(ki, f.After) {
-				return human.FactorLabel(f.Factor)
+				return label, fmt.Sprintf("%s moved from %s, outside the builds %s affects, to %s, inside them",
+					lowerFirst(label), s.factorValue(f.Factor, f.Before), ki.ID, s.factorValue(f.Factor, f.After))
 			}
 		default:
 			for _, c := range ki.Conditions {
 				if cf, ok := conditionFactor[c]; ok && cf.factor == f.Factor && !cf.holds(f.Before) && cf.holds(f.After) {
-					return human.FactorLabel(f.Factor)
+					return label, fmt.Sprintf("%s changed from %s to %s, which meets its condition \u201c%s\u201d",
+						lowerFirst(label), s.factorValue(f.Factor, f.Before), s.factorValue(f.Factor, f.After), lowerFirst(conditionWords([]string{c})))
 				}
 			}
 		}
 	}
-	return ""
+	return "", ""
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }
 
 // affected reports whether build falls in the issue's affected ranges and

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
@@ -18,7 +19,11 @@ import (
 // change), TO-BE (the first build at or above it in the same major version
 // that holds the fix, and what restores on fixed builds in the fleet
 // measure), the hours a year it would save and the KB to apply.
-func (s *Server) upgradeCase(ctx context.Context, r *store.Regression) (view.UpgradeCase, error) {
+//
+// A case whose TO-BE is not faster than its AS-IS is not shown (SPEC §5,
+// "Consistency"). before is the first restore of the series the baseline
+// counts (zero: unknown), for the TO-BE's period.
+func (s *Server) upgradeCase(ctx context.Context, r *store.Regression, before time.Time) (view.UpgradeCase, error) {
 	uc := view.UpgradeCase{AsIsDuration: view.Duration(r.CurrentDurationS), AsIsMiBps: view.MiBps(r.CurrentMiBps)}
 	current, err := s.currentBuild(ctx, r)
 	if err != nil {
@@ -58,6 +63,19 @@ func (s *Server) upgradeCase(ctx context.Context, r *store.Regression) (view.Upg
 	}
 	uc.HoursPerYear = view.Hours(r.HoursLostPerRestore() * r.RestoresPerYear)
 	uc.Explains = s.explains(issue, r.ChangedFactors) != ""
+	if uc.Explains {
+		// TO-BE is this series before the change, never another database's
+		// speed: the fix takes the restores back to what they were.
+		if !(r.BaselineMiBps > r.CurrentMiBps) || r.BaselineDurationS > 0 && r.CurrentDurationS > 0 && r.BaselineDurationS >= r.CurrentDurationS {
+			return view.UpgradeCase{Text: fmt.Sprintf("No upgrade case: these restores were not faster before the change (%s before, %s since), so applying the fix of %s is not shown to win time back.",
+				view.MiBps(r.BaselineMiBps), view.MiBps(r.CurrentMiBps), issue.ID)}, nil
+		}
+		uc.ToBeDuration, uc.ToBeMiBps = view.Duration(r.BaselineDurationS), view.MiBps(r.BaselineMiBps)
+		uc.ToBeBasis = fmt.Sprintf("the %s restores of this series before the change", view.Int(int64(r.BaselineN)))
+		if !before.IsZero() {
+			uc.ToBeBasis += ", " + view.Date(before) + " to " + view.Date(r.ChangedAt.Add(-time.Second))
+		}
+	}
 	fleet, err := s.fixedInFleet(ctx, r.Kind, *best)
 	if err != nil {
 		return uc, err
@@ -103,15 +121,16 @@ func firstFixAtOrAbove(ki analysis.KnownIssue, cur buildref.Version) (buildref.V
 }
 
 // fixedInFleet measures the restores of one kind on the fleet's builds of
-// the fix's major version at or above it: their median throughput and
-// their median speed relative to each series' usual speed.
+// the fix's major version at or above it: their median speed relative to
+// each series' usual speed. Their MiB/s is not given: it is other
+// databases' speed, which says nothing of this one's.
 func (s *Server) fixedInFleet(ctx context.Context, kind store.Kind, fix buildref.Version) (view.FleetFix, error) {
 	set, err := s.cohorts(ctx)
 	if err != nil {
 		return view.FleetFix{}, err
 	}
 	var ff view.FleetFix
-	var mibps, rel []float64
+	var rel []float64
 	for _, c := range set.instance {
 		v, err := buildref.ParseVersion(c.Group)
 		if err != nil || v.Major != fix.Major || v.Compare(fix) < 0 {
@@ -124,7 +143,7 @@ func (s *Server) fixedInFleet(ctx context.Context, kind store.Kind, fix buildref
 		n := 0
 		for _, r := range rs {
 			if r.MiBps > 0 && r.Rel > 0 {
-				mibps, rel = append(mibps, r.MiBps), append(rel, r.Rel)
+				rel = append(rel, r.Rel)
 				n++
 			}
 		}
@@ -132,11 +151,10 @@ func (s *Server) fixedInFleet(ctx context.Context, kind store.Kind, fix buildref
 			ff.Builds = append(ff.Builds, c.Group+" ("+c.release+")")
 		}
 	}
-	if len(mibps) == 0 {
+	if len(rel) == 0 {
 		return ff, nil
 	}
-	ff.Restores = view.Plural(int64(len(mibps)), "restore", "restores")
-	ff.MiBps = view.MiBps(analysis.Median(mibps))
+	ff.Restores = view.Plural(int64(len(rel)), "restore", "restores")
 	ff.Relative = view.Ratio(analysis.Median(rel))
 	return ff, nil
 }

@@ -82,6 +82,8 @@ type IssueRow struct {
 	ID, Title, Description, Conditions, FixBuilds string
 	Fixes                                         []FixBuild
 	Explains                                      string
+	// Why says which condition changed at the change point.
+	Why string
 }
 
 // FixBuild is a build that contains a fix, with its release and KB
@@ -124,16 +126,21 @@ type UpgradeCase struct {
 	AsIsBuild, AsIsRelease  string
 	AsIsDuration, AsIsMiBps string
 	ToBeBuild, ToBeRelease  string
-	IssueID, IssueTitle     string
-	KB, KBURL               string
-	HoursPerYear            string
-	Explains                bool // the issue explains the change (not only present)
-	Fleet                   FleetFix
+	// ToBeDuration and ToBeMiBps are this series' medians before the
+	// change, ToBeBasis their n and period; empty when the issue does not
+	// explain the change.
+	ToBeDuration, ToBeMiBps, ToBeBasis string
+	IssueID, IssueTitle                string
+	KB, KBURL                          string
+	HoursPerYear                       string
+	Explains                           bool // the issue explains the change (not only present)
+	Fleet                              FleetFix
 }
 
 // FleetFix is what restores on builds holding the fix measure in the
-// fleet; Restores is empty when there are none.
+// fleet, relative to their own series' usual speed (other databases' MiB/s
+// would say nothing of this one's); Restores is empty when there are none.
 type FleetFix struct {
-	Builds                    []string
-	Restores, MiBps, Relative string
+	Builds             []string
+	Restores, Relative string
 }
