@@ -36,6 +36,8 @@ func TestPlansFollowTheDemosRegressions(t *testing.T) {
 	if len(regs) < 5 {
 		t.Fatalf("%d open regressions in the demo, want its 5", len(regs))
 	}
+	_, overview, _ := get(t, c, ts.URL+"/")
+	rows := regexp.MustCompile(`(?s)<tr[ >].*?</tr>`).FindAllString(overview, -1)
 	for _, r := range regs {
 		code, p := apiPlan(t, c, ts.URL, r.Instance, r.Database, "")
 		if code != http.StatusOK {
@@ -77,6 +79,22 @@ func TestPlansFollowTheDemosRegressions(t *testing.T) {
 		}
 		if !slices.ContainsFunc(p.Regressions, func(g plan.RegressionRef) bool { return g.ID == r.ID }) {
 			t.Errorf("regression %d: the plan does not name it at the top: %+v", r.ID, p.Regressions)
+		}
+		// The overview's RTO figure is the same plan's total.
+		if p.OverRTO {
+			found := false
+			for _, row := range rows {
+				if strings.Contains(row, ">"+html.EscapeString(r.Database)+"<") && strings.Contains(row, "restore plan") {
+					found = true
+					if !strings.Contains(row, plan.Duration(p.TotalS)) {
+						t.Errorf("regression %d: the overview's RTO row does not give the plan's %s: %s", r.ID, plan.Duration(p.TotalS),
+							regexp.MustCompile(`<[^>]+>`).ReplaceAllString(row, " "))
+					}
+				}
+			}
+			if !found {
+				t.Errorf("regression %d: %s is over its RTO (%s) but not on the overview", r.ID, r.Database, plan.Duration(p.TotalS))
+			}
 		}
 		if len(p.Calibration) == 0 || p.Calibration[0].Restores == 0 {
 			t.Errorf("regression %d: the plan says nothing of how good its ranges are", r.ID)
@@ -153,4 +171,24 @@ func mibps(t *testing.T, cell string) float64 {
 		t.Fatalf("MiB/s cell %q: %v", cell, err)
 	}
 	return v
+}
+
+// One --at for the CLI, the page and the API: "latest" (the CLI's word)
+// is the newest instant on the page and the API too.
+func TestPlanAtLatestEverywhere(t *testing.T) {
+	db := demoDB(t)
+	_, ts := serve(t, webConfig(db))
+	c := client(t)
+	code, latest := apiPlan(t, c, ts.URL, "DWH-SQL02", "DW_Sales", "latest")
+	_, none := apiPlan(t, c, ts.URL, "DWH-SQL02", "DW_Sales", "")
+	if code != http.StatusOK || !latest.Reaches.Equal(none.Reaches) || len(latest.Steps) != len(none.Steps) {
+		t.Errorf("at=latest: %d, reaches %v in %d steps; without at: %v in %d", code, latest.Reaches, len(latest.Steps), none.Reaches, len(none.Steps))
+	}
+	if code, _, _ := get(t, c, ts.URL+"/instances/DWH-SQL02/databases/DW_Sales/plan?at=latest"); code != http.StatusOK {
+		t.Errorf("the page at=latest: %d", code)
+	}
+	if code, body, _ := get(t, c, ts.URL+"/instances/DWH-SQL02/databases/DW_Sales/plan?at=yesterday"); code != http.StatusBadRequest ||
+		!strings.Contains(html.UnescapeString(body), "use latest") {
+		t.Errorf("at=yesterday: %d %.300s", code, body)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/human"
 )
 
 // ScriptOptions say where the restored files go and under which name.
@@ -201,22 +202,13 @@ func kindWord(k store.Kind) string {
 	return "log"
 }
 
-// Duration formats seconds as "2 h 05 min", "14 min", "38 s".
+// Duration formats seconds as everywhere else (human.Duration: "9 h 54 min",
+// "14 min", "38 s"), "unknown" for no estimate.
 func Duration(s float64) string {
-	switch {
-	case s <= 0:
+	if !(s > 0) {
 		return "unknown"
-	case s < 0.05:
-		return "< 0.1 s"
-	case s < 10:
-		return fmt.Sprintf("%.1f s", s)
-	case s < 60:
-		return fmt.Sprintf("%.0f s", s)
-	case s < 3600:
-		return fmt.Sprintf("%.0f min", s/60)
 	}
-	h := int(s / 3600)
-	return fmt.Sprintf("%d h %02d min", h, int(s-float64(h)*3600)/60)
+	return human.Duration(s)
 }
 
 func bytes(n int64) string {

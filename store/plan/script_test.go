@@ -210,6 +210,7 @@ func TestScriptStructure(t *testing.T) {
 		} else if last && stop != "2026-11-03T03:07:00.000" {
 			t.Errorf("STOPAT %q, want the instant in the source's local time (UTC+1)", stop)
 		}
+
 		if i == 0 {
 			want := map[string]string{"Sales": `E:\Restore\Data\Sales.mdf`, "Sales_log": "/var/opt/mssql/log/Sales_log.ldf",
 				hostile: `E:\Restore\Data\x'y.ndf`}
@@ -222,6 +223,10 @@ func TestScriptStructure(t *testing.T) {
 				}
 			}
 		}
+	}
+	// The header says UTC; the STOPAT's comment says which zone it is in.
+	if !strings.Contains(script, "-- STOPAT is 2026-11-03 02:07:00 UTC, written in the source server's local time (UTC+01:00 when the backup was taken)") {
+		t.Errorf("no comment gives STOPAT's UTC instant and offset:\n%s", script)
 	}
 	for _, st := range c.Steps {
 		for _, d := range st.Devices {
