@@ -192,3 +192,33 @@ func TestPlanAtLatestEverywhere(t *testing.T) {
 		t.Errorf("at=yesterday: %d %.300s", code, body)
 	}
 }
+
+// The backtest on the demo (bench/backtest replays any warehouse; figures
+// in BENCHMARKS.md): each restore of every instance predicted from the
+// history before it, as a plan would have — at least four in five inside
+// the stated range and a median error of at most 20 %, for the fleet's
+// restores of each kind together.
+func TestDemoBacktest(t *testing.T) {
+	db := demoDB(t)
+	insts, err := db.ListInstances(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all plan.Calibration
+	for _, in := range insts {
+		rates, err := db.RestoreRates(t.Context(), in.Name, false, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []store.Kind{store.KindFull, store.KindDiff, store.KindLog} {
+			c := plan.Backtest(rates, in.Name, k, 0, analysis.DefaultConfig())
+			all.Restores, all.Inside, all.Errors = all.Restores+c.Restores, all.Inside+c.Inside, append(all.Errors, c.Errors...)
+		}
+	}
+	if all.Restores < 1000 {
+		t.Fatalf("%d restores predicted: the demo should give thousands", all.Restores)
+	}
+	if share, med := all.Share(), analysis.Median(all.Errors); share < 0.8 || med > 0.2 {
+		t.Errorf("%d restores: %.1f %% inside the range, median error %.1f %%; want ≥ 80 %% and ≤ 20 %%", all.Restores, 100*share, 100*med)
+	}
+}
