@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -191,9 +192,26 @@ func (l *Loader) Derive(ctx context.Context) (Derived, error) {
 	start := time.Now()
 	err := l.db.Reconcile(ctx)
 	d.DeriveTime = time.Since(start)
-	if err != nil || len(ids) == 0 {
+	if err != nil {
 		return d, err
 	}
+	// Reconcile may have derived instances this loader did not touch (a
+	// new warehouse's first derivation marks every instance, one an import
+	// of backups alone created included): they are analysed too, so an
+	// import leaves nothing pending for the next command to complete.
+	marks, err := l.db.AnalysisPending(ctx)
+	if err != nil {
+		return d, err
+	}
+	for id := range marks {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return d, nil
+	}
+	slices.Sort(ids)
 	st, err := analysis.Run(ctx, l.db, ids, l.opt.Analysis)
 	d.Analysis, d.AnalyseTime = st, time.Since(start)-d.DeriveTime
 	if err != nil {

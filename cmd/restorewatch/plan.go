@@ -37,7 +37,7 @@ func (c *PlanCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
-	db, err := m.openDB(ctx)
+	db, err := m.openExisting(ctx)
 	if err != nil {
 		return err
 	}

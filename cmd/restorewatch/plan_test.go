@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
-
-	"path/filepath"
 )
 
 // import backups, then plan in the three formats; an instant in a broken
@@ -63,5 +65,34 @@ func TestImportBackupsThenPlan(t *testing.T) {
 	out, _, code = runMain(t, "import", "backups", "--db", db, "../../ingest/backups/testdata/dbatools_default.csv")
 	if code == 0 || !strings.Contains(out, "-IncludeCopyOnly -Raw | Export-Csv") {
 		t.Errorf("default dbatools export: %d %s", code, out)
+	}
+}
+
+// Read-only means read-only: plan in a folder without a warehouse says so
+// and creates none; after an import of backups alone (a new warehouse's
+// first derivation) nothing is left pending, so the first plan completes
+// nothing; and the names a user types reach the stored ones as SQL Server
+// compares them (brackets, spaces at the ends, case).
+func TestPlanIsReadOnlyAndMatchesNames(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "w.db")
+	_, stderr, code := runMain(t, "plan", "--db", db, "--instance", "X", "--database", "Y")
+	if code == 0 || !strings.Contains(stderr, "no warehouse at") {
+		t.Errorf("plan without a warehouse: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(db); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("plan created the warehouse: %v", err)
+	}
+	if out, stderr, code := runMain(t, "import", "backups", "--db", db, "../../ingest/backups/testdata/export_sqlcmd.csv"); code != 0 {
+		t.Fatalf("import exit %d: %s %s", code, stderr, out)
+	}
+	for _, name := range []string{"Sales, EU", "[Sales, EU]", "sales, eu ", " [SALES, EU] "} {
+		out, stderr, code := runMain(t, "plan", "--db", db, "--instance", `sql01\prod`, "--database", name)
+		if code != 0 || !strings.Contains(out, "Restore plan for Sales, EU") {
+			t.Errorf("--database %q: exit %d: %s%s", name, code, stderr, out)
+		}
+		if strings.Contains(stderr, "completing what an interrupted run left") {
+			t.Errorf("--database %q: the import left work pending: %s", name, stderr)
+		}
 	}
 }

@@ -7,10 +7,23 @@ import (
 	"unicode/utf8"
 )
 
+// NameKey is the form two instance or database names compare by, as SQL
+// Server compares identifiers: brackets around a name dropped (and "]]"
+// inside them read as "]"), spaces at either end ignored (SQL Server pads
+// trailing spaces in comparisons; imports trim them), and case folded.
+// Import, CLI, pages and API all match names through it (MatchNames).
+func NameKey(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']' {
+		s = strings.TrimSpace(strings.ReplaceAll(s[1:len(s)-1], "]]", "]"))
+	}
+	return strings.ToLower(s)
+}
+
 // MatchNames resolves what a user typed for an instance or database filter
 // to the names it means: the name spelt exactly as typed; else every name
-// equal to it but for case; else every name it begins (prefix), case
-// ignored. SQL Server compares instance names, and usually database names,
+// equal to it by NameKey (case, spaces at the ends, brackets); else every
+// name it begins (prefix), case ignored. SQL Server compares instance names, and usually database names,
 // without case, and a prefix saves typing SQLPROD01.contoso.com. Nil when
 // nothing matches. The command line's filters and the dashboard's resolve
 // names with it, so both match alike.
@@ -19,11 +32,12 @@ func MatchNames(text string, names []string) []string {
 		return []string{text}
 	}
 	var equal, prefix []string
+	key := NameKey(text)
 	for _, n := range names {
 		switch {
-		case strings.EqualFold(n, text):
+		case NameKey(n) == key:
 			equal = append(equal, n)
-		case hasPrefixFold(n, text):
+		case hasPrefixFold(n, key):
 			prefix = append(prefix, n)
 		}
 	}

@@ -20,6 +20,10 @@ type Source interface {
 	FileFolders(ctx context.Context, instance string) (data, log string, err error)
 	// ListRegressions names the regressions an estimate follows.
 	ListRegressions(ctx context.Context, f store.RegressionFilter) ([]store.Regression, error)
+	// BackupDatabases lists every database with a backup history as
+	// "instance\x00database" keys (the instance in lower case), for
+	// resolving the names a user typed.
+	BackupDatabases(ctx context.Context) (map[string]bool, error)
 }
 
 // Request is what a user asks for.
@@ -54,6 +58,19 @@ func Make(ctx context.Context, src Source, r Request) (Plan, ScriptOptions, erro
 	sets, err := backupSets(ctx, src, r)
 	if err != nil {
 		return Plan{}, opt, err
+	}
+	if len(sets) == 0 {
+		// Not as stored: as SQL Server compares names (resolve), which
+		// costs a look at every database's name, so only when needed.
+		typed := r
+		if r, err = resolve(ctx, src, r); err != nil {
+			return Plan{}, opt, err
+		}
+		if r != typed {
+			if sets, err = backupSets(ctx, src, r); err != nil {
+				return Plan{}, opt, err
+			}
+		}
 	}
 	if len(sets) == 0 {
 		return Plan{}, opt, store.Errorf(store.ENOTFOUND, "no backup history of %s on %s: import it with `restorewatch import backups FILE` (backup_history_export.sql) or let the collector read msdb", r.Database, r.Instance)

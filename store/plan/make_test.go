@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +55,14 @@ func (f *fakeSource) InstanceTags(_ context.Context, instance string) (map[strin
 func (f *fakeSource) FileFolders(_ context.Context, instance string) (string, string, error) {
 	f.asked = append(f.asked, "folders "+instance)
 	return `E:\Data`, `F:\Log`, nil
+}
+
+func (f *fakeSource) BackupDatabases(context.Context) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, s := range f.sets {
+		out[strings.ToLower(s.Instance)+"\x00"+s.Database] = true
+	}
+	return out, nil
 }
 
 func (f *fakeSource) ListRegressions(_ context.Context, r store.RegressionFilter) ([]store.Regression, error) {
