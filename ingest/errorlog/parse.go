@@ -75,7 +75,12 @@ const (
 	RuleRecoveryStep = "recovery step (RESTORE ... WITH RECOVERY, 0 pages, no completion line): not a restore"
 	RuleBOM          = "byte-order mark or replacement characters before a timestamp (removed, entry read)"
 	RuleMidFileBOM   = "byte-order mark where another file starts (logs concatenated; removed)"
+	RuleClientRepeat = "client output pasted into the log, repeating a logged 3014 line (same pages and seconds): not a second restore"
 )
+
+// recentKept is how many stamped 3014 lines an untimed client copy of one
+// is compared with: pasted output follows the log lines it repeats.
+const recentKept = 64
 
 const progressEvery = 4 << 20
 
@@ -181,6 +186,8 @@ type parser struct {
 	naming naming
 	held   []heldRecord // records waiting for the instance name
 	strip  unwrap.Stripper
+	// recent3014 are the newest stamped 3014 lines, newest last.
+	recent3014 []line3014Fields
 }
 
 // plainLine reports whether a line can wear no wrapper: an entry that
@@ -229,12 +236,36 @@ func (p *parser) continuation(line []byte) {
 		p.host.paramLine(line)
 	default:
 		if untimedRestore(line) {
+			if p.repeats3014(line) {
+				p.stats.Ignored[RuleClientRepeat]++
+				return
+			}
 			// A restore message without its stamp (a KB article quoting
 			// the log with "Date Time" placeholders): nothing dates it.
 			p.reject(fmt.Sprintf("restore message without a usable timestamp: %q; not imported (the log's own file has the times)",
 				clip(bytes.TrimSpace(line), 160)))
 		}
 	}
+}
+
+// repeats3014 reports whether an untimed line is a client's copy of a
+// stamped 3014 line of this log: the same statement, pages and seconds.
+func (p *parser) repeats3014(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	i := bytes.Index(t, []byte("RESTORE "))
+	if i < 0 {
+		return false
+	}
+	f, err := parse3014(string(t[i:]))
+	if err != nil {
+		return false
+	}
+	for _, r := range p.recent3014 {
+		if r.stmt == f.stmt && r.pages == f.pages && r.seconds == f.seconds {
+			return true
+		}
+	}
+	return false
 }
 
 // untimedRestore reports whether a line that starts no entry carries a

@@ -140,6 +140,7 @@ func (p *parser) line3014(h *header, restore bool) {
 		p.reject("3014 line: " + err.Error())
 		return
 	}
+	p.recent3014 = append(p.recent3014[max(0, len(p.recent3014)-recentKept+1):], f)
 	if !restore {
 		p.backupEvent(h.at, f.seconds)
 		return
