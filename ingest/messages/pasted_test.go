@@ -108,7 +108,7 @@ func TestZeroPageRestores(t *testing.T) {
 // TestDifferentialAfterNoRecoveryFull: course notes that restore FILE = 1
 // WITH NORECOVERY, then FILE = 9 of the same database before any log: the
 // second is a differential, which makes the first its full base. The
-// client printed the name inside doubled quotes (''dbVendas'); the MB/sec
+// client printed the name inside doubled quotes (”dbVendas'); the MB/sec
 // of the first line lost its decimal point, which the parser keeps as
 // stated (derivation recomputes it).
 func TestDifferentialAfterNoRecoveryFull(t *testing.T) {
