@@ -10,6 +10,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest/locale"
 	"github.com/restorewatch/restorewatch/ingest/textenc"
+	"github.com/restorewatch/restorewatch/ingest/unwrap"
 )
 
 // sniffBytes is how much of a file Detect reads: an error log's first
@@ -33,6 +34,10 @@ var (
 	// dbatools' Get-DbaDbBackupHistory (-Raw, or the default one the
 	// importer refuses with advice); never in a restore history's.
 	backupCols = []string{"differential_base_lsn", "mediasetid", "filelist"}
+	// The error log's restore messages quoted without a usable stamp (a KB
+	// article's "Date Time Backup Log was restored. ..."): an error log
+	// whose lines the parser must name and reject, not a file to skip.
+	untimedLogRE = regexp.MustCompile(`\b(Database was restored: Database: |Database changes were restored\. Database: |Log was restored\. Database: |Database file (changes )?w(as|ere) restored\. Database: )`)
 )
 
 // Detect tells a file's kind from its first bytes (decoded from UTF-16 or
@@ -50,55 +55,89 @@ func Detect(r io.Reader) (kind FileKind, why string, err error) {
 	text, _ := io.ReadAll(dec) // a UTF-16 file cut mid-character decodes to U+FFFD: harmless here
 	sc := bufio.NewScanner(bytes.NewReader(text))
 	sc.Buffer(make([]byte, 0, 4096), sniffBytes*2)
-	first, lines, stamped := "", 0, 0
-	for sc.Scan() && lines < 200 {
-		line := strings.TrimLeft(sc.Text(), "\ufeff\ufffd\x00 ")
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		lines++
-		if first == "" {
-			first = line
-			if strings.HasPrefix(line, "#TYPE ") {
-				first = ""
-				continue
-			}
-			if h := strings.ToLower(line); strings.ContainsAny(h, ",;\t|") {
-				for _, c := range backupCols {
-					if strings.Contains(h, c) && !strings.Contains(h, "restore_date") && !strings.Contains(h, "restoretype") {
-						return Backups, fmt.Sprintf("backup history CSV (header names %s)", c), nil
-					}
-				}
-				for _, c := range historyCols {
-					if strings.Contains(h, c) {
-						return History, fmt.Sprintf("history CSV (header names %s)", c), nil
-					}
-				}
-			}
-		}
-		if stampRE.MatchString(line) {
-			stamped++
-			if stamped >= 2 || lines == 1 {
-				return ErrorLog, "error log (timestamped entries)", nil
-			}
-		}
-		if messageRE.MatchString(line) {
-			return Messages, "captured RESTORE output (" + clip(line, 40) + ")", nil
-		}
-		if startsText(line) && !strings.Contains(line, "\t") {
-			// English output is messageRE's; a localized line anywhere.
-			if _, lang, ok := locale.Canonical(line); ok && lang != locale.English {
-				return Messages, "captured RESTORE output, " + lang + " (" + clip(line, 40) + ")", nil
+	var sn sniff
+	var strip unwrap.Stripper
+	for sc.Scan() && sn.lines < 200 {
+		// Detection reads the text the parsers will read: without the
+		// wrappers it came in (web page, Markdown, container log).
+		for _, line := range strip.Line(strings.TrimLeft(sc.Text(), "\ufeff\ufffd\x00 ")) {
+			if k, w, done := sn.line(strings.TrimLeft(line, "\ufeff\ufffd\x00 \t")); done {
+				return k, w + inside(&strip), nil
 			}
 		}
 	}
-	if stamped > 0 {
-		return ErrorLog, "error log (timestamped entries)", nil
-	}
-	if first == "" {
+	switch {
+	case sn.stamped > 0:
+		return ErrorLog, "error log (timestamped entries)" + inside(&strip), nil
+	case sn.untimed > 0:
+		// Read as an error log, so that each such line is rejected at its
+		// file:line instead of the file being skipped whole.
+		return ErrorLog, "error-log restore messages without usable timestamps" + inside(&strip), nil
+	case sn.first == "":
 		return "", "", fmt.Errorf("empty file")
 	}
-	return "", "", fmt.Errorf("not an error log, a restore history CSV or captured RESTORE output (first line %q)", clip(first, 60))
+	return "", "", fmt.Errorf("not an error log, a restore history CSV or captured RESTORE output (first line %q)", clip(sn.first, 60))
+}
+
+// sniff is what Detect has seen so far.
+type sniff struct {
+	first                   string // the first line with text
+	lines, stamped, untimed int
+}
+
+// inside names the wrappers detection removed, for the summary.
+func inside(s *unwrap.Stripper) string {
+	if w := s.Removed(); len(w) > 0 {
+		return ", inside " + strings.Join(w, ", ")
+	}
+	return ""
+}
+
+// line looks at one line of text without its wrappers; done says the kind
+// is decided.
+func (sn *sniff) line(line string) (kind FileKind, why string, done bool) {
+	if strings.TrimSpace(line) == "" {
+		return "", "", false
+	}
+	sn.lines++
+	if sn.first == "" {
+		sn.first = line
+		if strings.HasPrefix(line, "#TYPE ") {
+			sn.first = ""
+			return "", "", false
+		}
+		if h := strings.ToLower(line); strings.ContainsAny(h, ",;\t|") {
+			for _, c := range backupCols {
+				if strings.Contains(h, c) && !strings.Contains(h, "restore_date") && !strings.Contains(h, "restoretype") {
+					return Backups, fmt.Sprintf("backup history CSV (header names %s)", c), true
+				}
+			}
+			for _, c := range historyCols {
+				if strings.Contains(h, c) {
+					return History, fmt.Sprintf("history CSV (header names %s)", c), true
+				}
+			}
+		}
+	}
+	if stampRE.MatchString(line) {
+		sn.stamped++
+		if sn.stamped >= 2 || sn.lines == 1 {
+			return ErrorLog, "error log (timestamped entries)", true
+		}
+	}
+	if messageRE.MatchString(line) {
+		return Messages, "captured RESTORE output (" + clip(line, 40) + ")", true
+	}
+	if untimedLogRE.MatchString(line) {
+		sn.untimed++
+	}
+	if startsText(line) && !strings.Contains(line, "\t") {
+		// English output is messageRE's; a localized line anywhere.
+		if _, lang, ok := locale.Canonical(line); ok && lang != locale.English {
+			return Messages, "captured RESTORE output, " + lang + " (" + clip(line, 40) + ")", true
+		}
+	}
+	return "", "", false
 }
 
 // startsText reports whether a line starts like engine output rather than a

@@ -370,6 +370,7 @@ type Totals struct {
 	Ignored                          map[string]int64 // lines set aside on purpose, by rule
 	Switches                         int64            // encoding changes inside files
 	InstanceSources                  map[string]int   // how many files got their instance name where
+	Wrappers                         map[string]int   // how many files came in each wrapper (unwrap's names)
 }
 
 // Sum totals a run.
@@ -382,7 +383,7 @@ func (run Run) Sum() Totals {
 // Sum totals results.
 func Sum(rs []FileResult) Totals {
 	t := Totals{Files: len(rs), Kinds: map[FileKind]int{}, RejectsByReason: map[string]int{}, InstanceSources: map[string]int{},
-		Ignored: map[string]int64{}}
+		Ignored: map[string]int64{}, Wrappers: map[string]int{}}
 	for _, r := range rs {
 		switch {
 		case r.Unchanged != nil:
@@ -408,6 +409,9 @@ func Sum(rs []FileResult) Totals {
 		t.Untimed += r.Untimed
 		t.Backups += r.Backups
 		t.Switches += r.Switches
+		for _, w := range r.Wrappers {
+			t.Wrappers[w]++
+		}
 		for k, n := range r.Ignored {
 			t.Ignored[k] += n
 		}

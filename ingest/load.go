@@ -72,6 +72,9 @@ type Stored struct {
 	// Switches counts changes of encoding inside an error log (logs
 	// concatenated with cat, UTF-16 pasted into UTF-8).
 	Switches int64
+	// Wrappers names what the text came wrapped in and the parser removed
+	// (HTML, Markdown, docker compose or kubectl prefixes ...).
+	Wrappers []string
 }
 
 // Store parses one stream into the warehouse in an import of its own and
@@ -107,31 +110,28 @@ func (l *Loader) remember(sum store.ImportSummary) {
 func parse(ctx context.Context, sink store.Sink, in Input) (Stored, error) {
 	out := Stored{ImportSummary: store.ImportSummary{Source: string(in.Kind), File: in.Name}}
 	var perr error
-	inst, instSrc := in.Instance, "option"
-	if inst == "" && in.Fallback != "" {
-		inst, instSrc = in.Fallback, "folder"
+	inst := in.Instance
+	if inst == "" {
+		inst = in.Fallback
 	}
 	switch in.Kind {
 	case ErrorLog:
 		var st errorlog.Stats
 		st, perr = errorlog.Parse(ctx, in.R, errorlog.Options{File: in.Name, Instance: in.Instance, Fallback: in.Fallback, Progress: in.Progress}, sink)
 		out.Instance, out.InstanceSource = st.Instance, instanceSource(st.InstanceSource)
-		out.Backups, out.Ignored, out.Switches = st.Backups, st.Ignored, st.Switches
+		out.Backups, out.Ignored, out.Switches, out.Wrappers = st.Backups, st.Ignored, st.Switches, st.Wrappers
 	case History:
 		// The CSV names each row's instance; inst fills rows that do not.
 		_, perr = csv.Parse(ctx, in.R, csv.Options{File: in.Name, Instance: inst, DateFormat: in.DateFormat, Progress: in.Progress}, sink)
 		out.InstanceSource = "file"
 	case Messages:
-		if inst == "" {
-			perr = store.Errorf(store.EINVALID, "captured client output never names its server: give --instance NAME, "+
-				"or put the file in a folder named after the server and give --instance-from-dir")
-			break
-		}
+		// Client output names its server only in sqlcmd -m-1 headers.
 		var st messages.Stats
-		st, perr = messages.Parse(ctx, in.R, messages.Options{File: in.Name, Instance: inst, Database: in.Database, At: in.At}, sink)
-		out.Instance, out.InstanceSource = inst, instSrc
+		st, perr = messages.Parse(ctx, in.R, messages.Options{File: in.Name, Instance: in.Instance, Fallback: in.Fallback,
+			Database: in.Database, At: in.At}, sink)
+		out.Instance, out.InstanceSource = st.Instance, instanceSource(st.InstanceSource)
 		out.Untimed, out.Backups, out.Ignored = st.Untimed, st.Backups, st.Ignored
-		out.UntimedAdvice = st.UntimedAdvice
+		out.UntimedAdvice, out.Wrappers = st.UntimedAdvice, st.Wrappers
 	case Backups:
 		_, perr = backups.Store(ctx, in.R, backups.Options{File: in.Name, Instance: inst, DateFormat: in.DateFormat}, sink)
 		out.InstanceSource = "file"
@@ -254,6 +254,8 @@ func instanceSource(s string) string {
 		return s
 	case "fallback":
 		return "folder"
+	case "sqlcmd_header":
+		return "sqlcmd message headers"
 	}
 	return "file"
 }

@@ -58,7 +58,7 @@ type RestoreOrders struct {
 	// kinds has bit k set when a restore of kindCode k was set in these
 	// orders or those they were updated from (a bit may outlive its
 	// restores: it only ever rules a kind out).
-	kinds uint8
+	kinds uint16
 }
 
 const (
@@ -85,7 +85,8 @@ type orderChunk struct {
 	source   [chunkLen]uint32  // code in names[nameSource]; 0 is NULL
 }
 
-var kindCodes = map[Kind]uint8{KindFull: 1, KindDiff: 2, KindLog: 3, KindFile: 4, KindPage: 5, KindVerify: 6, KindRevert: 7}
+var kindCodes = map[Kind]uint8{KindFull: 1, KindDiff: 2, KindLog: 3, KindFile: 4, KindPage: 5, KindVerify: 6, KindRevert: 7,
+	KindFullOrDiff: 8}
 
 func (o *RestoreOrders) at(id int32) int64 { return o.chunks[id>>chunkBits].at[id&chunkMask] }
 

@@ -271,7 +271,7 @@ func (db *DB) deriveInstance(ctx context.Context, q *snapshotConn, id int64) der
 // change there alters the restore rows derived from the same facts: the next
 // Reconcile then re-derives every instance once, so an upgraded restorewatch
 // never shows restores derived by the rules of an older one.
-const derivationVersion = "5"
+const derivationVersion = "6"
 
 // checkDerivation marks every instance dirty when the warehouse's restores
 // were derived by another derivation version (or none recorded it).

@@ -243,6 +243,8 @@ const (
 	KindPage   = derive.KindPage
 	KindVerify = derive.KindVerify
 	KindRevert = derive.KindRevert
+	// KindFullOrDiff: a full or a differential restore; the text did not say.
+	KindFullOrDiff = derive.KindFullOrDiff
 )
 
 // KindOfRestoreType maps restorehistory.restore_type to a Kind.

@@ -14,6 +14,9 @@ type Restore = derive.Restore
 const (
 	ThroughputDuration = derive.ThroughputDuration
 	ThroughputEngine   = derive.ThroughputEngine
+	// ThroughputRecomputed: the 3014 line's MB/sec disagreed with its own
+	// pages and seconds; the rates are size ÷ duration.
+	ThroughputRecomputed = derive.ThroughputRecomputed
 )
 
 // Duration sources, in order of trust (SPEC §4; derive.Duration*).

@@ -46,6 +46,14 @@ var durationSources = map[string]string{
 	store.DurationUnknown:    "unknown: no source measured it",
 }
 
+// throughputSources say in words what the rates were computed from.
+var throughputSources = map[string]string{
+	store.ThroughputDuration: "size ÷ duration",
+	store.ThroughputEngine:   "the engine's MB/sec (message 3014), finer than its seconds",
+	store.ThroughputRecomputed: "recomputed from the 3014 line's pages and seconds: " +
+		"its stated MB/sec disagreed with them beyond rounding (a typo in the pasted text?)",
+}
+
 // restoreDetail groups a restore's fields as a DBA reads them.
 func (s *Server) restoreDetail(d *store.RestoreDetail) view.RestoreDetail {
 	r := &d.Restore
@@ -80,6 +88,7 @@ func (s *Server) restoreDetail(d *store.RestoreDetail) view.RestoreDetail {
 			{Key: "Logical throughput", Value: view.MiBpsPtr(r.LogicalMiBps)},
 			{Key: "Read throughput", Value: view.MiBpsPtr(r.ReadMiBps)},
 			{Key: "Engine's MB/sec (3014)", Value: engineMBps(r.EngineMBps)},
+			{Key: "Throughput source", Value: orUnknown(throughputSources[r.ThroughputSource])},
 		}},
 		{Title: "Backup", Rows: []view.KV{
 			{Key: "Source server", Value: orUnknown(r.SourceServer)}, {Key: "Source database", Value: orUnknown(r.SourceDatabase)},

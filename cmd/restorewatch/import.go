@@ -225,8 +225,12 @@ func (c *ImportCmd) printResults(m *Main, rs []ingest.FileResult, t ingest.Total
 			if r.Instance != "" {
 				inst = fmt.Sprintf(", instance %s (from the %s)", printable(r.Instance), r.InstanceSource)
 			}
-			fmt.Fprintf(m.Stdout, "%s: %s%s: read %d, rejected %d\n",
-				r.Path, r.KindWhy, inst, r.Read, len(r.Rejects))
+			wrapped := ""
+			if len(r.Wrappers) > 0 && !strings.Contains(r.KindWhy, "inside ") {
+				wrapped = ", removed " + strings.Join(r.Wrappers, ", ") // the kind was given, not detected
+			}
+			fmt.Fprintf(m.Stdout, "%s: %s%s%s: read %d, rejected %d\n",
+				r.Path, r.KindWhy, wrapped, inst, r.Read, len(r.Rejects))
 		}
 		if r.Err != nil {
 			fmt.Fprintf(m.Stdout, "%s: not imported to its end: %s\n", r.Path, store.ErrorMessage(errOrInternal(r.Err)))
@@ -279,6 +283,13 @@ func (c *ImportCmd) printResults(m *Main, rs []ingest.FileResult, t ingest.Total
 	}
 	if t.Switches > 0 {
 		fmt.Fprintf(m.Stdout, "%d changes of encoding inside files followed (logs joined with cat, UTF-16 pasted into UTF-8)\n", t.Switches)
+	}
+	if len(t.Wrappers) > 0 {
+		var ws []string
+		for _, k := range ingest.SortedKeys(t.Wrappers) {
+			ws = append(ws, fmt.Sprintf("%d inside %s", t.Wrappers[k], k))
+		}
+		fmt.Fprintf(m.Stdout, "wrappers removed: %s\n", strings.Join(ws, "; "))
 	}
 	if len(t.InstanceSources) > 0 {
 		var src []string

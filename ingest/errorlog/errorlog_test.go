@@ -155,7 +155,7 @@ func fixtureCases() []fixtureCase {
 		{
 			// The completion line is missing: the 3014 line is named by the NORECOVERY line before it.
 			file: "restore_norecovery_2021.log", instance: "LNX05", wantInst: "LNX05", wantSource: "option", lines: 4,
-			restores: []restoreWant{{LogRestore: store.LogRestore{Database: "AdventureWorksDW2017", Kind: store.KindFull,
+			restores: []restoreWant{{LogRestore: store.LogRestore{Database: "AdventureWorksDW2017", Kind: store.KindFullOrDiff,
 				CompletedAt: at("2021-04-03 18:16:36.95"), Has3014: true, Statement: "RESTORE DATABASE", Pages: 12171, Seconds: 0.292, MBps: 325.615,
 				Origin: origin("restore_norecovery_2021.log", 4)}, phases: 1,
 				firstPhase: "The database 'AdventureWorksDW2017' is marked RESTORING and is in a state that does not allow recovery to be run."}},
@@ -212,7 +212,7 @@ func fixtureCases() []fixtureCase {
 					Devices: []string{`D:\Backup\Reports.bak`}, Has3014: true, Statement: "RESTORE DATABASE", Pages: 51650, Seconds: 6.543, MBps: 61.67,
 					Recovery: &store.RecoveryTiming{Seconds: 2, AnalysisMs: 40, RedoMs: 1100, UndoMs: 300}, Origin: origin("export_xp_readerrorlog.log", 22)},
 					phases: 1},
-				{LogRestore: store.LogRestore{Database: "Staging", Kind: store.KindFull, CompletedAt: at("2021-09-14 04:00:00.180"), UTCOffset: ip(60),
+				{LogRestore: store.LogRestore{Database: "Staging", Kind: store.KindFullOrDiff, CompletedAt: at("2021-09-14 04:00:00.180"), UTCOffset: ip(60),
 					Has3014: true, Statement: "RESTORE DATABASE", Pages: 482, Seconds: 0.028, MBps: 134.225, Origin: origin("export_xp_readerrorlog.log", 26)},
 					phases: 1, firstPhase: "Restore is complete on database 'Staging'.  The database is now available."},
 			},

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/restorewatch/restorewatch/ingest/unwrap"
 	"github.com/restorewatch/restorewatch/store"
 )
 
@@ -53,7 +54,7 @@ func parseCompletion(s string) (completionLine, error) {
 	if name == "" {
 		return c, errors.New("empty database name")
 	}
-	c.db = name
+	c.db = unwrap.Name(name)
 	var err error
 	if lsns, ok := strings.CutPrefix(after, "first LSN: "); ok {
 		var first, last string
@@ -210,7 +211,9 @@ func kindOfStatement(stmt string) store.Kind {
 	case strings.Contains(u, " FILE"):
 		return store.KindFile
 	}
-	return store.KindFull
+	// The 3014 line of a full and of a differential read the same; only a
+	// completion line (18267 or 18271) tells them apart.
+	return store.KindFullOrDiff
 }
 
 // fits reports whether a 3014 statement can belong to a completion of kind k.
@@ -271,5 +274,5 @@ func quotedAfter(s, prefix, suffix string) string {
 	if i < 0 {
 		return ""
 	}
-	return rest[:i]
+	return unwrap.Name(rest[:i])
 }

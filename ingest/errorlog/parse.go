@@ -14,9 +14,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"time"
 	"unicode/utf8"
 
+	"github.com/restorewatch/restorewatch/ingest/unwrap"
 	"github.com/restorewatch/restorewatch/store"
 )
 
@@ -58,6 +60,9 @@ type Stats struct {
 	// Switches counts encoding changes inside the file: logs concatenated
 	// across encodings, a UTF-16 log pasted into a UTF-8 file.
 	Switches int64
+	// Wrappers names what the log came wrapped in and was removed (a
+	// docker compose or kubectl prefix, HTML, Markdown; unwrap's names).
+	Wrappers []string
 	// Ignored counts lines and statements set aside on purpose, by rule
 	// (RuleRecoveryStep, RuleBOM, RuleMidFileBOM ...). Lines that are no
 	// restore, backup or host message at all are the log's other traffic
@@ -70,7 +75,12 @@ const (
 	RuleRecoveryStep = "recovery step (RESTORE ... WITH RECOVERY, 0 pages, no completion line): not a restore"
 	RuleBOM          = "byte-order mark or replacement characters before a timestamp (removed, entry read)"
 	RuleMidFileBOM   = "byte-order mark where another file starts (logs concatenated; removed)"
+	RuleClientRepeat = "client output pasted into the log, repeating a logged 3014 line (same pages and seconds): not a second restore"
 )
+
+// recentKept is how many stamped 3014 lines an untimed client copy of one
+// is compared with: pasted output follows the log lines it repeats.
+const recentKept = 64
 
 const progressEvery = 4 << 20
 
@@ -125,11 +135,20 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stat
 			p.endEntry()
 			continue
 		}
-		p.line(line)
+		if plainLine(line) {
+			p.line(line)
+		} else {
+			// A container log's prefix, a web page's tags, a Markdown
+			// quote: the log's own text is inside.
+			for _, t := range p.strip.Line(string(line)) {
+				p.line([]byte(t))
+			}
+		}
 		if p.err != nil {
 			return p.stats, p.err
 		}
 	}
+	p.stats.Wrappers = p.strip.Removed()
 	p.stats.Lines = int64(p.lineNo)
 	p.stats.Bytes = cr.n
 	p.stats.NULs = lr.nuls
@@ -166,6 +185,15 @@ type parser struct {
 	spids  map[string]*spidCtx
 	naming naming
 	held   []heldRecord // records waiting for the instance name
+	strip  unwrap.Stripper
+	// recent3014 are the newest stamped 3014 lines, newest last.
+	recent3014 []line3014Fields
+}
+
+// plainLine reports whether a line can wear no wrapper: an entry that
+// starts with its stamp (the hot path), or nothing.
+func plainLine(line []byte) bool {
+	return len(line) == 0 || len(line) > 10 && line[10] == ' ' && looksStamped(line)
 }
 
 func newParser(opt Options, sink store.Sink) *parser {
@@ -206,8 +234,50 @@ func (p *parser) continuation(line []byte) {
 		p.host.bannerLine(line)
 	case contParams:
 		p.host.paramLine(line)
+	default:
+		if untimedRestore(line) {
+			if p.repeats3014(line) {
+				p.stats.Ignored[RuleClientRepeat]++
+				return
+			}
+			// A restore message without its stamp (a KB article quoting
+			// the log with "Date Time" placeholders): nothing dates it.
+			p.reject(fmt.Sprintf("restore message without a usable timestamp: %q; not imported (the log's own file has the times)",
+				clip(bytes.TrimSpace(line), 160)))
+		}
 	}
 }
+
+// repeats3014 reports whether an untimed line is a client's copy of a
+// stamped 3014 line of this log: the same statement, pages and seconds.
+func (p *parser) repeats3014(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	i := bytes.Index(t, []byte("RESTORE "))
+	if i < 0 {
+		return false
+	}
+	f, err := parse3014(string(t[i:]))
+	if err != nil {
+		return false
+	}
+	for _, r := range p.recent3014 {
+		if r.stmt == f.stmt && r.pages == f.pages && r.seconds == f.seconds {
+			return true
+		}
+	}
+	return false
+}
+
+// untimedRestore reports whether a line that starts no entry carries a
+// restore completion or statistics message.
+func untimedRestore(line []byte) bool {
+	if !contains(line, " restored") && !contains(line, " successfully processed ") {
+		return false
+	}
+	return reUntimedRestore.Match(line)
+}
+
+var reUntimedRestore = regexp.MustCompile(`\b(Database was restored: Database: |Database changes were restored\. Database: |Log was restored\. Database: |Database file (changes )?w(as|ere) restored\. Database: |RESTORE (DATABASE|LOG)\b.* successfully processed \d+ pages)`)
 
 // endEntry closes the entry in progress (its continuation lines are over).
 func (p *parser) endEntry() { p.cont = contNone }

@@ -140,6 +140,7 @@ func (p *parser) line3014(h *header, restore bool) {
 		p.reject("3014 line: " + err.Error())
 		return
 	}
+	p.recent3014 = append(p.recent3014[max(0, len(p.recent3014)-recentKept+1):], f)
 	if !restore {
 		p.backupEvent(h.at, f.seconds)
 		return
@@ -177,7 +178,10 @@ func set3014(rec *store.LogRestore, f line3014Fields) {
 // its kind from the statement. Without a name the line is rejected: a restore
 // of an unknown database cannot be matched to anything.
 func (p *parser) orphan3014(h *header, f line3014Fields) {
-	if f.pages == 0 {
+	// Only a RESTORE DATABASE of 0 pages without a completion line is a
+	// recovery step; a 0-page RESTORE LOG read an empty log backup: a
+	// restore, named below or rejected.
+	if f.pages == 0 && strings.HasPrefix(strings.ToUpper(f.stmt), "RESTORE DATABASE") {
 		p.recoveryStep(h, f)
 		return
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
+
+	"github.com/restorewatch/restorewatch/ingest/unwrap"
 )
 
 // The engine's message texts (reference §2.4) as clients print them. They
@@ -36,6 +38,20 @@ var (
 	reEcho     = regexp.MustCompile(`(?i)^RESTORE\s+(?:DATABASE|LOG)\s+(\[(?:[^\]]|\]\])+\]|[\p{L}_#][\p{L}\p{N}_@#$]*)\s*(?:$|;|FROM\b|WITH\b|FILE\s*=|FILEGROUP\s*=|PAGE\s*=|,)`)
 	reEchoFrom = regexp.MustCompile(`(?i)\bFROM\s`)
 	reEchoPage = regexp.MustCompile(`(?i)\bPAGE\s*=`)
+	// What the rest of an echoed statement says: NORECOVERY (a chain goes
+	// on), METADATA_ONLY (a SQL Server 2022 snapshot backup restored: 0
+	// pages read, yet a restore), and the device, whose name can say full
+	// or differential.
+	reEchoNoRecovery = regexp.MustCompile(`(?i)\b(NORECOVERY|STANDBY)\b`)
+	reEchoMetadata   = regexp.MustCompile(`(?i)\bMETADATA_ONLY\b`)
+	reEchoDevice     = regexp.MustCompile(`(?i)\b(?:DISK|URL|TAPE)\s*=?\s*N?'([^']+)'`)
+	// A statement's continuation lines as scripts and echoes print them.
+	reEchoMore = regexp.MustCompile(`(?i)^(?:WITH|FROM|MOVE|,|FILE\s*=|NORECOVERY|RECOVERY|STANDBY|REPLACE|STATS|METADATA_ONLY|NOUNLOAD|CHECKSUM|BUFFERCOUNT|MAXTRANSFERSIZE|STOPAT|DISK|URL)\b`)
+	// A RESTORE DATABASE ... METADATA_ONLY built in a script variable
+	// ($Query = "RESTORE DATABASE $DbName ... WITH METADATA_ONLY ...").
+	reMetadataStmt = regexp.MustCompile(`(?i)\bRESTORE\s+DATABASE\b.*\bMETADATA_ONLY\b`)
+	// An error log's restore completion line, quoted without its stamp.
+	reLogCompletion = regexp.MustCompile(`\b(Database was restored: Database: |Database changes were restored\. Database: |Log was restored\. Database: |Database file (changes )?w(as|ere) restored\. Database: )`)
 	// SSMS's client-side stamp, "Completion time: 2020-04-13T23:49:21.1600986-07:00".
 	// The label is localised in localised SSMS, so any short label will do.
 	reStamp = regexp.MustCompile(`^[^:\d]{1,60}:\s*(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d))$`)
@@ -167,11 +183,11 @@ func parse3014(m message) (done3014, bool) {
 // one (known by its number) names it in its first quoted string.
 func processedDatabase(m message) (string, bool) {
 	if g := reProcessed.FindStringSubmatch(m.text); g != nil {
-		return g[2], true
+		return unwrap.Name(g[2]), true
 	}
 	if m.num == 4035 {
 		if g := reQuoted.FindStringSubmatch(m.text); g != nil && g[1] != "" {
-			return g[1], true
+			return unwrap.Name(g[1]), true
 		}
 	}
 	return "", false
@@ -182,7 +198,7 @@ func processedDatabase(m message) (string, bool) {
 func databaseHint(text string) (string, bool) {
 	for _, re := range []*regexp.Regexp{reUpgrade, reConvert, reComplete} {
 		if g := re.FindStringSubmatch(text); g != nil {
-			return g[1], true
+			return unwrap.Name(g[1]), true
 		}
 	}
 	return "", false
@@ -193,21 +209,44 @@ type echo struct {
 	database string
 	from     bool // it names a backup device: it reads a backup
 	page     bool // PAGE = '...': a page restore
+	// norecovery: WITH NORECOVERY or STANDBY, the chain goes on;
+	// metadataOnly: WITH METADATA_ONLY; device: the first backup device.
+	norecovery, metadataOnly bool
+	device                   string
 }
 
 // echoed reads an echoed RESTORE statement.
 func echoed(text string) (echo, bool) {
 	g := reEcho.FindStringSubmatch(text)
 	if g == nil {
+		if reMetadataStmt.MatchString(text) {
+			// Built in a script's variable: no name to read, but what it is.
+			e := echo{from: true}
+			e.more(text)
+			return e, true
+		}
 		return echo{}, false
 	}
 	name := g[1]
 	if strings.HasPrefix(name, "[") {
-		name = strings.ReplaceAll(name[1:len(name)-1], "]]", "]")
+		name = unwrap.Name(name)
 	} else if u := strings.ToUpper(name); u == "WITH" || u == "FROM" {
 		return echo{}, false
 	}
-	return echo{database: name, from: reEchoFrom.MatchString(text), page: reEchoPage.MatchString(text)}, true
+	e := echo{database: name}
+	e.more(text)
+	return e, true
+}
+
+// more reads a line of the echoed statement (its first or a continuation).
+func (e *echo) more(text string) {
+	e.from = e.from || reEchoFrom.MatchString(text)
+	e.page = e.page || reEchoPage.MatchString(text)
+	e.norecovery = e.norecovery || reEchoNoRecovery.MatchString(text)
+	e.metadataOnly = e.metadataOnly || reEchoMetadata.MatchString(text)
+	if g := reEchoDevice.FindStringSubmatch(text); g != nil && e.device == "" {
+		e.device = g[1]
+	}
 }
 
 // parseStamp reads SSMS's completion stamp into a local wall-clock reading

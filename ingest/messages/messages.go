@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/ingest/textenc"
+	"github.com/restorewatch/restorewatch/ingest/unwrap"
 	"github.com/restorewatch/restorewatch/store"
 )
 
@@ -24,8 +25,14 @@ import (
 type Options struct {
 	// File names the input in rejects and record origins.
 	File string
-	// Instance is the instance that ran the restores; required.
+	// Instance is the instance that ran the restores (--instance). When
+	// empty, the server that sqlcmd -m-1 names in its message headers
+	// ("Msg 3014, Level 0, State 1, Server NAME, Line 1"), else Fallback;
+	// output that names none of them is an error.
 	Instance string
+	// Fallback names the instance when neither Instance nor the text does
+	// (the folder's name with --instance-from-dir).
+	Fallback string
 	// Database is used for a restore whose text names no database (an Agent
 	// step whose "Processed" messages were cut off, a bare 3014 line).
 	Database string
@@ -63,6 +70,12 @@ type Stats struct {
 	// "failed restore attempt (Msg 3201)" and the like.
 	Ignored map[string]int64
 	Bytes   int64 // raw bytes read
+	// Instance is the name put on the restores and InstanceSource where it
+	// came from: "option", "sqlcmd_header" or "fallback".
+	Instance, InstanceSource string
+	// Wrappers lists what the text came wrapped in and was removed
+	// (unwrap's names: HTML, Markdown, container log prefixes ...).
+	Wrappers []string
 }
 
 // The rules of Stats.Ignored that do not carry a message number.
@@ -70,6 +83,10 @@ const (
 	RuleRecoveryStep = "recovery step (RESTORE ... WITH RECOVERY or STANDBY, 0 pages, no backup read): not a restore"
 	RuleBOM          = "byte-order mark or replacement characters before a message (removed, line read)"
 )
+
+// needsInstance is the error for output that names no server.
+const needsInstance = "captured client output never names its server: give --instance NAME, " +
+	"or put the file in a folder named after the server and give --instance-from-dir"
 
 // RuleFailed names the rule for a RESTORE statement that ended in error:
 // msg is the first error the statement raised (the cause), 3013 when only
@@ -93,18 +110,20 @@ const maxLine = 1 << 20
 // when opt.Instance is empty, ctx is done, r fails or the sink fails.
 func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stats, error) {
 	st := Stats{Ignored: map[string]int64{}}
-	if strings.TrimSpace(opt.Instance) == "" {
-		return st, store.Errorf(store.EINVALID, "messages: %s: client output never names the instance; give it", opt.File)
-	}
 	cr := &textenc.CountingReader{R: r}
 	in, err := textenc.UTF8Reader(cr)
 	if err != nil {
 		return st, fmt.Errorf("messages: read %s: %w", opt.File, err)
 	}
-	p := &parser{opt: opt, sink: sink, st: &st}
+	p := &parser{opt: opt, sink: sink, st: &st, seq: map[string]seqState{}}
 	p.opt.Instance = strings.TrimSpace(opt.Instance)
+	p.opt.Fallback = strings.TrimSpace(opt.Fallback)
 	err = p.run(ctx, bufio.NewReaderSize(in, textenc.BufSize))
+	if err == nil && st.Instance == "" && p.instance() == "" {
+		err = store.Errorf(store.EINVALID, "messages: %s: %s", opt.File, needsInstance)
+	}
 	st.Bytes = cr.N
+	st.Wrappers = p.strip.Removed()
 	if st.Untimed > 0 {
 		st.UntimedAdvice = UntimedAdvice
 	}
@@ -133,6 +152,14 @@ type parser struct {
 	// headerNum and headerLevel are those of a "Msg N, Level L, ..." header,
 	// which applies to the message on the next line.
 	headerNum, headerLevel int
+	// strip removes the wrappers the text was pasted in; it also keeps the
+	// server sqlcmd -m-1 headers name.
+	strip unwrap.Stripper
+	// ready holds dated restores for a while before the sink gets them, so
+	// that a later statement can still tell a full from a differential
+	// (kind.go); seq is what each database's last restore was.
+	ready []store.LogRestore
+	seq   map[string]seqState
 }
 
 func (p *parser) run(ctx context.Context, br *bufio.Reader) error {
@@ -152,7 +179,10 @@ func (p *parser) run(ctx context.Context, br *bufio.Reader) error {
 			}
 		}
 		if err == io.EOF {
-			return p.flush(p.opt.At)
+			if err := p.flush(p.opt.At); err != nil {
+				return err
+			}
+			return p.send()
 		}
 		if err != nil {
 			return fmt.Errorf("messages: read %s: %w", p.opt.File, err)
@@ -189,6 +219,17 @@ func (p *parser) line(raw string, n int) error {
 			return err
 		}
 	}
+	for _, t := range p.strip.Line(s) {
+		t, _, _ = undecorate(t)
+		if err := p.text(t, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// text handles one line of text, its wrappers removed.
+func (p *parser) text(s string, n int) error {
 	if s == "" {
 		return nil
 	}
@@ -227,8 +268,13 @@ func (p *parser) message(m message, n int) error {
 		_, err := p.english(m, n)
 		return err
 	}
-	if looksLikeRestoreStat(m.text) {
+	switch {
+	case looksLikeRestoreStat(m.text):
 		p.reject(n, fmt.Sprintf("looks like a restore message in an unrecognised language: %q; not imported", clip(m.text, 160)))
+	case reLogCompletion.MatchString(m.text):
+		// An error-log line quoted without its stamp (a KB article's "Date
+		// Time Backup Log was restored. ..."): nothing dates it.
+		p.reject(n, fmt.Sprintf("error-log restore message without a usable timestamp: %q; not imported (import the error log itself)", clip(m.text, 160)))
 	}
 	return nil
 }
@@ -271,6 +317,9 @@ func (p *parser) english(m message, n int) (known bool, err error) {
 			p.cur.phases = append(p.cur.phases, store.Phase{Text: m.text})
 		} else if e, ok := echoed(m.text); ok {
 			p.cur = statement{echo: e}
+		} else if (p.cur.echo.database != "" || p.cur.echo.from) && len(p.cur.phases) == 0 && reEchoMore.MatchString(m.text) {
+			// The statement goes on over lines (FROM, WITH ... NORECOVERY).
+			p.cur.echo.more(m.text)
 		} else {
 			return false, nil
 		}
@@ -290,7 +339,7 @@ func (p *parser) end(d done3014, n int) error {
 		p.recoveryStep(cur, d)
 		return nil
 	}
-	db := firstOf(cur.database, cur.hint, cur.echo.database, p.opt.Database)
+	db := unwrap.Name(firstOf(cur.database, cur.hint, cur.echo.database, p.opt.Database))
 	switch {
 	case db == "":
 		p.reject(n, fmt.Sprintf("%s successfully processed %d pages: no database named (no \"Processed ... pages for database\" line before it); re-import with --database NAME", d.statement, d.pages))
@@ -299,14 +348,19 @@ func (p *parser) end(d done3014, n int) error {
 		p.reject(n, fmt.Sprintf("%s: page count out of range", d.statement))
 		return nil
 	}
+	inst := p.instance()
+	if inst == "" {
+		return store.Errorf(store.EINVALID, "messages: %s: %s", p.opt.File, needsInstance)
+	}
 	kind := kindOf(d.statement)
 	if cur.echo.page && kind != store.KindLog {
 		// A page restore prints "RESTORE DATABASE ... FILE=<name>" like a
 		// file restore; only its statement says PAGE.
 		kind = store.KindPage
 	}
+	kind = p.fullOrDiff(kind, db, cur.echo)
 	p.undated = append(p.undated, store.LogRestore{
-		Instance:  p.opt.Instance,
+		Instance:  inst,
 		Database:  db,
 		Kind:      kind,
 		Has3014:   true,
@@ -355,13 +409,45 @@ func (p *parser) emit() error {
 				l.Statement, l.Database, l.Pages, l.Seconds, UntimedAdvice))
 			continue
 		}
+		p.ready = append(p.ready, l)
+	}
+	p.undated = p.undated[:0]
+	if len(p.ready) < maxReady {
+		return nil
+	}
+	return p.send()
+}
+
+// maxReady bounds the dated restores held for a later statement's verdict
+// on their kind: a chain's next statement comes within a few lines.
+const maxReady = 256
+
+// send hands the held dated restores to the sink.
+func (p *parser) send() error {
+	for _, l := range p.ready {
 		if err := p.sink.LogRestore(l); err != nil {
 			return fmt.Errorf("messages: %s: %w", l.Origin, err)
 		}
 		p.st.Restores++
 	}
-	p.undated = p.undated[:0]
+	p.ready = p.ready[:0]
 	return nil
+}
+
+// instance names the instance of a restore ending now, and notes where the
+// name came from.
+func (p *parser) instance() string {
+	name, src := p.opt.Instance, "option"
+	if name == "" {
+		name, src = p.strip.Server(), "sqlcmd_header"
+	}
+	if name == "" {
+		name, src = p.opt.Fallback, "fallback"
+	}
+	if name != "" && p.st.Instance == "" {
+		p.st.Instance, p.st.InstanceSource = name, src
+	}
+	return name
 }
 
 func (p *parser) reject(n int, reason string) {

@@ -78,37 +78,37 @@ func TestSamples(t *testing.T) {
 		want []brief
 	}{
 		{"full_then_logs.txt", messages.Options{}, []brief{
-			{9, "demirtest", store.KindFull, "RESTORE DATABASE", 482, 0.028, 134.225},
+			{9, "demirtest", store.KindFullOrDiff, "RESTORE DATABASE", 482, 0.028, 134.225},
 			{13, "demirtest", store.KindLog, "RESTORE LOG", 4, 0.003, 8.626},
 		}},
 		{"commented.txt", messages.Options{}, []brief{
-			{9, "demirtest", store.KindFull, "RESTORE DATABASE", 482, 0.028, 134.225},
+			{9, "demirtest", store.KindFullOrDiff, "RESTORE DATABASE", 482, 0.028, 134.225},
 			{13, "demirtest", store.KindLog, "RESTORE LOG", 4, 0.003, 8.626},
 		}},
 		{"stopat_log.txt", messages.Options{}, []brief{
 			{7, "EP1", store.KindLog, "RESTORE LOG", 55554, 1.778, 244.101},
 		}},
 		{"ssms_completion.txt", messages.Options{}, []brief{
-			{3, "IronOreSilicaPrediction_2", store.KindFull, "RESTORE DATABASE", 51650, 6.543, 61.670},
+			{3, "IronOreSilicaPrediction_2", store.KindFullOrDiff, "RESTORE DATABASE", 51650, 6.543, 61.670},
 		}},
 		{"ssms_completion_utf16.txt", messages.Options{}, []brief{
-			{3, "IronOreSilicaPrediction_2", store.KindFull, "RESTORE DATABASE", 51650, 6.543, 61.670},
+			{3, "IronOreSilicaPrediction_2", store.KindFullOrDiff, "RESTORE DATABASE", 51650, 6.543, 61.670},
 		}},
 		{"upgrade_steps.txt", messages.Options{}, []brief{
-			{2, "WideWorldImporters", store.KindFull, "RESTORE DATABASE", 58455, 18.069, 25.273},
+			{2, "WideWorldImporters", store.KindFullOrDiff, "RESTORE DATABASE", 58455, 18.069, 25.273},
 		}},
 		{"kb224071_bare.txt", messages.Options{Database: "kbdb"}, []brief{
-			{1, "kbdb", store.KindFull, "RESTORE DATABASE", 315, 0.372, 6.604},
+			{1, "kbdb", store.KindFullOrDiff, "RESTORE DATABASE", 315, 0.372, 6.604},
 		}},
 		{"agent_success.txt", messages.Options{}, []brief{
-			{1, "x", store.KindFull, "RESTORE DATABASE", 482, 0.028, 134.225},
+			{1, "x", store.KindFullOrDiff, "RESTORE DATABASE", 482, 0.028, 134.225},
 		}},
 		{"agent_localized.txt", messages.Options{}, []brief{
-			{1, "Lager", store.KindFull, "RESTORE DATABASE", 1203, 0.150, 62.657},
+			{1, "Lager", store.KindFullOrDiff, "RESTORE DATABASE", 1203, 0.150, 62.657},
 			{2, "Склад", store.KindLog, "RESTORE LOG", 40, 0.010, 31.250},
 		}},
 		{"sqlcmd_headers.txt", messages.Options{}, []brief{
-			{8, "Payroll", store.KindFull, "RESTORE DATABASE", 298, 0.064, 36.376},
+			{8, "Payroll", store.KindFullOrDiff, "RESTORE DATABASE", 298, 0.064, 36.376},
 		}},
 		{"backup_stats.txt", messages.Options{}, nil},
 		{"agent_failed.txt", messages.Options{}, nil},

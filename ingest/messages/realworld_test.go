@@ -43,7 +43,7 @@ func TestRecoveryStepIsNoRestore(t *testing.T) {
 	noRejects(t, c)
 	got := briefs(c.LogRestores)
 	want := []brief{
-		{9, "DBMaint2012", store.KindFull, "RESTORE DATABASE", 285, 0.191, 11.634},
+		{9, "DBMaint2012", store.KindFullOrDiff, "RESTORE DATABASE", 285, 0.191, 11.634},
 		{19, "DBMaint2012", store.KindLog, "RESTORE LOG", 7, 0.074, 0.666},
 	}
 	if !equalBriefs(got, want) {
@@ -151,7 +151,7 @@ func TestMixedEncodings(t *testing.T) {
 	for _, l := range c.LogRestores {
 		kinds = append(kinds, l.Kind)
 	}
-	if want := []store.Kind{store.KindFull, store.KindPage, store.KindLog, store.KindLog}; !equalKinds(kinds, want) {
+	if want := []store.Kind{store.KindFullOrDiff, store.KindPage, store.KindLog, store.KindLog}; !equalKinds(kinds, want) {
 		t.Errorf("kinds %v, want %v", kinds, want)
 	}
 	if len(c.LogRestores) > 1 && c.LogRestores[1].Database != "ExamplesDB_PageRestore" {

@@ -213,7 +213,13 @@ func build(h *History, l, m, dba *Log, semantics string, tl *timeline) *Derived 
 		// The time throughput divides by: the engine's, as its MB/sec
 		// implies, when that is the more precise (ThroughputEngine).
 		elapsed, src := *r.DurationS, ThroughputDuration
-		if r.DurationSource == DurationEngine && pages > 0 && r.EngineMBps != nil && *r.EngineMBps > seconds {
+		switch {
+		case r.DurationSource != DurationEngine || pages <= 0 || r.EngineMBps == nil:
+		case !EngineRateAgrees(pages, seconds, *r.EngineMBps):
+			// The stated MB/sec is not what its own pages and seconds
+			// give (a typo in a pasted line): the computed figure holds.
+			src = ThroughputRecomputed
+		case *r.EngineMBps > seconds:
 			elapsed, src = float64(pages)*8192/mib / *r.EngineMBps, ThroughputEngine
 		}
 		switch {

@@ -429,7 +429,7 @@ func matchHistory(hist []History, gone []bool, logs []*Log, readFrom, newFrom in
 		slices.Sort(found)
 		for _, i := range found {
 			l := d.all[i]
-			if l.Kind != hk {
+			if l.Kind != hk && !(l.Kind == KindFullOrDiff && (hk == KindFull || hk == KindDiff)) {
 				continue
 			}
 			diff := l.Completed.Int64 - h.RestoreLocal

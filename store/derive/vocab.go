@@ -65,12 +65,17 @@ const (
 	KindPage   Kind = "page"
 	KindVerify Kind = "verify"
 	KindRevert Kind = "revert"
+	// KindFullOrDiff is a RESTORE DATABASE whose text says no more than
+	// that ("RESTORE DATABASE successfully processed ..."): a full or a
+	// differential restore. A history row, when one pairs with it, says
+	// which; until then it is kept as what is known, not guessed full.
+	KindFullOrDiff Kind = "full_or_diff"
 )
 
 // Valid reports whether k is a known kind.
 func (k Kind) Valid() bool {
 	switch k {
-	case KindFull, KindDiff, KindLog, KindFile, KindPage, KindVerify, KindRevert:
+	case KindFull, KindDiff, KindLog, KindFile, KindPage, KindVerify, KindRevert, KindFullOrDiff:
 		return true
 	}
 	return false
@@ -163,7 +168,35 @@ const (
 	// (a 2 s restore at 300 MB/sec; not a 2-hour one), where a millisecond
 	// is a visible share of the time.
 	ThroughputEngine = "engine_mbps"
+	// ThroughputRecomputed: the size over DurationS, because the 3014
+	// line's MB/sec disagreed with its own pages and seconds beyond the
+	// rounding of both (EngineRateAgrees); EngineMBps keeps what it said.
+	ThroughputRecomputed = "recomputed_engine_mbps_disagreed"
 )
+
+// EngineRateAgrees reports whether a 3014 line's MB/sec can be what its
+// pages and seconds give. The engine divides pages × 8 KiB (its MB is
+// 1,048,576 bytes) by a finer clock than the seconds it prints, and prints
+// both with three decimals, so the stated rate must lie within what seconds
+// ± 0.001 give; under a millisecond any rate above the lower bound fits.
+// The bounds are widened by rateSlack: on statements of a few pages the
+// engine's own figures differ by more than rounding ("2 pages in 0.012
+// seconds (1.057 MB/sec)", 23 % below), while a pasted typo is off by a
+// factor of ten or a thousand.
+func EngineRateAgrees(pages int64, seconds, mbps float64) bool {
+	if pages <= 0 || seconds < 0 || mbps < 0 {
+		return true // nothing to check against
+	}
+	mb := float64(pages) * 8192 / mib
+	const tick = 0.001
+	if mbps < mb/(seconds+tick)/rateSlack-tick {
+		return false
+	}
+	return seconds <= tick || mbps <= mb/(seconds-tick)*rateSlack+tick
+}
+
+// rateSlack is how far beyond rounding a stated rate may stray.
+const rateSlack = 1.5
 
 // Duration sources, in order of trust (SPEC §4).
 const (
