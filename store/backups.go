@@ -40,16 +40,21 @@ type BackupSet struct {
 	Finish            time.Time `json:"backup_finish"` // UTC
 	// UTCOffset is the backup host's offset in minutes (time_zone × 15),
 	// nil when unknown: STOPAT is read in that server's local time.
-	UTCOffset      *int          `json:"utc_offset"`
-	Size           int64         `json:"backup_size"`            // 0 = unknown
-	CompressedSize int64         `json:"compressed_backup_size"` // 0 = unknown
-	SoftwareBuild  string        `json:"software_build"`         // "15.0.4153"
-	ServerName     string        `json:"server_name"`
-	MachineName    string        `json:"machine_name"`
-	RecoveryModel  string        `json:"recovery_model"`
-	Media          []BackupMedia `json:"media"`
-	Files          []BackupFile  `json:"files"`
-	Origin         Origin        `json:"-"`
+	UTCOffset      *int   `json:"utc_offset"`
+	Size           int64  `json:"backup_size"`            // 0 = unknown
+	CompressedSize int64  `json:"compressed_backup_size"` // 0 = unknown
+	SoftwareBuild  string `json:"software_build"`         // "15.0.4153"
+	ServerName     string `json:"server_name"`
+	MachineName    string `json:"machine_name"`
+	RecoveryModel  string `json:"recovery_model"`
+	// FamilyGUID is backupset.family_guid, the database's identity since
+	// it was created ("" = unknown); AvailabilityGroup the AG the source
+	// says the database belonged to ("" = none said).
+	FamilyGUID        string        `json:"family_guid,omitempty"`
+	AvailabilityGroup string        `json:"availability_group,omitempty"`
+	Media             []BackupMedia `json:"media"`
+	Files             []BackupFile  `json:"files"`
+	Origin            Origin        `json:"-"`
 }
 
 // BackupMedia is one backupmediafamily row: one stripe (family) of the set,
@@ -98,12 +103,43 @@ func (b *BackupSet) Validate() error {
 		}
 		*v = c
 	}
+	if err := b.checkLSNs(); err != nil {
+		return err
+	}
 	for _, m := range b.Media {
 		if strings.TrimSpace(m.Device) == "" {
 			return Errorf(EINVALID, "backup set: a media family has no physical_device_name")
 		}
 	}
 	return nil
+}
+
+// checkLSNs holds a set's canonical LSNs to what msdb can record: the
+// first no later than the last; the checkpoint, and the full the set
+// depends on (database_backup_lsn), no later than the last; a data
+// backup's checkpoint no earlier than its first LSN. A set that breaks one
+// is a damaged row, and a plan built on it would be wrong.
+func (b *BackupSet) checkLSNs() error {
+	after := func(a, c string) bool { return a != "" && a != "0" && c != "" && lsnCmp(a, c) > 0 }
+	switch {
+	case after(b.FirstLSN, b.LastLSN):
+		return Errorf(EINVALID, "backup set: first_lsn %s is after last_lsn %s", b.FirstLSN, b.LastLSN)
+	case after(b.CheckpointLSN, b.LastLSN):
+		return Errorf(EINVALID, "backup set: checkpoint_lsn %s is after last_lsn %s", b.CheckpointLSN, b.LastLSN)
+	case after(b.DatabaseBackupLSN, b.LastLSN):
+		return Errorf(EINVALID, "backup set: database_backup_lsn %s is after last_lsn %s", b.DatabaseBackupLSN, b.LastLSN)
+	case (b.Type == "D" || b.Type == "I") && after(b.FirstLSN, b.CheckpointLSN):
+		return Errorf(EINVALID, "backup set: a data backup's checkpoint_lsn %s is before its first_lsn %s", b.CheckpointLSN, b.FirstLSN)
+	}
+	return nil
+}
+
+// lsnCmp compares canonical LSNs (decimal text without leading zeros).
+func lsnCmp(a, b string) int {
+	if len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	return strings.Compare(a, b)
 }
 
 // PutBackupSets stores backup sets in one transaction and returns how many
@@ -156,9 +192,18 @@ func (db *DB) PutBackupSets(ctx context.Context, sets []BackupSet) (added int64,
 			b.BulkLogged, b.FirstLSN, b.LastLSN, b.CheckpointLSN, b.DatabaseBackupLSN, b.DiffBaseLSN,
 			strings.ToUpper(b.DiffBaseGUID), b.ForkPointLSN, strings.ToUpper(b.FirstForkGUID), strings.ToUpper(b.LastForkGUID),
 			ms(b.Start), ms(b.Finish), nullInt(b.UTCOffset), nullZero(b.Size), nullZero(b.CompressedSize), b.SoftwareBuild, b.ServerName,
-			b.MachineName, b.RecoveryModel, b.Origin.String())
+			b.MachineName, b.RecoveryModel, b.Origin.String(), strings.ToUpper(strings.Trim(b.FamilyGUID, "{} ")))
 		if err != nil {
 			return 0, fmt.Errorf("store: put backup set %s: %w", b.Origin, err)
+		}
+		if ag := strings.TrimSpace(b.AvailabilityGroup); ag != "" {
+			// The import names the AG: a membership without a group
+			// database id, which a collector's later reading completes.
+			if _, err := tx.ExecContext(ctx, `INSERT INTO ag_database (instance_id, database_name, ag_name, observed_utc)
+				VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET observed_utc = MAX(observed_utc, excluded.observed_utc)`,
+				inst, b.Database, ag, ms(b.Finish)); err != nil {
+				return 0, fmt.Errorf("store: put backup set %s: availability group: %w", b.Origin, err)
+			}
 		}
 		n, _ := res.RowsAffected()
 		added += n
@@ -188,8 +233,8 @@ const (
 	family_count, type, is_copy_only, is_damaged, has_backup_checksums, has_bulk_logged_data, first_lsn, last_lsn,
 	checkpoint_lsn, database_backup_lsn, differential_base_lsn, differential_base_guid, fork_point_lsn,
 	first_recovery_fork_guid, last_recovery_fork_guid, start_utc, finish_utc, utc_offset, backup_size, compressed_backup_size,
-	software_build, server_name, machine_name, recovery_model, origin)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	software_build, server_name, machine_name, recovery_model, origin, family_guid)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (instance_id, backup_set_uuid) DO NOTHING`
 	selectBackupSetID = `SELECT id FROM backup_set WHERE instance_id = ? AND backup_set_uuid = ?`
 	insertBackupMedia = `INSERT INTO backup_media (backup_set_id, family_sequence_number, mirror,
@@ -214,7 +259,7 @@ func (db *DB) BackupSets(ctx context.Context, instance, database string, logsFro
 		b.has_bulk_logged_data, b.first_lsn, b.last_lsn, b.checkpoint_lsn, b.database_backup_lsn, b.differential_base_lsn,
 		b.differential_base_guid, b.fork_point_lsn, b.first_recovery_fork_guid, b.last_recovery_fork_guid, b.start_utc,
 		b.finish_utc, b.utc_offset, COALESCE(b.backup_size,0), COALESCE(b.compressed_backup_size,0), b.software_build, b.server_name,
-		b.machine_name, b.recovery_model, b.origin
+		b.machine_name, b.recovery_model, b.origin, b.family_guid
 		FROM backup_set b JOIN instance i ON i.id = b.instance_id
 		WHERE b.id IN (`+backupScope+`) ORDER BY b.finish_utc, b.id`, backupScopeArgs(instance, database, from)...)
 	if err != nil {
@@ -231,7 +276,7 @@ func (db *DB) BackupSets(ctx context.Context, instance, database string, logsFro
 		if err := rows.Scan(&id, &b.Instance, &b.Database, &b.UUID, &b.MediaSetID, &b.Families, &b.Type, &b.CopyOnly,
 			&b.Damaged, &b.Checksums, &b.BulkLogged, &b.FirstLSN, &b.LastLSN, &b.CheckpointLSN, &b.DatabaseBackupLSN,
 			&b.DiffBaseLSN, &b.DiffBaseGUID, &b.ForkPointLSN, &b.FirstForkGUID, &b.LastForkGUID, &start, &finish, &offset, &b.Size,
-			&b.CompressedSize, &b.SoftwareBuild, &b.ServerName, &b.MachineName, &b.RecoveryModel, &origin); err != nil {
+			&b.CompressedSize, &b.SoftwareBuild, &b.ServerName, &b.MachineName, &b.RecoveryModel, &origin, &b.FamilyGUID); err != nil {
 			return nil, fmt.Errorf("store: backup sets: %w", err)
 		}
 		b.Start, b.Finish = time.UnixMilli(start).UTC(), time.UnixMilli(finish).UTC()

@@ -35,6 +35,10 @@ func parseRow(r row, sh shape, order string, opt Options) (store.BackupSet, stri
 	b.DiffBaseLSN, b.DiffBaseGUID = g("differential_base_lsn"), g("differential_base_guid")
 	b.ForkPointLSN, b.FirstForkGUID, b.LastForkGUID = g("fork_point_lsn"), g("first_recovery_fork_guid"), g("last_recovery_fork_guid")
 	b.RecoveryModel, b.ServerName, b.MachineName = g("recovery_model"), g("server_name", "server"), g("machine_name")
+	// The AG the database belonged to (dbatools' AvailabilityGroupName, the
+	// export query's availability_group) and its family GUID: what lets a
+	// plan merge the histories of an AG's replicas.
+	b.FamilyGUID, b.AvailabilityGroup = g("family_guid", "familyguid"), g("availability_group", "availabilitygroupname")
 	var err error
 	bits := []struct {
 		name string

@@ -67,6 +67,7 @@ SELECT
     CONVERT(varchar(25), bs.fork_point_lsn) AS fork_point_lsn,
     CONVERT(char(36), bs.first_recovery_fork_guid) AS first_recovery_fork_guid,
     CONVERT(char(36), bs.last_recovery_fork_guid) AS last_recovery_fork_guid,
+    CONVERT(char(36), bs.family_guid) AS family_guid,
     CONVERT(varchar(23), bs.backup_start_date, 121) AS backup_start_date,
     CONVERT(varchar(23), bs.backup_finish_date, 121) AS backup_finish_date,
     bs.time_zone AS time_zone,

@@ -60,7 +60,8 @@ SELECT TOP (@batch)
     bs.machine_name,
     bs.recovery_model,
     f1.device_type,                       -- 2 disk, 5 tape, 7 virtual device, 9 URL
-    dev.physical_device_names             -- stripe paths, '|'-joined in stripe order
+    dev.physical_device_names,            -- stripe paths, '|'-joined in stripe order
+    bs.family_guid                        -- the database's identity since its creation
 FROM msdb.dbo.backupset AS bs
 LEFT JOIN msdb.dbo.backupmediaset AS bms
     ON bms.media_set_id = bs.media_set_id

@@ -126,7 +126,7 @@ func (s *Session) backupFiles(ctx context.Context, from, upto int64, ids map[int
 func (s *Session) scanBackup(r *sql.Rows) (int64, store.BackupSet, time.Time, error) {
 	var (
 		id                                        int64
-		uuid, diffGUID, fork1, fork2              mssql.NullUniqueIdentifier
+		uuid, diffGUID, fork1, fork2, family      mssql.NullUniqueIdentifier
 		dbName, typ, server, machine, model, devs sql.NullString
 		mediaSet, families, devType               sql.NullInt64
 		copyOnly, damaged, checksums, bulk        sql.NullBool
@@ -138,7 +138,7 @@ func (s *Session) scanBackup(r *sql.Rows) (int64, store.BackupSet, time.Time, er
 	)
 	if err := r.Scan(&id, &uuid, &dbName, &mediaSet, &families, &typ, &copyOnly, &damaged, &checksums, &bulk,
 		&first, &last, &ckp, &dbl, &diffLSN, &diffGUID, &forkLSN, &fork1, &fork2, &start, &finish, &tz,
-		&size, &compressed, &major, &minor, &build, &server, &machine, &model, &devType, &devs); err != nil {
+		&size, &compressed, &major, &minor, &build, &server, &machine, &model, &devType, &devs, &family); err != nil {
 		return 0, store.BackupSet{}, time.Time{}, err
 	}
 	b := store.BackupSet{Instance: s.inst.Name, Database: dbName.String, MediaSetID: mediaSet.Int64,
@@ -150,7 +150,7 @@ func (s *Session) scanBackup(r *sql.Rows) (int64, store.BackupSet, time.Time, er
 	for _, g := range []struct {
 		v   mssql.NullUniqueIdentifier
 		dst *string
-	}{{uuid, &b.UUID}, {diffGUID, &b.DiffBaseGUID}, {fork1, &b.FirstForkGUID}, {fork2, &b.LastForkGUID}} {
+	}{{uuid, &b.UUID}, {diffGUID, &b.DiffBaseGUID}, {fork1, &b.FirstForkGUID}, {fork2, &b.LastForkGUID}, {family, &b.FamilyGUID}} {
 		if g.v.Valid {
 			*g.dst = g.v.UUID.String()
 		}

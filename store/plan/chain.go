@@ -164,7 +164,7 @@ func (c *Chain) addLogs(logs []store.BackupSet, base *store.BackupSet, at time.T
 	}
 	cur, fork, reached := base.LastLSN, base.LastForkGUID, base.Finish
 	for {
-		var regular, copies []*store.BackupSet
+		var regular, copies, unproven []*store.BackupSet
 		for i := range logs {
 			l := &logs[i]
 			if Cmp(l.FirstLSN, cur) > 0 || Cmp(l.LastLSN, cur) <= 0 || l.Damaged || !complete(l) {
@@ -172,6 +172,13 @@ func (c *Chain) addLogs(logs []store.BackupSet, base *store.BackupSet, at time.T
 			}
 			if fork != "" && l.FirstForkGUID != "" && !strings.EqualFold(fork, l.FirstForkGUID) {
 				continue // a log of another recovery fork
+			}
+			if fork != "" && l.FirstForkGUID == "" && l.LastForkGUID != "" && !strings.EqualFold(fork, l.LastForkGUID) {
+				// The layout gives only the fork the log ends on (dbatools'
+				// -Raw export): it may cross from this fork into a new one,
+				// or belong to another branch. Never crossed unproven.
+				unproven = append(unproven, l)
+				continue
 			}
 			if l.CopyOnly {
 				copies = append(copies, l)
@@ -182,6 +189,15 @@ func (c *Chain) addLogs(logs []store.BackupSet, base *store.BackupSet, at time.T
 		next := pick(regular, at)
 		if next == nil {
 			next = pick(copies, at)
+		}
+		if next == nil && len(unproven) > 0 {
+			l := unproven[0]
+			c.Notes = append(c.Notes, fmt.Sprintf("the plan stops at %s, before the log backup that finished %s (LSN %s to %s): it ends on recovery fork %s, "+
+				"and this history does not say which fork it starts on (dbatools' -Raw export has only last_recovery_fork_guid), so it cannot be proven to continue "+
+				"this chain's fork %s; import the msdb export (backup_history_export.sql) of the instance that took it to decide",
+				stamp(reached), stamp(l.Finish), l.FirstLSN, l.LastLSN, l.LastForkGUID, fork))
+			c.Reaches = reached
+			return nil
 		}
 		if next == nil {
 			break

@@ -68,6 +68,11 @@ type Plan struct {
 	// target's newest restores fell inside the range this estimator would
 	// have given before each (Request.Calibrate).
 	Calibration []Calibration `json:"calibration,omitempty"`
+	// Replicas are the instances whose backup history the chain merges
+	// (an availability group's), and Via how they were found to be one
+	// database; empty for one instance's history.
+	Replicas []string `json:"replicas,omitempty"`
+	Via      string   `json:"via,omitempty"`
 }
 
 // Facts are what a plan's expected durations rest on: the measured

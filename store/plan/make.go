@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +25,9 @@ type Source interface {
 	// "instance\x00database" keys (the instance in lower case), for
 	// resolving the names a user typed.
 	BackupDatabases(ctx context.Context) (map[string]bool, error)
+	// BackupReplicas names the instances whose msdb recorded the
+	// database's backups: one, or an availability group's replicas.
+	BackupReplicas(ctx context.Context, name, database string) (store.Replicas, error)
 }
 
 // Request is what a user asks for.
@@ -55,7 +59,7 @@ func Make(ctx context.Context, src Source, r Request) (Plan, ScriptOptions, erro
 		target = r.Instance
 	}
 	opt := ScriptOptions{DataPath: r.DataPath, LogPath: r.LogPath}
-	sets, err := backupSets(ctx, src, r)
+	reps, sets, err := backupSets(ctx, src, r)
 	if err != nil {
 		return Plan{}, opt, err
 	}
@@ -67,7 +71,7 @@ func Make(ctx context.Context, src Source, r Request) (Plan, ScriptOptions, erro
 			return Plan{}, opt, err
 		}
 		if r != typed {
-			if sets, err = backupSets(ctx, src, r); err != nil {
+			if reps, sets, err = backupSets(ctx, src, r); err != nil {
 				return Plan{}, opt, err
 			}
 		}
@@ -76,6 +80,14 @@ func Make(ctx context.Context, src Source, r Request) (Plan, ScriptOptions, erro
 		return Plan{}, opt, store.Errorf(store.ENOTFOUND, "no backup history of %s on %s: import it with `restorewatch import backups FILE` (backup_history_export.sql) or let the collector read msdb", r.Database, r.Instance)
 	}
 	chain, cerr := Build(sets, sets[0].Database, r.At)
+	if r.TargetInstance == "" && !slices.ContainsFunc(reps.Instances, func(s string) bool { return strings.EqualFold(s, r.Instance) }) {
+		// Named by its availability group or listener: restored where its
+		// full was taken, as the replica that has its restores measured.
+		target = reps.Instances[0]
+		if len(chain.Steps) > 0 {
+			target = chain.Steps[0].Set.Instance
+		}
+	}
 	rates, err := src.RestoreRates(ctx, target, true, FleetRates)
 	if err != nil {
 		return Plan{}, opt, err
@@ -94,8 +106,12 @@ func Make(ctx context.Context, src Source, r Request) (Plan, ScriptOptions, erro
 	if err != nil {
 		return Plan{}, opt, err
 	}
-	p := EstimatesOf(chain, Facts{Instance: sets[0].Instance, Target: target, Rates: rates, Findings: findings,
+	p := EstimatesOf(chain, Facts{Instance: reps.Instances[0], Target: target, Rates: rates, Findings: findings,
 		RTO: RTOTarget(tags, r.DefaultRTO), Analysis: r.Analysis})
+	if len(reps.Instances) > 1 {
+		p.Replicas, p.Via = reps.Instances, reps.Via
+		p.Notes = append([]string{"the backup history is merged from " + reps.Via + ": each step names the replica that took its backup, where its file is"}, p.Notes...)
+	}
 	if r.Calibrate {
 		seen := map[store.Kind]bool{}
 		for _, s := range p.Steps {
@@ -115,27 +131,65 @@ func Make(ctx context.Context, src Source, r Request) (Plan, ScriptOptions, erro
 // an LSN past the base's last one, whatever the clocks said.
 const logMargin = 24 * time.Hour
 
-// backupSets reads what r's chain can use: the database's fulls and
-// differentials, the base Build chooses from them, then the log backups
-// from a day before that base started. A log backup that finished before
-// its base started ends at an LSN the base already holds, so neither the
-// chain nor its notes (forkNotes counts logs after the base) can use it; a
-// log-shipped database keeps tens of thousands of them (at 10 M restores,
-// reading a 90-day history of 30-minute logs was 84 % of a plan's time).
-func backupSets(ctx context.Context, src Source, r Request) ([]store.BackupSet, error) {
-	bases, err := src.BackupSets(ctx, r.Instance, r.Database, store.NoLogs)
+// backupSets reads what r's chain can use, from every instance whose msdb
+// recorded the database's backups (an availability group's replicas):
+// the database's fulls and differentials, the base Build chooses from them,
+// then the log backups from a day before that base started. A log backup
+// that finished before its base started ends at an LSN the base already
+// holds, so neither the chain nor its notes (forkNotes counts logs after
+// the base) can use it; a log-shipped database keeps tens of thousands of
+// them (at 10 M restores, reading a 90-day history of 30-minute logs was
+// 84 % of a plan's time).
+func backupSets(ctx context.Context, src Source, r Request) (store.Replicas, []store.BackupSet, error) {
+	reps, err := src.BackupReplicas(ctx, r.Instance, r.Database)
 	if err != nil {
-		return nil, err
+		return reps, nil, err
 	}
-	c, _ := Build(bases, r.Database, r.At)
+	if len(reps.Instances) == 0 {
+		reps.Instances = []string{r.Instance}
+	}
+	read := func(from time.Time) ([]store.BackupSet, error) {
+		var all []store.BackupSet
+		seen := map[string]bool{}
+		for _, inst := range reps.Instances {
+			sets, err := src.BackupSets(ctx, inst, reps.Database, from)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range sets {
+				// One backup recorded twice (a merged export) counts once;
+				// dbatools' raw rows are named by their msdb's own ids,
+				// which two replicas share.
+				key := s.UUID
+				if strings.HasPrefix(key, "MSDB-BACKUP-SET-") {
+					key = strings.ToLower(s.Instance) + "\x00" + key
+				}
+				if !seen[key] {
+					seen[key] = true
+					all = append(all, s)
+				}
+			}
+		}
+		if len(reps.Instances) > 1 {
+			slices.SortStableFunc(all, func(a, b store.BackupSet) int { return a.Finish.Compare(b.Finish) })
+		}
+		return all, nil
+	}
+	bases, err := read(store.NoLogs)
+	if err != nil {
+		return reps, nil, err
+	}
+	c, _ := Build(bases, reps.Database, r.At)
 	if len(c.Steps) == 0 {
 		// No usable full (or logs alone): all of it, for Build to say what
 		// is missing.
-		return src.BackupSets(ctx, r.Instance, r.Database, time.Time{})
+		all, err := read(time.Time{})
+		return reps, all, err
 	}
 	// The first step is the full, which finished before any differential
 	// based on it started: its start bounds the base's.
-	return src.BackupSets(ctx, r.Instance, r.Database, c.Steps[0].Set.Start.Add(-logMargin))
+	all, err := read(c.Steps[0].Set.Start.Add(-logMargin))
+	return reps, all, err
 }
 
 // DefaultRTO is the target when neither the instance's "rto" tag nor the

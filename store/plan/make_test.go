@@ -65,6 +65,10 @@ func (f *fakeSource) BackupDatabases(context.Context) (map[string]bool, error) {
 	return out, nil
 }
 
+func (f *fakeSource) BackupReplicas(_ context.Context, name, database string) (store.Replicas, error) {
+	return store.Replicas{Instances: []string{name}, Database: database}, nil
+}
+
 func (f *fakeSource) ListRegressions(_ context.Context, r store.RegressionFilter) ([]store.Regression, error) {
 	f.asked = append(f.asked, "regressions "+r.Instance)
 	return f.regs, nil

@@ -97,7 +97,7 @@ func (in *Instance) backupPart(name string, p paramSet) ([]tdstest.ResultSet, er
 				b.Damaged, b.Checksums, b.BulkLogged, nv(b.FirstLSN), nv(b.LastLSN), nv(b.CheckpointLSN), nv(b.DatabaseBackupLSN),
 				nv(b.DiffBaseLSN), nv(b.DiffBaseGUID), nv(b.ForkPointLSN), nv(b.FirstForkGUID), nv(b.LastForkGUID),
 				roundDatetime(start), roundDatetime(finish), tz, nz(b.Size), nz(b.CompressedSize), major, minor, build,
-				nv(b.ServerName), nv(b.MachineName), nv(b.RecoveryModel), devType, nv(strings.Join(devs, "|"))})
+				nv(b.ServerName), nv(b.MachineName), nv(b.RecoveryModel), devType, nv(strings.Join(devs, "|")), nv(b.FamilyGUID)})
 		}
 		return []tdstest.ResultSet{rs}, nil
 	case "backup_history/files":
@@ -139,5 +139,5 @@ var backupColumns = []tdstest.Column{
 	col("software_minor_version", tdstest.TinyInt, 0), col("software_build_version", tdstest.SmallInt, 0),
 	col("server_name", tdstest.NVarChar, 128), col("machine_name", tdstest.NVarChar, 128),
 	col("recovery_model", tdstest.NVarChar, 60), col("device_type", tdstest.TinyInt, 0),
-	col("physical_device_names", tdstest.NVarChar, tdstest.Max),
+	col("physical_device_names", tdstest.NVarChar, tdstest.Max), col("family_guid", tdstest.UniqueIdentifier, 0),
 }

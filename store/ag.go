@@ -1,0 +1,190 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// AGMembership is one database of an instance that is a replica of an
+// availability group database, as the collector reads it from
+// sys.dm_hadr_database_replica_states: GroupDatabaseID identifies the AG
+// database on every replica.
+type AGMembership struct {
+	Database        string `json:"database"`
+	AG              string `json:"availability_group"`
+	Listener        string `json:"listener"`
+	GroupDatabaseID string `json:"group_database_id"`
+}
+
+// PutAGMembership records what an instance's replicas are now: its rows
+// replace those a previous reading of the same instance left (an import's
+// rows, which name the AG alone, stay).
+func (db *DB) PutAGMembership(ctx context.Context, instance string, at time.Time, ms []AGMembership) error {
+	instance = InstanceName(instance)
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: availability groups: %w", err)
+	}
+	defer tx.Rollback()
+	var id int64
+	err = tx.QueryRowContext(ctx, `SELECT id FROM instance WHERE name = ?`, instance).Scan(&id)
+	if err == sql.ErrNoRows {
+		err = tx.QueryRowContext(ctx, `INSERT INTO instance (name, created_at) VALUES (?, ?) RETURNING id`,
+			instance, db.now().UnixMilli()).Scan(&id)
+	}
+	if err != nil {
+		return fmt.Errorf("store: availability groups: instance %q: %w", instance, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM ag_database WHERE instance_id = ? AND group_database_id <> ''`, id); err != nil {
+		return fmt.Errorf("store: availability groups: %w", err)
+	}
+	for _, m := range ms {
+		name, ag := DatabaseName(m.Database), strings.TrimSpace(m.AG)
+		if name == "" || ag == "" {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO ag_database (instance_id, database_name, ag_name, listener, group_database_id, observed_utc)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET listener = excluded.listener,
+			group_database_id = excluded.group_database_id, observed_utc = excluded.observed_utc`,
+			id, name, ag, strings.TrimSpace(m.Listener), strings.ToUpper(strings.Trim(m.GroupDatabaseID, "{} ")), at.UnixMilli()); err != nil {
+			return fmt.Errorf("store: availability groups: %w", err)
+		}
+	}
+	return tx.Commit()
+}
+
+// Replicas is where one database's backup history lives: the instances
+// whose msdb recorded its backups (Instances, the named one first when the
+// name was an instance), the database's name as stored, and how they were
+// found to be one database (Via; "" when it is one instance's history).
+type Replicas struct {
+	Instances []string `json:"instances"`
+	Database  string   `json:"database"`
+	Via       string   `json:"via,omitempty"`
+}
+
+// BackupReplicas finds the instances whose backup history is the history
+// of database as named by name: an instance, or an availability group's
+// name or listener. An instance's database that is an AG database (the
+// collector's membership, or an import that named the AG) brings every
+// replica of that AG database; without membership, the instances that
+// backed up a database of the same name with the same family GUID on the
+// same recovery fork are taken as replicas, and Via says so. A name that is
+// neither gives the name alone.
+func (db *DB) BackupReplicas(ctx context.Context, name, database string) (Replicas, error) {
+	out := Replicas{Instances: []string{InstanceName(name)}, Database: DatabaseName(database)}
+	type member struct{ instance, database, ag, listener, groupDB string }
+	rows, err := db.read.QueryContext(ctx, `SELECT i.name, a.database_name, a.ag_name, a.listener, a.group_database_id
+		FROM ag_database a JOIN instance i ON i.id = a.instance_id
+		WHERE a.ag_name IN (SELECT ag_name FROM ag_database a2 JOIN instance i2 ON i2.id = a2.instance_id
+			WHERE i2.name = ?1 OR a2.ag_name = ?1 OR a2.listener = ?1)
+		ORDER BY i.name`, InstanceName(name))
+	if err != nil {
+		return out, fmt.Errorf("store: replicas: %w", err)
+	}
+	var ms []member
+	for rows.Next() {
+		var m member
+		if err := rows.Scan(&m.instance, &m.database, &m.ag, &m.listener, &m.groupDB); err != nil {
+			rows.Close()
+			return out, fmt.Errorf("store: replicas: %w", err)
+		}
+		ms = append(ms, m)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return out, fmt.Errorf("store: replicas: %w", err)
+	}
+	// The AG database named: the named instance's, else any replica's
+	// (the name is the AG's or its listener's).
+	var ag, groupDB string
+	for _, m := range ms {
+		if m.database != out.Database {
+			continue
+		}
+		if strings.EqualFold(m.instance, name) {
+			ag, groupDB = m.ag, m.groupDB
+			break
+		}
+		if ag == "" && (strings.EqualFold(m.ag, name) || strings.EqualFold(m.listener, name)) {
+			ag, groupDB = m.ag, m.groupDB
+		}
+	}
+	if ag != "" {
+		var insts []string
+		for _, m := range ms {
+			if !strings.EqualFold(m.ag, ag) {
+				continue
+			}
+			same := m.database == out.Database
+			if groupDB != "" && m.groupDB != "" {
+				same = m.groupDB == groupDB // renamed on a replica, still the one AG database
+			}
+			if same && !slices.ContainsFunc(insts, func(s string) bool { return strings.EqualFold(s, m.instance) }) {
+				insts = append(insts, m.instance)
+			}
+		}
+		// The named instance first, if it is one of them.
+		slices.SortStableFunc(insts, func(a, b string) int {
+			return boolCmp(strings.EqualFold(b, name), strings.EqualFold(a, name))
+		})
+		out.Instances = insts
+		out.Via = fmt.Sprintf("availability group %s (replicas %s)", ag, strings.Join(insts, ", "))
+		return out, nil
+	}
+	return db.familyReplicas(ctx, out)
+}
+
+// familyReplicas is BackupReplicas without membership: the instances with
+// backups of a database of the same name, family GUID and recovery fork as
+// out's instance's newest backup of it. A restored copy shares the family
+// GUID but, once recovered, not the fork, so it is not taken for a replica.
+func (db *DB) familyReplicas(ctx context.Context, out Replicas) (Replicas, error) {
+	var id int64
+	var family, fork string
+	err := db.read.QueryRowContext(ctx, `SELECT b.instance_id, b.family_guid, b.last_recovery_fork_guid FROM backup_set b
+		WHERE b.instance_id = (SELECT id FROM instance WHERE name = ?) AND b.database_name = ?
+		ORDER BY b.finish_utc DESC LIMIT 1`, out.Instances[0], out.Database).Scan(&id, &family, &fork)
+	if err == sql.ErrNoRows || err == nil && (family == "" || fork == "") {
+		return out, nil
+	}
+	if err != nil {
+		return out, fmt.Errorf("store: replicas: %w", err)
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT i.name FROM instance i WHERE i.id IN (SELECT b.instance_id FROM backup_set b
+		WHERE b.family_guid = ? AND b.database_name = ? AND b.last_recovery_fork_guid = ? AND b.instance_id <> ?)
+		ORDER BY i.name`, family, out.Database, fork, id)
+	if err != nil {
+		return out, fmt.Errorf("store: replicas: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return out, fmt.Errorf("store: replicas: %w", err)
+		}
+		out.Instances = append(out.Instances, n)
+	}
+	if err := rows.Err(); err != nil {
+		return out, fmt.Errorf("store: replicas: %w", err)
+	}
+	if len(out.Instances) > 1 {
+		out.Via = fmt.Sprintf("the same database name, family GUID and recovery fork on %s (no availability-group membership recorded)",
+			strings.Join(out.Instances, ", "))
+	}
+	return out, nil
+}
+
+func boolCmp(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
