@@ -6,55 +6,19 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 )
 
 // AGMembership is one database of an instance that is a replica of an
 // availability group database, as the collector reads it from
 // sys.dm_hadr_database_replica_states: GroupDatabaseID identifies the AG
-// database on every replica.
+// database on every replica. The collector tags the database's backup
+// sets with it (BackupSet.AvailabilityGroup …), and PutBackupSets records
+// it: pushed from another zone, it travels with them.
 type AGMembership struct {
 	Database        string `json:"database"`
 	AG              string `json:"availability_group"`
 	Listener        string `json:"listener"`
 	GroupDatabaseID string `json:"group_database_id"`
-}
-
-// PutAGMembership records what an instance's replicas are now: its rows
-// replace those a previous reading of the same instance left (an import's
-// rows, which name the AG alone, stay).
-func (db *DB) PutAGMembership(ctx context.Context, instance string, at time.Time, ms []AGMembership) error {
-	instance = InstanceName(instance)
-	tx, err := db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store: availability groups: %w", err)
-	}
-	defer tx.Rollback()
-	var id int64
-	err = tx.QueryRowContext(ctx, `SELECT id FROM instance WHERE name = ?`, instance).Scan(&id)
-	if err == sql.ErrNoRows {
-		err = tx.QueryRowContext(ctx, `INSERT INTO instance (name, created_at) VALUES (?, ?) RETURNING id`,
-			instance, db.now().UnixMilli()).Scan(&id)
-	}
-	if err != nil {
-		return fmt.Errorf("store: availability groups: instance %q: %w", instance, err)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM ag_database WHERE instance_id = ? AND group_database_id <> ''`, id); err != nil {
-		return fmt.Errorf("store: availability groups: %w", err)
-	}
-	for _, m := range ms {
-		name, ag := DatabaseName(m.Database), strings.TrimSpace(m.AG)
-		if name == "" || ag == "" {
-			continue
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO ag_database (instance_id, database_name, ag_name, listener, group_database_id, observed_utc)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET listener = excluded.listener,
-			group_database_id = excluded.group_database_id, observed_utc = excluded.observed_utc`,
-			id, name, ag, strings.TrimSpace(m.Listener), strings.ToUpper(strings.Trim(m.GroupDatabaseID, "{} ")), at.UnixMilli()); err != nil {
-			return fmt.Errorf("store: availability groups: %w", err)
-		}
-	}
-	return tx.Commit()
 }
 
 // Replicas is where one database's backup history lives: the instances

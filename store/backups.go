@@ -52,6 +52,10 @@ type BackupSet struct {
 	// says the database belonged to ("" = none said).
 	FamilyGUID        string        `json:"family_guid,omitempty"`
 	AvailabilityGroup string        `json:"availability_group,omitempty"`
+	// AGListener and GroupDatabaseID complete AvailabilityGroup where the
+	// collector read the membership (sys.dm_hadr_database_replica_states).
+	AGListener      string `json:"ag_listener,omitempty"`
+	GroupDatabaseID string `json:"group_database_id,omitempty"`
 	Media             []BackupMedia `json:"media"`
 	Files             []BackupFile  `json:"files"`
 	Origin            Origin        `json:"-"`
@@ -199,9 +203,11 @@ func (db *DB) PutBackupSets(ctx context.Context, sets []BackupSet) (added int64,
 		if ag := strings.TrimSpace(b.AvailabilityGroup); ag != "" {
 			// The import names the AG: a membership without a group
 			// database id, which a collector's later reading completes.
-			if _, err := tx.ExecContext(ctx, `INSERT INTO ag_database (instance_id, database_name, ag_name, observed_utc)
-				VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET observed_utc = MAX(observed_utc, excluded.observed_utc)`,
-				inst, b.Database, ag, ms(b.Finish)); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO ag_database (instance_id, database_name, ag_name, listener, group_database_id, observed_utc)
+				VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET observed_utc = MAX(observed_utc, excluded.observed_utc),
+				listener = CASE WHEN excluded.listener <> '' THEN excluded.listener ELSE listener END,
+				group_database_id = CASE WHEN excluded.group_database_id <> '' THEN excluded.group_database_id ELSE group_database_id END`,
+				inst, b.Database, ag, strings.TrimSpace(b.AGListener), strings.ToUpper(strings.Trim(b.GroupDatabaseID, "{} ")), ms(b.Finish)); err != nil {
 				return 0, fmt.Errorf("store: put backup set %s: availability group: %w", b.Origin, err)
 			}
 		}

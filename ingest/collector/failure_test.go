@@ -202,7 +202,8 @@ func TestUnreachableInstanceIsRetriedWithBackOff(t *testing.T) {
 		f.add(name, "16.0.4135.4").Startup(base.Add(-time.Hour))
 	}
 	f.srv["DOWN"].Close() // connection refused from now on
-	f.cfg.Collector.Retry = 100 * time.Millisecond
+	retry := 300 * time.Millisecond
+	f.cfg.Collector.Retry = retry
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- collector.Run(ctx, f.db, f.cfg, collector.Options{Logger: f.logger()}) }()
@@ -223,10 +224,14 @@ func TestUnreachableInstanceIsRetriedWithBackOff(t *testing.T) {
 			t.Errorf("DOWN run: %s %v", r.Status, r.Errors)
 		}
 	}
-	// Runs come newest first; the gap between starts grows.
+	// Runs come newest first; the gap between starts grows: the first
+	// retry waits the retry, the next twice as long. Load only lengthens a
+	// gap, so each is held to its floor rather than to the gap before it
+	// (a slow first pass once made 227 ms then 202 ms look like no
+	// back-off); without back-off the second would be ~300 ms.
 	g1, g2 := down[2].Started.Sub(*down[3].Finished), down[1].Started.Sub(*down[2].Finished)
-	if g2 <= g1 {
-		t.Errorf("retry gaps %v then %v: no back-off", g1, g2)
+	if g1 < retry-10*time.Millisecond || g2 < 2*retry-10*time.Millisecond {
+		t.Errorf("retry gaps %v then %v: want at least %v then %v", g1, g2, retry, 2*retry)
 	}
 	if up, _ := f.db.Runs(context.Background(), "UP", 10); len(up) != 1 {
 		t.Errorf("UP collected %d times within its interval", len(up))

@@ -109,3 +109,20 @@ WHERE bf.backup_set_id > @watermark
   AND bs.[type] = 'D'
   AND bf.is_present = 1
 ORDER BY bf.backup_set_id, bf.file_number;
+
+-- restorewatch:backup_history/availability
+-- The availability-group databases this instance holds a replica of, so a
+-- restore plan can merge the backup history every replica's msdb keeps
+-- (backups run wherever the AG's backup preference puts them).
+-- group_database_id identifies the AG database on every replica. The views
+-- came with SQL Server 2012 (Managed Instance has them): named inside EXEC,
+-- which compiles only where they exist; before, no row. Needs VIEW SERVER
+-- STATE (sys.dm_hadr_database_replica_states) and, for the listener, VIEW
+-- ANY DEFINITION; without the latter the listener is NULL.
+IF OBJECT_ID(N'sys.dm_hadr_database_replica_states') IS NOT NULL
+    EXEC (N'SELECT ag.name AS ag_name, DB_NAME(drs.database_id) AS database_name, drs.group_database_id,
+                   (SELECT TOP (1) agl.dns_name FROM sys.availability_group_listeners AS agl
+                    WHERE agl.group_id = ag.group_id ORDER BY agl.dns_name) AS listener
+            FROM sys.dm_hadr_database_replica_states AS drs
+            JOIN sys.availability_groups AS ag ON ag.group_id = drs.group_id
+            WHERE drs.is_local = 1');

@@ -33,21 +33,25 @@ type BackupResult struct {
 	Rebuilt string
 	// More is set when the pass stopped at its row cap.
 	More bool
+	// Availability says why the instance's availability-group membership
+	// could not be read ("" when it was, or it has none); the sets are then
+	// not tagged with it.
+	Availability string
 }
 
 // Backups reads the backup history after mark (backup_history.sql), at
 // most maxSets sets, with their devices and, for fulls, their files.
 // Re-reading sets the warehouse holds is harmless: PutBackupSets keys them
 // by backup_set_uuid.
-func (s *Session) Backups(ctx context.Context, mark BackupMark, maxSets int) (*BackupResult, error) {
+func (s *Session) Backups(ctx context.Context, mark BackupMark, maxSets int) (res *BackupResult, err error) {
 	var minID, maxID sql.NullInt64
 	var wmDate sql.NullTime
-	err := s.each(ctx, SourceBackups, "backup_history/check", []any{sql.Named("watermark", mark.ID)},
+	err = s.each(ctx, SourceBackups, "backup_history/check", []any{sql.Named("watermark", mark.ID)},
 		func(r *sql.Rows) error { return r.Scan(&minID, &maxID, &wmDate) })
 	if err != nil {
 		return nil, err
 	}
-	res := &BackupResult{Mark: mark}
+	res = &BackupResult{Mark: mark}
 	if mark.ID > 0 && maxID.Valid {
 		switch {
 		case maxID.Int64 < mark.ID:
@@ -63,6 +67,11 @@ func (s *Session) Backups(ctx context.Context, mark BackupMark, maxSets int) (*B
 	if !maxID.Valid {
 		return res, nil
 	}
+	defer func() {
+		if err == nil {
+			res.Availability = s.tagAvailability(ctx, res.Sets)
+		}
+	}()
 	for {
 		batch := min(HistoryBatch, maxSets-len(res.Sets))
 		if batch <= 0 {
@@ -176,4 +185,40 @@ func (s *Session) scanBackup(r *sql.Rows) (int64, store.BackupSet, time.Time, er
 		b.Media = append(b.Media, store.BackupMedia{Family: i + 1, DeviceType: int(devType.Int64), Device: d})
 	}
 	return id, b, localFinish, nil
+}
+
+// tagAvailability reads which of the instance's databases are replicas of
+// an availability group database (backup_history/availability) and marks
+// their sets with it, which the warehouse records as the AG's membership.
+// It returns why it could not read it; a failure costs the tags, not the
+// sets.
+func (s *Session) tagAvailability(ctx context.Context, sets []store.BackupSet) string {
+	if len(sets) == 0 {
+		return ""
+	}
+	ms := map[string]store.AGMembership{}
+	err := s.each(ctx, SourceBackups, "backup_history/availability", nil, func(r *sql.Rows) error {
+		var ag, db, listener sql.NullString
+		var id mssql.NullUniqueIdentifier
+		if err := r.Scan(&ag, &db, &id, &listener); err != nil {
+			return err
+		}
+		m := store.AGMembership{Database: db.String, AG: ag.String, Listener: listener.String}
+		if id.Valid {
+			m.GroupDatabaseID = id.UUID.String()
+		}
+		if m.Database != "" && m.AG != "" {
+			ms[m.Database] = m
+		}
+		return nil
+	})
+	if err != nil {
+		return "availability groups not read: " + err.Error()
+	}
+	for i := range sets {
+		if m, ok := ms[sets[i].Database]; ok {
+			sets[i].AvailabilityGroup, sets[i].AGListener, sets[i].GroupDatabaseID = m.AG, m.Listener, m.GroupDatabaseID
+		}
+	}
+	return ""
 }

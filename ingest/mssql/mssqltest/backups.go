@@ -16,8 +16,17 @@ import (
 // source's test double lives in one file.
 var backups = struct {
 	sync.Mutex
-	m map[*Instance][]store.BackupSet
-}{m: map[*Instance][]store.BackupSet{}}
+	m  map[*Instance][]store.BackupSet
+	ag map[*Instance][]store.AGMembership
+}{m: map[*Instance][]store.BackupSet{}, ag: map[*Instance][]store.AGMembership{}}
+
+// AddAvailability makes the instance a replica of availability-group
+// databases, as sys.dm_hadr_database_replica_states shows them.
+func (in *Instance) AddAvailability(ms ...store.AGMembership) {
+	backups.Lock()
+	defer backups.Unlock()
+	backups.ag[in] = append(backups.ag[in], ms...)
+}
 
 // AddBackups appends backup sets to the instance's msdb. Times are UTC;
 // msdb holds them in the set's own offset (UTCOffset, else the instance's),
@@ -98,6 +107,16 @@ func (in *Instance) backupPart(name string, p paramSet) ([]tdstest.ResultSet, er
 				nv(b.DiffBaseLSN), nv(b.DiffBaseGUID), nv(b.ForkPointLSN), nv(b.FirstForkGUID), nv(b.LastForkGUID),
 				roundDatetime(start), roundDatetime(finish), tz, nz(b.Size), nz(b.CompressedSize), major, minor, build,
 				nv(b.ServerName), nv(b.MachineName), nv(b.RecoveryModel), devType, nv(strings.Join(devs, "|")), nv(b.FamilyGUID)})
+		}
+		return []tdstest.ResultSet{rs}, nil
+	case "backup_history/availability":
+		backups.Lock()
+		ms := append([]store.AGMembership(nil), backups.ag[in]...)
+		backups.Unlock()
+		rs := tdstest.ResultSet{Columns: []tdstest.Column{col("ag_name", tdstest.NVarChar, 128), col("database_name", tdstest.NVarChar, 128),
+			col("group_database_id", tdstest.UniqueIdentifier, 0), col("listener", tdstest.NVarChar, 63)}}
+		for _, m := range ms {
+			rs.Rows = append(rs.Rows, []any{m.AG, m.Database, nv(m.GroupDatabaseID), nv(m.Listener)})
 		}
 		return []tdstest.ResultSet{rs}, nil
 	case "backup_history/files":
