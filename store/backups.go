@@ -50,15 +50,15 @@ type BackupSet struct {
 	// FamilyGUID is backupset.family_guid, the database's identity since
 	// it was created ("" = unknown); AvailabilityGroup the AG the source
 	// says the database belonged to ("" = none said).
-	FamilyGUID        string        `json:"family_guid,omitempty"`
-	AvailabilityGroup string        `json:"availability_group,omitempty"`
+	FamilyGUID        string `json:"family_guid,omitempty"`
+	AvailabilityGroup string `json:"availability_group,omitempty"`
 	// AGListener and GroupDatabaseID complete AvailabilityGroup where the
 	// collector read the membership (sys.dm_hadr_database_replica_states).
-	AGListener      string `json:"ag_listener,omitempty"`
-	GroupDatabaseID string `json:"group_database_id,omitempty"`
-	Media             []BackupMedia `json:"media"`
-	Files             []BackupFile  `json:"files"`
-	Origin            Origin        `json:"-"`
+	AGListener      string        `json:"ag_listener,omitempty"`
+	GroupDatabaseID string        `json:"group_database_id,omitempty"`
+	Media           []BackupMedia `json:"media"`
+	Files           []BackupFile  `json:"files"`
+	Origin          Origin        `json:"-"`
 }
 
 // BackupMedia is one backupmediafamily row: one stripe (family) of the set,
