@@ -82,6 +82,18 @@ type KneeFacts struct {
 	AlignmentSource string
 }
 
+// Size is the backup's logical size and where it was read: the
+// restore's, else the backup history of the statement's files; 0 unknown.
+func (f KneeFacts) Size() (int64, string) {
+	if r := f.Restore; r != nil && r.BackupBytes != nil && *r.BackupBytes > 0 {
+		return *r.BackupBytes, "the restore's backup size (" + r.SizeSource + ")"
+	}
+	if b := f.Backup; b != nil && b.Size > 0 {
+		return b.Size, "the backup history of its files"
+	}
+	return 0, ""
+}
+
 // filestreamKnee is the progress after which a knee points to FILESTREAM
 // and FileTable containers, which a full restore writes last (seed 002:
 // fast to 92 %, then the antimalware service scanned each document).
@@ -103,18 +115,13 @@ func FindKnee(c store.InflightCurve, f KneeFacts, cat []KnownIssue) (KneeFinding
 	if after > 0 {
 		kf.Slowdown = before / after
 	}
-	r, b := f.Restore, f.Backup
+	r := f.Restore
 	devices := StatementDevices(c.Statement)
 	if r != nil {
 		kf.RestoreID = r.ID
 		devices = r.Devices
-		if r.BackupBytes != nil && *r.BackupBytes > 0 {
-			kf.Bytes, kf.SizeSource = *r.BackupBytes, "the restore's backup size ("+r.SizeSource+")"
-		}
 	}
-	if kf.Bytes == 0 && b != nil && b.Size > 0 {
-		kf.Bytes, kf.SizeSource = b.Size, "the backup history of its files"
-	}
+	kf.Bytes, kf.SizeSource = f.Size()
 	if kf.Bytes > 0 {
 		perSec := float64(kf.Bytes) / 100 / 60 / (1 << 20) // MiB/s for 1 %/min
 		kf.BeforeMiBs, kf.AfterMiBs = before*perSec, after*perSec

@@ -20,37 +20,40 @@ const CurveTolerance = 2 * time.Minute
 // it (trace flag 3213 logs it with every restore where it is on).
 const alignmentLookback = 50
 
+// KneeStore is what the knee findings read; *store.DB satisfies it.
+type KneeStore interface {
+	InflightCurves(ctx context.Context, since time.Time) ([]store.InflightCurve, error)
+	Restores(ctx context.Context, q store.RestoreQuery) (store.RestorePage, error)
+	ListInstances(ctx context.Context, name string) ([]store.InstanceSummary, error)
+	BackupOfDevices(ctx context.Context, devices []string) (*store.DeviceBackup, error)
+}
+
+var _ KneeStore = (*store.DB)(nil)
+
 // Knees returns the knee findings of every progress curve the warehouse
 // keeps (running or finished), newest start first, with their facts read
 // once per instance.
-func Knees(ctx context.Context, db *store.DB, cat []KnownIssue) ([]KneeFinding, error) {
+func Knees(ctx context.Context, db KneeStore, cat []KnownIssue) ([]KneeFinding, error) {
 	curves, err := db.InflightCurves(ctx, time.Time{})
 	if err != nil {
 		return nil, err
 	}
-	kf := kneeFacts{db: db, inst: map[string]instFacts{}}
+	cf := NewCurveFacts(db)
 	var out []KneeFinding
 	for _, c := range curves {
 		if _, ok := Knee(c.Points); !ok {
 			continue // most curves: no facts to read
 		}
-		f, ok, err := kf.find(ctx, c, cat)
+		f, err := cf.Of(ctx, c)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
-			out = append(out, f)
+		if k, ok := FindKnee(c, f, cat); ok {
+			out = append(out, k)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b KneeFinding) int { return b.Started.Compare(a.Started) })
 	return out, nil
-}
-
-// KneeOf is the knee finding of one curve (the restore page's and /live's
-// way to the same value Knees lists).
-func KneeOf(ctx context.Context, db *store.DB, c store.InflightCurve, cat []KnownIssue) (KneeFinding, bool, error) {
-	kf := kneeFacts{db: db, inst: map[string]instFacts{}}
-	return kf.find(ctx, c, cat)
 }
 
 // instFacts is what one instance contributes to its knees.
@@ -60,27 +63,34 @@ type instFacts struct {
 	alignmentSource string
 }
 
-type kneeFacts struct {
-	db   *store.DB
+// CurveFacts reads what the warehouse knows about the restores behind
+// progress curves, each instance's facts once.
+type CurveFacts struct {
+	db   KneeStore
 	inst map[string]instFacts
 }
 
-func (k *kneeFacts) find(ctx context.Context, c store.InflightCurve, cat []KnownIssue) (KneeFinding, bool, error) {
-	if _, ok := Knee(c.Points); !ok {
-		return KneeFinding{}, false, nil
-	}
+// NewCurveFacts reads from db.
+func NewCurveFacts(db KneeStore) *CurveFacts {
+	return &CurveFacts{db: db, inst: map[string]instFacts{}}
+}
+
+// Of returns the facts of the restore behind c: the warehouse's restore it
+// became, the backup history of its files, its instance's build and I/O
+// alignment. /live states a curve's size from them, and FindKnee its knee.
+func (k *CurveFacts) Of(ctx context.Context, c store.InflightCurve) (KneeFacts, error) {
 	var f KneeFacts
 	r, err := k.restoreOf(ctx, c)
 	if err != nil {
-		return KneeFinding{}, false, err
+		return f, err
 	}
 	f.Restore = r
 	if f.Backup, err = k.db.BackupOfDevices(ctx, StatementDevices(c.Statement)); err != nil {
-		return KneeFinding{}, false, err
+		return f, err
 	}
 	in, err := k.instance(ctx, c.Instance)
 	if err != nil {
-		return KneeFinding{}, false, err
+		return f, err
 	}
 	f.Build, f.Alignment, f.AlignmentSource = in.build, in.alignment, in.alignmentSource
 	if r != nil {
@@ -91,13 +101,12 @@ func (k *kneeFacts) find(ctx context.Context, c store.InflightCurve, cat []Known
 			f.Alignment, f.AlignmentSource = *r.IOAlignment, "the restore's own trace flag 3213 buffer report"
 		}
 	}
-	kf, ok := FindKnee(c, f, cat)
-	return kf, ok, nil
+	return f, nil
 }
 
 // restoreOf is the warehouse's restore of the curve's database on its
 // instance that started within CurveTolerance of the curve, nil when none.
-func (k *kneeFacts) restoreOf(ctx context.Context, c store.InflightCurve) (*store.Restore, error) {
+func (k *CurveFacts) restoreOf(ctx context.Context, c store.InflightCurve) (*store.Restore, error) {
 	p, err := k.db.Restores(ctx, store.RestoreQuery{Filter: store.RestoreFilter{Instance: c.Instance, Database: c.Database,
 		From: c.StartUTC, To: c.LastSeen.Add(24 * time.Hour), Limit: 20}})
 	if err != nil {
@@ -114,7 +123,7 @@ func (k *kneeFacts) restoreOf(ctx context.Context, c store.InflightCurve) (*stor
 
 // instance reads an instance's latest build and the I/O alignment its
 // newest restores logged.
-func (k *kneeFacts) instance(ctx context.Context, name string) (instFacts, error) {
+func (k *CurveFacts) instance(ctx context.Context, name string) (instFacts, error) {
 	if in, ok := k.inst[name]; ok {
 		return in, nil
 	}
