@@ -315,6 +315,11 @@ func (s *Server) handleAPIRestores(c echo.Context) error {
 	for i := range rs {
 		out[i] = export.Row(&rs[i], s.cfg.Namer)
 	}
+	ks, err := s.knees(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	export.AttachKnees(out, ks)
 	return c.JSON(http.StatusOK, out)
 }
 

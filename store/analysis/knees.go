@@ -149,3 +149,14 @@ func (k *CurveFacts) instance(ctx context.Context, name string) (instFacts, erro
 	k.inst[name] = in
 	return in, nil
 }
+
+// KneeRestoreIDs are the restores that have a finding in ks.
+func KneeRestoreIDs(ks []KneeFinding) []int64 {
+	var ids []int64
+	for _, k := range ks {
+		if k.RestoreID > 0 {
+			ids = append(ids, k.RestoreID)
+		}
+	}
+	return ids
+}
