@@ -54,6 +54,9 @@ func kneeRow(k *analysis.KneeFinding) view.KneeRow {
 		r.Before, r.After = view.MiBps(k.BeforeMiBs), view.MiBps(k.AfterMiBs)
 	}
 	r.Label = fmt.Sprintf("slowed after %s: %s → %s", r.Percent, r.Before, r.After)
+	if k.Bytes == 0 {
+		r.Label = fmt.Sprintf("slowed after %s: %s → %s %%/min", r.Percent, perMinute(k.BeforePctMin), perMinute(k.AfterPctMin))
+	}
 	for _, i := range k.Issues {
 		r.Issues = append(r.Issues, view.KneeIssue{ID: i.ID, Title: i.Title, Why: i.Why, Fixed: i.Fixed})
 	}

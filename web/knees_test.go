@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
@@ -263,5 +265,33 @@ func TestEvidenceNextSteps(t *testing.T) {
 	}
 	if _, body, _ := get(t, c, ts.URL+view.RegressionURL(some)); strings.Contains(body, `id="next-steps"`) {
 		t.Errorf("regression %d, whose factor changed, lists next steps", some)
+	}
+}
+
+// TestBrowserOverviewToKnee follows a DBA's path in Chromium: the
+// overview's knee of the 16 TB restore in flight, to its database's page,
+// which states its rates and the known issue; then the FileTable crawl's
+// knee, to its restore's page.
+func TestBrowserOverviewToKnee(t *testing.T) {
+	db := demoDB(t)
+	b := newBrowser(t)
+	_, ts := serve(t, web.Config{DB: db, Now: func() time.Time { return demo.DefaultNow }})
+	b.do(t, chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#overview-knees")),
+		chromedp.Click(chromedp.CSS(`#overview-knees a[href*="/databases/Warehouse"]`)), chromedp.WaitVisible(chromedp.CSS("#progress")))
+	if p := b.location(t).Path; !strings.HasSuffix(p, "/databases/Warehouse") {
+		t.Fatalf("the Warehouse knee led to %s", p)
+	}
+	if txt := b.text(t, "#progress + section"); !strings.Contains(txt, "slowed after 55 %") || !strings.Contains(txt, "KB4088193") ||
+		!strings.Contains(txt, "MiB/s →") || !strings.Contains(txt, "TiB") {
+		t.Errorf("the Warehouse page's curve lacks its knee, rates, size or known issue: %.600s", txt)
+	}
+	b.shot(t, "knee-warehouse")
+	b.do(t, chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#overview-knees")),
+		chromedp.Click(chromedp.CSS(`#overview-knees tr:has(a[href*="ARCH-SQL"]) th a`)), chromedp.WaitVisible(chromedp.CSS(".knee-finding")))
+	if p := b.location(t).Path; !strings.HasPrefix(p, "/restores/") {
+		t.Fatalf("the Archive knee led to %s", p)
+	}
+	if txt := b.text(t, ".knee-finding"); !strings.Contains(txt, "FILESTREAM / FileTable") || !strings.Contains(txt, "fltmc instances") {
+		t.Errorf("the Archive restore's knee lacks the FileTable check: %.600s", txt)
 	}
 }
