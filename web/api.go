@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/store/export"
 )
 
@@ -55,6 +56,9 @@ func (s *Server) handleAPIRegressions(c echo.Context) error {
 	out := make([]export.RegressionRow, len(regs))
 	for i := range regs {
 		out[i] = export.Regression(&regs[i])
+		if out[i].NextSteps, err = analysis.RegressionNextSteps(c.Request().Context(), s.db, &regs[i]); err != nil {
+			return err
+		}
 	}
 	return c.JSON(http.StatusOK, out)
 }

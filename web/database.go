@@ -1,10 +1,14 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"net/http"
 	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -28,8 +32,18 @@ func (s *Server) handleDatabase(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	progress, knees, marks, err := s.databaseProgress(ctx, inst, dbName)
+	if err != nil {
+		return err
+	}
 	if len(series) == 0 {
-		return store.Errorf(store.ENOTFOUND, "no restores of database %q on instance %q have been analysed", dbName, inst)
+		if len(progress) == 0 {
+			return store.Errorf(store.ENOTFOUND, "no restores of database %q on instance %q have been analysed", dbName, inst)
+		}
+		// Known only from a restore in flight: its curves are all there is.
+		m := view.Database{Instance: progress[0].Instance, InstanceURL: progress[0].InstanceURL, Database: progress[0].Database,
+			InFlightOnly: true, Progress: progress, Knees: knees}
+		return s.render(c, http.StatusOK, view.DatabasePage(s.page(c, dbName+" on "+inst, "instances"), m))
 	}
 	se := pickSeries(series, c.QueryParam("kind"))
 	f := store.RestoreFilter{Instance: inst, Database: dbName, Kind: se.Kind, Limit: chartLimit}
@@ -48,7 +62,54 @@ func (s *Server) handleDatabase(c echo.Context) error {
 		return err
 	}
 	m := s.databaseModel(series, se, pts, rs, regs)
+	m.Progress, m.Knees = progress, knees
+	for i := range m.Rows {
+		m.Rows[i].Knee = marks[rs[i].ID]
+	}
 	return s.render(c, http.StatusOK, view.DatabasePage(s.page(c, dbName+" on "+inst, "instances"), m))
+}
+
+// progressCurves is how many of a database's progress curves its page
+// draws, newest first.
+const progressCurves = 5
+
+// databaseProgress returns the newest progress curves the collector kept of
+// a database's restores, shaped as /live shows them, its knee findings and
+// the marks of the restores that have one.
+func (s *Server) databaseProgress(ctx context.Context, instance, database string) ([]view.LiveRestore, []view.KneeRow, map[int64]string, error) {
+	all, err := s.db.InflightCurves(ctx, time.Time{})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var curves []store.InflightCurve
+	for _, c := range all {
+		if strings.EqualFold(c.Instance, store.InstanceName(instance)) && c.Database == store.DatabaseName(database) {
+			curves = append(curves, c)
+		}
+	}
+	slices.SortStableFunc(curves, func(a, b store.InflightCurve) int { return b.StartUTC.Compare(a.StartUTC) })
+	cf := analysis.NewCurveFacts(s.db)
+	var out []view.LiveRestore
+	var knees []view.KneeRow
+	marks := map[int64]string{}
+	now := s.cfg.Now()
+	for i, c := range curves {
+		f, err := cf.Of(ctx, c)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		r := s.liveRestore(c, f, now, "db-progress-"+strconv.Itoa(i))
+		if k := r.KneeFinding; k != nil {
+			knees = append(knees, *k)
+			if f.Restore != nil {
+				marks[f.Restore.ID] = "slowed after " + k.Percent
+			}
+		}
+		if i < progressCurves {
+			out = append(out, r)
+		}
+	}
+	return out, knees, marks, nil
 }
 
 // restoreRows is how many of the newest restores the database page lists.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/store/human"
 	"github.com/restorewatch/restorewatch/web/chart"
 	"github.com/restorewatch/restorewatch/web/view"
@@ -82,6 +83,14 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 		row := s.issueRow(ki)
 		row.Explains, row.Why = s.explainsHow(ki, r.ChangedFactors)
 		ev.Issues = append(ev.Issues, row)
+	}
+	steps, err := analysis.RegressionNextSteps(ctx, s.db, r)
+	if err != nil {
+		return view.Evidence{}, err
+	}
+	for _, st := range steps {
+		ev.NextSteps = append(ev.NextSteps, view.NextStep{Name: st.Name, Missing: st.Missing, Why: st.Why, Where: st.Where,
+			Kind: st.Kind, Command: st.Command})
 	}
 	if ev.Upgrade, err = s.upgradeCase(ctx, r, baselineStart(r, rs)); err != nil {
 		return view.Evidence{}, err

@@ -140,6 +140,11 @@ func (s *Server) instancePage(ctx context.Context, name string) (view.Instance, 
 	m := s.instanceModel(in, hosts, rs, series, regs)
 	m.Backups = backupRows(in.Name, backups)
 	m.Issues = s.instanceIssues(in, exp)
+	ks, err := s.knees(ctx)
+	if err != nil {
+		return view.Instance{}, err
+	}
+	m.Knees = kneeRows(kneesOf(ks, in.Name, ""))
 	return m, nil
 }
 

@@ -1,7 +1,7 @@
 package web
 
 import (
-	"fmt"
+	"context"
 	"math"
 	"net/http"
 	"slices"
@@ -28,8 +28,8 @@ const (
 )
 
 // handleLive shows restores in flight and those finished in the last day,
-// each with its progress curve and knee. It reloads itself through the
-// Refresh header, so it needs no JavaScript.
+// each with its progress curve, size and knee finding. It reloads itself
+// through the Refresh header, so it needs no JavaScript.
 func (s *Server) handleLive(c echo.Context) error {
 	ctx := c.Request().Context()
 	now := s.cfg.Now()
@@ -37,7 +37,10 @@ func (s *Server) handleLive(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	m := liveModel(curves, now)
+	m, err := s.liveModel(ctx, curves, now)
+	if err != nil {
+		return err
+	}
 	if len(curves) == 0 {
 		// Say whether a collector is running at all, so the empty state
 		// asks for the right thing.
@@ -57,28 +60,54 @@ func (s *Server) handleLive(c echo.Context) error {
 
 // liveModel shapes the curves for the page: those still running first,
 // longest running first, then the finished ones, latest first.
-func liveModel(curves []store.InflightCurve, now time.Time) view.Live {
+func (s *Server) liveModel(ctx context.Context, curves []store.InflightCurve, now time.Time) (view.Live, error) {
 	m := view.Live{Window: "24 h", Refresh: view.Duration(liveRefresh.Seconds())}
 	finished := slices.Clone(curves)
 	finished = slices.DeleteFunc(finished, func(c store.InflightCurve) bool { return !c.Ended })
 	slices.SortStableFunc(finished, func(a, b store.InflightCurve) int { return b.LastSeen.Compare(a.LastSeen) })
+	cf := analysis.NewCurveFacts(s.db)
+	add := func(c store.InflightCurve, id string) (view.LiveRestore, error) {
+		f, err := cf.Of(ctx, c)
+		if err != nil {
+			return view.LiveRestore{}, err
+		}
+		return s.liveRestore(c, f, now, id), nil
+	}
 	for i, c := range curves {
 		if !c.Ended {
-			m.Running = append(m.Running, liveRestore(c, now, "live-run-"+strconv.Itoa(i)))
+			r, err := add(c, "live-run-"+strconv.Itoa(i))
+			if err != nil {
+				return m, err
+			}
+			m.Running = append(m.Running, r)
 		}
 	}
 	for i, c := range finished {
-		m.Finished = append(m.Finished, liveRestore(c, now, "live-done-"+strconv.Itoa(i)))
+		r, err := add(c, "live-done-"+strconv.Itoa(i))
+		if err != nil {
+			return m, err
+		}
+		m.Finished = append(m.Finished, r)
 	}
-	return m
+	return m, nil
 }
 
-func liveRestore(c store.InflightCurve, now time.Time, id string) view.LiveRestore {
+// liveRestore shapes one curve with the facts of its restore (its size, its
+// knee as analysis.FindKnee states it).
+func (s *Server) liveRestore(c store.InflightCurve, f analysis.KneeFacts, now time.Time, id string) view.LiveRestore {
 	r := view.LiveRestore{Instance: c.Instance, InstanceURL: view.InstanceURL(c.Instance),
 		Database: c.Database, DatabaseURL: view.DatabaseURL(c.Instance, c.Database),
 		Command: c.Command, Started: view.Local(&c.Start), Finished: c.Ended,
 		Percent: view.Unknown, Completion: view.Unknown, WaitType: "none",
 		LastSample: view.Ago(now.Sub(c.LastSeen))}
+	bytes, src := f.Size()
+	r.Size = view.Bytes(bytes)
+	if src != "" {
+		r.Size += " (" + src + ")"
+	}
+	if f.Restore != nil {
+		r.RestoreURL = view.RestoreURL(f.Restore.ID)
+	}
 	end := now
 	if c.Ended {
 		end = c.LastSeen
@@ -107,18 +136,12 @@ func liveRestore(c store.InflightCurve, now time.Time, id string) view.LiveResto
 	}
 	r.Curve = chart.Line{Frame: chart.Frame{ID: id, Title: "Progress of " + c.Database + " on " + c.Instance, Height: 240},
 		Series: []chart.LineSeries{{Points: pts}}, XKind: chart.XDuration, XLabel: "elapsed", YLabel: "%", YMin: 0, YMax: 100}
-	if k, ok := analysis.Knee(c.Points); ok {
-		r.Knee = kneeLabel(c.Points, k)
-		r.Curve.Knee = &chart.Annotation{X: pts[k].X, Y: pts[k].Y, Label: r.Knee}
+	if k, ok := analysis.FindKnee(c, f, s.issues); ok {
+		row := kneeRow(&k)
+		r.Knee, r.KneeFinding = row.Label, &row
+		r.Curve.Knee = &chart.Annotation{X: pts[k.Index].X, Y: pts[k.Index].Y, Label: row.Label}
 	}
 	return r
-}
-
-// kneeLabel states a knee as the progress it came at and the copy rates
-// before and after it: "slowed after 55 %: 2.0 → 0.1 %/min".
-func kneeLabel(pts []store.CurvePoint, k int) string {
-	before, after := analysis.KneeRates(pts, k)
-	return fmt.Sprintf("slowed after %s %%: %s → %s %%/min", percent(pts[k].Percent), perMinute(before), perMinute(after))
 }
 
 // percent formats progress to a tenth, dropping a trailing ".0".

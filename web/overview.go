@@ -21,6 +21,9 @@ import (
 // period is the span the overview compares with the one before it.
 const period = 30 * 24 * time.Hour
 
+// overviewKnees is how many knees, the newest, the overview lists.
+const overviewKnees = 5
+
 // trendWeeks is how far back the throughput sparkline reaches.
 const trendWeeks = 26
 
@@ -35,6 +38,16 @@ func (s *Server) handleOverview(c echo.Context) error {
 	if m.Collector, err = s.collectorStatus(ctx); err != nil {
 		return err
 	}
+	// Knees come from the collector's curves too.
+	ks, err := s.knees(ctx)
+	if err != nil {
+		return err
+	}
+	if len(ks) > overviewKnees {
+		m.MoreKnees = len(ks) - overviewKnees
+		ks = ks[:overviewKnees]
+	}
+	m.Knees = kneeRows(ks)
 	return s.render(c, http.StatusOK, view.OverviewPage(s.page(c, "Overview", "overview"), m))
 }
 

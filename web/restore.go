@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/web/view"
 )
 
@@ -28,7 +29,11 @@ func (s *Server) handleRestore(c echo.Context) error {
 		cv, err := s.db.InflightCurveFor(c.Request().Context(), d.Instance, d.Database, *d.StartedLocal, 2*time.Minute)
 		switch {
 		case err == nil && cv.Ended:
-			lr := liveRestore(*cv, s.cfg.Now(), "restore-progress")
+			f, err := analysis.NewCurveFacts(s.db).Of(c.Request().Context(), *cv)
+			if err != nil {
+				return err
+			}
+			lr := s.liveRestore(*cv, f, s.cfg.Now(), "restore-progress")
 			m.Progress = &lr
 		case err != nil && store.ErrorCode(err) != store.ENOTFOUND:
 			return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/store/export"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -117,7 +119,31 @@ func (s *Server) handleRestores(c echo.Context) error {
 	m := s.restoresModel(c, f, form, rs, total, exact)
 	m.Paging = paging(c, page, len(rs), total, exact)
 	m.NoMatch = miss
+	if err := s.restoresKnees(c.Request().Context(), f, rs, &m); err != nil {
+		return err
+	}
 	return s.render(c, http.StatusOK, view.RestoresPage(s.page(c, "Restores", "restores"), m))
+}
+
+// restoresKnees lists the knees of the filter's instance and database (all
+// when it names neither) and marks the rows of the page that have one.
+func (s *Server) restoresKnees(ctx context.Context, f store.RestoreFilter, rs []store.Restore, m *view.Restores) error {
+	ks, err := s.knees(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case f.Instance != "":
+		ks = kneesOf(ks, f.Instance, f.Database)
+	case f.Database != "":
+		ks = slices.DeleteFunc(ks, func(k analysis.KneeFinding) bool { return k.Database != store.DatabaseName(f.Database) })
+	}
+	m.Knees = kneeRows(ks)
+	marks := kneeMarks(ks)
+	for i := range m.Rows {
+		m.Rows[i].Knee = marks[rs[i].ID]
+	}
+	return nil
 }
 
 // pageRestores reads one page of the list through the one restore query:
@@ -289,6 +315,11 @@ func (s *Server) handleAPIRestores(c echo.Context) error {
 	for i := range rs {
 		out[i] = export.Row(&rs[i], s.cfg.Namer)
 	}
+	ks, err := s.knees(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	export.AttachKnees(out, ks)
 	return c.JSON(http.StatusOK, out)
 }
 

@@ -49,6 +49,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/api/regressions", s.handleAPIRegressions)
 	e.GET("/api/instances", s.handleAPIInstances)
 	e.GET("/api/builds", s.handleAPIBuilds)
+	e.GET("/api/knees", s.handleAPIKnees)
 	e.POST(pushPath, s.handlePush)
 	e.GET("/healthz", s.handleHealth)
 	e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))

@@ -35,7 +35,9 @@ type Store interface {
 	GetInstance(ctx context.Context, name string) (*store.InstanceSummary, error)
 	HostHistory(ctx context.Context, instance string) ([]store.HostRecord, error)
 	InstanceBackups(ctx context.Context, instance string) ([]store.DatabaseBackups, error)
+	BackupOfDevices(ctx context.Context, devices []string) (*store.DeviceBackup, error)
 	ListSeries(ctx context.Context, f store.SeriesFilter) ([]store.Series, error)
+	RestoreFactors(ctx context.Context, ids []int64) (map[int64]map[string]string, error)
 
 	ListRegressions(ctx context.Context, f store.RegressionFilter) ([]store.Regression, error)
 	GetRegression(ctx context.Context, id int64) (*store.Regression, error)

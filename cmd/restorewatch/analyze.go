@@ -91,6 +91,9 @@ func (c *RegressionsCmd) Run(ctx context.Context, m *Main) error {
 	rows := make([]export.RegressionRow, len(regs))
 	for i := range regs {
 		rows[i] = export.Regression(&regs[i])
+		if rows[i].NextSteps, err = analysis.RegressionNextSteps(ctx, db, &regs[i]); err != nil {
+			return err
+		}
 	}
 	switch c.Format {
 	case "json":

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/store/export"
 	"github.com/restorewatch/restorewatch/store/human"
 )
@@ -29,6 +30,7 @@ type RestoresCmd struct {
 	Format   string `help:"table, json or csv." enum:"table,json,csv" default:"table"`
 	Limit    int    `help:"Show the newest N (default 50)." xor:"limit" placeholder:"N"`
 	All      bool   `help:"Show every restore." xor:"limit"`
+	Knee     bool   `help:"Only restores whose progress slowed sharply part-way (a knee the collector saw)."`
 }
 
 // Run implements the command.
@@ -49,13 +51,23 @@ func (c *RestoresCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
-	rs, total, err := listScoped(ctx, db, base, scopes)
+	knees, err := analysis.Knees(ctx, db, analysis.DefaultKnownIssues())
 	if err != nil {
 		return err
 	}
+	var rs []store.Restore
+	total := 0
+	if base.IDs = analysis.KneeRestoreIDs(knees); !c.Knee {
+		base.IDs = nil
+	}
+	if !c.Knee || len(base.IDs) > 0 {
+		if rs, total, err = listScoped(ctx, db, base, scopes); err != nil {
+			return err
+		}
+	}
 	switch c.Format {
 	case "json", "csv":
-		if err := writeRestores(m.Stdout, c.Format, rs, namer); err != nil {
+		if err := writeRestores(m.Stdout, c.Format, rs, namer, knees); err != nil {
 			return err
 		}
 		if len(rs) < total {
@@ -64,18 +76,26 @@ func (c *RestoresCmd) Run(ctx context.Context, m *Main) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "FINISHED (UTC)\tINSTANCE\tDATABASE\tKIND\tDURATION\tSOURCE\tSIZE\tLOGICAL RATE\tREAD RATE\tBUILD\tFROM SERVER\tFROM BUILD\tDEVICE")
+	marks := map[int64]string{}
+	for _, k := range knees {
+		if k.RestoreID > 0 {
+			marks[k.RestoreID] = fmt.Sprintf("after %.0f %%, %.0f× slower", k.Percent, k.Slowdown)
+		}
+	}
+	fmt.Fprintln(tw, "FINISHED (UTC)\tINSTANCE\tDATABASE\tKIND\tDURATION\tSOURCE\tSIZE\tLOGICAL RATE\tREAD RATE\tBUILD\tFROM SERVER\tFROM BUILD\tDEVICE\tSLOWED")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			r.At.Format("2006-01-02 15:04:05"), printable(r.Instance), printable(r.Database), r.Kind,
 			formatDuration(r.DurationS), r.DurationSource, formatBytes(r.BackupBytes), formatRate(r.LogicalMiBps),
 			formatRate(r.ReadMiBps), namedBuild(namer, r.InstanceBuild), printable(r.SourceServer),
-			namedBuild(namer, r.SourceBuild), r.DeviceKind)
+			namedBuild(namer, r.SourceBuild), r.DeviceKind, cmp.Or(marks[r.ID], "-"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	switch {
+	case total == 0 && c.Knee:
+		fmt.Fprintln(m.Stdout, "(no restore the collector watched slowed sharply part-way)")
 	case total == 0 && c.narrowed():
 		fmt.Fprintf(m.Stdout, "(no restores %s)\n", c.describe(ctx, db, scopes))
 	case total == 0:
@@ -90,11 +110,12 @@ func shownOf(shown, total int) string {
 	return fmt.Sprintf("showing the newest %s of %s (--all for every one, --limit N for more)", group(shown), group(total))
 }
 
-func writeRestores(w io.Writer, format string, rs []store.Restore, namer func(string) string) error {
+func writeRestores(w io.Writer, format string, rs []store.Restore, namer func(string) string, knees []analysis.KneeFinding) error {
 	rows := make([]export.RestoreRow, len(rs))
 	for i := range rs {
 		rows[i] = export.Row(&rs[i], namer)
 	}
+	export.AttachKnees(rows, knees)
 	if format == "json" {
 		return export.WriteJSON(w, rows)
 	}

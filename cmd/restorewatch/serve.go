@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/web"
 )
@@ -98,6 +99,15 @@ func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 	fmt.Fprintf(m.Stderr, "restorewatch: dashboard on %s://%s/ (warehouse %s)\n", scheme, srv.Addr(), db.Path())
 	if c.ready != nil {
 		c.ready <- srv.Addr()
+	}
+	if c.Demo {
+		// The demo's restore in flight keeps being sampled, as a
+		// collector would, so /live does not turn stale while it serves.
+		go func() {
+			if err := demo.KeepLive(ctx, db); err != nil && ctx.Err() == nil {
+				m.Logger.Error("demo live sampling stopped", "error", err)
+			}
+		}()
 	}
 	var collectErr chan error
 	if c.Config != "" {

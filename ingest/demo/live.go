@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
 )
 
 // The demo shows what a collector watching the fleet records, so /live,
@@ -83,36 +84,78 @@ func recordLive(ctx context.Context, db *store.DB, now time.Time) error {
 	}
 	// The 16 TB restore, still running (after the finished ones, whose
 	// last sampling ends every other curve of their instance): 55 % in
-	// 75 min, then ten times slower.
-	start := anchor.Add(-220 * time.Minute)
-	return addCurve(ctx, db, liveInstance, "Warehouse", 71, start, anchor, false, -300,
-		`RESTORE DATABASE [Warehouse] FROM DISK = N'\\nas01\sql\Warehouse_1.bak', DISK = N'\\nas01\sql\Warehouse_2.bak', DISK = N'\\nas01\sql\Warehouse_3.bak', DISK = N'\\nas01\sql\Warehouse_4.bak' WITH STATS = 1`,
-		slowAfter(55, 75*time.Minute, 10))
+	// 75 min, then ten times slower. Its backup's history gives its size.
+	start := anchor.Add(-warehouseRan)
+	if err := warehouseBackup(ctx, db, liveInstance, start); err != nil {
+		return err
+	}
+	return addCurve(ctx, db, liveInstance, "Warehouse", warehouseSession, start, anchor, false, warehouseOffset,
+		warehouseStatement, warehouseProgress)
+}
+
+// The running restore of seed 000: a 16 TB database striped over four
+// files on a share, restored onto the reporting server's 4K-sector disks.
+const (
+	warehouseSession   = 71
+	warehouseOffset    = -300
+	warehouseRan       = 220 * time.Minute // when the demo is loaded
+	warehouseStatement = `RESTORE DATABASE [Warehouse] FROM DISK = N'\\nas01\sql\Warehouse_1.bak', DISK = N'\\nas01\sql\Warehouse_2.bak', DISK = N'\\nas01\sql\Warehouse_3.bak', DISK = N'\\nas01\sql\Warehouse_4.bak' WITH STATS = 1`
+	warehouseBytes     = 16_000_000_000_000
+)
+
+// warehouseProgress is its progress at an elapsed time.
+var warehouseProgress = slowAfter(55, 75*time.Minute, 10)
+
+// warehouseBackup records the compressed, four-stripe full backup the
+// running restore reads, as the collector would have read it from msdb.
+func warehouseBackup(ctx context.Context, db *store.DB, instance string, restoreStart time.Time) error {
+	finish := restoreStart.Add(-2 * time.Hour)
+	set := store.BackupSet{Instance: instance, Database: "Warehouse", UUID: "5EED0000-0000-4000-8000-00000000000E",
+		Families: 4, Type: "D", Checksums: true, FirstLSN: "98000000012300001", LastLSN: "98000000045600001",
+		CheckpointLSN: "98000000012300001", DatabaseBackupLSN: "97000000010000001", Start: finish.Add(-5 * time.Hour),
+		Finish: finish, Size: warehouseBytes, CompressedSize: warehouseBytes * 3 / 8, SoftwareBuild: "13.0.4474",
+		ServerName: "SQLPROD01", MachineName: "SQLPROD01", RecoveryModel: "FULL",
+		Files: []store.BackupFile{{LogicalName: "Warehouse", PhysicalName: `D:\SQLData\Warehouse.mdf`, Type: "D", Size: warehouseBytes, Filegroup: "PRIMARY"},
+			{LogicalName: "Warehouse_log", PhysicalName: `L:\SQLLogs\Warehouse_log.ldf`, Type: "L", Size: warehouseBytes / 50}}}
+	for i, d := range analysis.StatementDevices(warehouseStatement) {
+		set.Media = append(set.Media, store.BackupMedia{Family: i + 1, DeviceType: 2, Device: d})
+	}
+	_, err := db.PutBackupSets(ctx, []store.BackupSet{set})
+	return err
 }
 
 // collectorRuns records two hours of 15-minute passes over every instance.
 func collectorRuns(ctx context.Context, db *store.DB, insts []store.InstanceSummary, anchor time.Time, liveInstance, permissionInstance string) error {
+	for k := 7; k >= 0; k-- {
+		if err := collectorPass(ctx, db, insts, anchor.Add(-time.Duration(k)*15*time.Minute), liveInstance, permissionInstance); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// collectorPass records one collector pass over every instance, started at
+// started.
+func collectorPass(ctx context.Context, db *store.DB, insts []store.InstanceSummary, started time.Time, liveInstance, permissionInstance string) error {
+	n := started.Unix() / 900 % 3 // rows read vary from pass to pass
 	for _, in := range insts {
-		for k := 7; k >= 0; k-- {
-			started := anchor.Add(-time.Duration(k) * 15 * time.Minute)
-			id, err := db.StartRun(ctx, in.Name, started)
-			if err != nil {
-				return err
-			}
-			fin := started.Add(time.Duration(2+len(in.Name)%5) * time.Second)
-			run := store.CollectorRun{ID: id, Instance: in.Name, Started: started, Finished: &fin, Status: store.RunOK,
-				Rows: map[string]int64{"host": 1, "history": int64(k % 3), "errorlog": int64(k % 3), "inflight": 0}}
-			if in.Name == permissionInstance {
-				run.Status = store.RunPartial
-				delete(run.Rows, "errorlog")
-				run.Errors = map[string]string{"errorlog": permissionError}
-			}
-			if in.Name == liveInstance {
-				run.Rows["inflight"] = 1
-			}
-			if err := db.FinishRun(ctx, run); err != nil {
-				return err
-			}
+		id, err := db.StartRun(ctx, in.Name, started)
+		if err != nil {
+			return err
+		}
+		fin := started.Add(time.Duration(2+len(in.Name)%5) * time.Second)
+		run := store.CollectorRun{ID: id, Instance: in.Name, Started: started, Finished: &fin, Status: store.RunOK,
+			Rows: map[string]int64{"host": 1, "history": n, "errorlog": n, "inflight": 0}}
+		if in.Name == permissionInstance {
+			run.Status = store.RunPartial
+			delete(run.Rows, "errorlog")
+			run.Errors = map[string]string{"errorlog": permissionError}
+		}
+		if in.Name == liveInstance {
+			run.Rows["inflight"] = 1
+		}
+		if err := db.FinishRun(ctx, run); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -169,7 +212,11 @@ func finishedCurve(ctx context.Context, db *store.DB, instance, database string,
 	offset := int(d.StartedLocal.Sub(*d.StartedAt) / time.Minute)
 	total := d.FinishedLocal.Sub(*d.StartedLocal)
 	progress := func(e time.Duration) float64 { return sh(float64(e) / float64(total)) }
-	stmt := fmt.Sprintf("RESTORE DATABASE [%s] FROM DISK = N'%s' WITH REPLACE, STATS = 1", database, rs[0].Devices)
+	from := make([]string, len(rs[0].Devices))
+	for i, d := range rs[0].Devices {
+		from[i] = "DISK = N'" + strings.ReplaceAll(d, "'", "''") + "'"
+	}
+	stmt := fmt.Sprintf("RESTORE DATABASE [%s] FROM %s WITH REPLACE, STATS = 1", strings.ReplaceAll(database, "]", "]]"), strings.Join(from, ", "))
 	start := d.StartedLocal.Add(-time.Duration(offset) * time.Minute) // UTC
 	return addCurve(ctx, db, instance, database, 64, start, start.Add(total), true, offset, stmt, progress)
 }

@@ -53,6 +53,9 @@ type RestoreRow struct {
 	// "duration" (the size over duration_s) or "engine_mbps" (the 3014
 	// line's MB/sec, the more precise for a short restore).
 	ThroughputSource string `json:"throughput_source"`
+	// Knee is where the restore's progress slowed sharply, when the
+	// collector watched it and it did (absent otherwise).
+	Knee *Knee `json:"knee,omitempty"`
 }
 
 // TimeFormat is how exports write an instant: RFC 3339 in UTC with the

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/store/human"
 )
 
@@ -30,6 +31,10 @@ type RegressionRow struct {
 	HoursLostPerYear    float64        `json:"hours_lost_per_year"`
 	Status              string         `json:"status"`
 	Note                string         `json:"note"`
+	// NextSteps say what would explain a regression no recorded factor
+	// explains, and how to gather it (analysis.RegressionNextSteps);
+	// absent when a factor changed.
+	NextSteps []analysis.NextStep `json:"next_steps,omitempty"`
 }
 
 // FactorChange is one changed factor of a regression. Factor is the

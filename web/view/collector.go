@@ -77,8 +77,14 @@ type LiveRestore struct {
 	LastSample            string // "2 min ago"
 	Quiet                 bool   // in flight but not sampled lately: is the collector running?
 	Finished              bool
-	Knee                  string // "slowed after 55 %: 2.0 → 0.1 %/min"; "" when none
-	Curve                 chart.Line
+	Knee                  string // "slowed after 55 %: 1.7 GiB/s → 175 MiB/s"; "" when none
+	// KneeFinding is the knee with its known issues and checks, nil when
+	// the restore did not slow.
+	KneeFinding *KneeRow
+	Size        string // the backup's size and where it was read
+	// RestoreURL is the warehouse's restore the run became, "" while none.
+	RestoreURL string
+	Curve      chart.Line
 }
 
 // Ago says how long ago something happened in words a glance takes in:

@@ -32,6 +32,8 @@ type Instance struct {
 	Backups           []BackupRow
 	Regressions       []RegressionRow
 	Issues            []IssueRef
+	// Knees are its restores that slowed sharply part-way.
+	Knees []KneeRow
 }
 
 // BackupRow is one database of an instance's backup history: its newest
@@ -66,6 +68,13 @@ type Database struct {
 	Rows                            []RestoreRow
 	AllURL, RowsShown               string
 	Shown                           string
+	// Knees are its restores that slowed sharply part-way; Progress the
+	// progress curves the collector kept of its restores, newest first.
+	Knees    []KneeRow
+	Progress []LiveRestore
+	// InFlightOnly says the warehouse knows the database only from
+	// restores seen in flight: no restore of it has completed yet.
+	InFlightOnly bool
 }
 
 // BufferRow is one stretch of restores that ran with the same buffer

@@ -30,6 +30,10 @@ type Overview struct {
 	MoreAtRisk bool
 
 	Exposures []ExposureRow
+	// Knees are the restores that slowed sharply part-way, newest first;
+	// read on every view, like Collector.
+	Knees     []KneeRow
+	MoreKnees int // how many more the restores page lists
 	Collector CollectorStatus
 	Imported  string // last import
 }

@@ -36,7 +36,10 @@ type Tab struct {
 // printable report (SPEC §5): what changed, before and after with
 // intervals, the chart, the known issue, hours lost and the method.
 type Evidence struct {
-	ID                          int64
+	ID int64
+	// NextSteps say what would explain a change no recorded factor
+	// explains (analysis.RegressionNextSteps); empty when one does.
+	NextSteps                   []NextStep
 	Headline                    string // one sentence a manager can repeat
 	Instance, InstanceURL       string
 	Database, DatabaseURL, Kind string

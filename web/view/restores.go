@@ -7,6 +7,9 @@ type Restores struct {
 	Kinds  []Option
 	Sorts  []Option
 	Rows   []RestoreRow
+	// Knees are the restores of the filter's instance and database (all,
+	// when it names neither) that slowed sharply part-way.
+	Knees  []KneeRow
 	Paging Paging
 	Total  string
 	Note   string // e.g. why some restores are not in this order
@@ -38,4 +41,5 @@ type RestoreRow struct {
 	Size, Throughput, Read      string
 	Build, BuildName, Source    string
 	Outlier                     bool
+	Knee                        string // "slowed after 55 %" when its progress slowed sharply; "" otherwise
 }
