@@ -186,6 +186,9 @@ func planModel(r plan.Request, p plan.Plan, opt plan.ScriptOptions, gap *plan.Ga
 		if st.StopAt != nil {
 			row.StopAt = st.StopAt.UTC().Format("2006-01-02 15:04:05")
 		}
+		if len(p.Replicas) > 1 {
+			row.Replica = st.Set.Instance // where the backup's file is
+		}
 		m.Steps = append(m.Steps, row)
 		tl.Segments = append(tl.Segments, chart.Segment{Label: names[st.Kind], Seconds: st.Estimate.Seconds, Series: series[st.Kind],
 			Tooltip: "Step " + row.N + ": " + string(st.Kind) + " finished " + row.Finished + " UTC, " + row.Expected})

@@ -121,7 +121,8 @@ func TestPlanAcrossAvailabilityGroupReplicas(t *testing.T) {
 		}
 		// The text names each step's replica.
 		out, _, _ := runMain(t, "plan", "--db", db, "--instance", "SQL-B", "--database", "Sales")
-		if !strings.Contains(out, "SQL-B") || !strings.Contains(out, "Note: the backup history is merged from") {
+		if strings.Count(out, "; taken on SQL-B") != 5 || strings.Count(out, "; taken on SQL-A") != 2 ||
+			!strings.Contains(out, "Note: the backup history is merged from") {
 			t.Errorf("text plan:\n%s", out)
 		}
 	}

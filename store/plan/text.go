@@ -30,6 +30,9 @@ func Text(p Plan) string {
 		if s.StopAt != nil {
 			stop = " STOPAT " + stamp(*s.StopAt)
 		}
+		if len(p.Replicas) > 1 {
+			stop += "; taken on " + comment(s.Set.Instance)
+		}
 		fmt.Fprintf(&b, "%3d  %-4s  %s  %10s  %9s  %-17s  %s, n=%d%s\n", i+1, s.Kind, stamp(s.Set.Finish), bytes(s.Set.Size),
 			Duration(s.Estimate.Seconds), rng, s.Estimate.Basis, s.Estimate.N, stop)
 	}
