@@ -127,3 +127,29 @@ func TestPlanAcrossAvailabilityGroupReplicas(t *testing.T) {
 		}
 	}
 }
+
+// LSN sanity at import: a row whose LSNs msdb cannot have recorded (a log
+// backup whose first LSN is after its last, a full whose checkpoint is
+// before its first LSN) is rejected with its file and line and the reason;
+// the rest of the file is imported.
+func TestImportRejectsImpossibleLSNs(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "w.db")
+	_, b := agExport(t, dir, false)
+	text, err := os.ReadFile(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(text), "\n")
+	f := strings.Split(lines[3], ",") // line 4: the third log
+	f[10], f[11] = f[11], f[10]       // first_lsn after last_lsn
+	lines[3] = strings.Join(f, ",")
+	if err := os.WriteFile(b, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runMain(t, "import", "backups", "--db", db, b)
+	if code != 0 || !strings.Contains(out, "added 4") || !strings.Contains(out+stderr, "sql-b.csv:4") ||
+		!strings.Contains(out+stderr, "first_lsn") || !strings.Contains(out+stderr, "is after last_lsn") {
+		t.Errorf("exit %d:\n%s\n%s", code, out, stderr)
+	}
+}

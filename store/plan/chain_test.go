@@ -300,3 +300,43 @@ func TestChainBulkLoggedStopAt(t *testing.T) {
 		t.Errorf("a note for a log not stopped in: %q", c.Notes)
 	}
 }
+
+// A dbatools -Raw export gives only last_recovery_fork_guid. When the log
+// that would continue the chain ends on another fork and its own fork's
+// log is missing, nothing proves it starts on this chain's fork: the plan
+// stops before it and says why, instead of crossing into another branch
+// (it did, silently).
+func TestChainStopsBeforeAnUnprovenFork(t *testing.T) {
+	h := newHistory(1)
+	const forkB = "BBBBBBBB-0000-0000-0000-000000000002"
+	var crossing time.Time
+	for i := range h.sets {
+		h.sets[i].FirstForkGUID = "" // the raw layout
+		if s := &h.sets[i]; s.Type == "L" && s.Start.Equal(h.at(600)) {
+			s.LastForkGUID, crossing = forkB, s.Finish
+		}
+	}
+	at := h.at(900) // before the next day's differential, which would not need the crossing
+	c, err := plan.Build(h.sets, "Sales", at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := c.Steps[len(c.Steps)-1]
+	if !last.Set.Finish.Before(crossing) || !c.Reaches.Equal(last.Set.Finish) || !last.Set.Start.Equal(h.at(585)) {
+		t.Errorf("the chain reaches %v with the log of %v; want it to stop before the log that finished %v", c.Reaches, last.Set.Start, crossing)
+	}
+	if len(c.Notes) == 0 || !strings.Contains(strings.Join(c.Notes, "\n"), "cannot be proven to continue this chain's fork") {
+		t.Errorf("no note says why the plan stops: %q", c.Notes)
+	}
+	// With the fork's start known (the msdb export), the same log is
+	// simply another branch's: the chain does not take it either.
+	h = newHistory(1)
+	for i := range h.sets {
+		if s := &h.sets[i]; s.Type == "L" && s.Start.Equal(h.at(600)) {
+			s.FirstForkGUID, s.LastForkGUID = forkB, forkB
+		}
+	}
+	if c, err := plan.Build(h.sets, "Sales", at); err == nil && c.Steps[len(c.Steps)-1].Set.Finish.After(crossing) {
+		t.Errorf("the msdb layout crossed into fork B: %v", c.Reaches)
+	}
+}
