@@ -20,15 +20,7 @@ import (
 // The restore plan page and API (issue 18): the chain of backups that
 // brings a database back to an instant, each step's expected duration and
 // the T-SQL script. The warehouse answers through plan.Source, which
-// *store.DB has; a store without it says the feature is unavailable.
-
-func (s *Server) planSource() (plan.Source, error) {
-	src, ok := s.db.(plan.Source)
-	if !ok {
-		return nil, store.Errorf(store.EUNAVAILABLE, "this warehouse cannot build restore plans")
-	}
-	return src, nil
-}
+// *store.DB has (web.Store includes it).
 
 // planRequest reads the instant, target instance and folders of a plan
 // from the query string.
@@ -65,11 +57,7 @@ func (s *Server) makePlan(ctx context.Context, r plan.Request) (plan.Plan, plan.
 	key := strings.Join([]string{"plan", r.Instance, r.Database, r.TargetInstance, r.At.UTC().Format(time.RFC3339Nano),
 		r.DataPath, r.LogPath, r.DefaultRTO.String()}, "\x00")
 	m, err := cached(ctx, s, key, func(ctx context.Context) (madePlan, error) {
-		src, err := s.planSource()
-		if err != nil {
-			return madePlan{}, err
-		}
-		p, opt, err := plan.Make(ctx, s.planRates(src), r)
+		p, opt, err := plan.Make(ctx, s.planRates(), r)
 		var gap *plan.GapError
 		if errors.As(err, &gap) {
 			return madePlan{p, opt, err}, nil // a broken chain is an answer, kept as one

@@ -20,12 +20,6 @@ import (
 // the size of the last full restore over its speed. Databases without a
 // backup history keep the size-based projection.
 
-// backupDatabases is what the overview needs of the warehouse's backup
-// history, when it has one.
-type backupDatabases interface {
-	BackupDatabases(ctx context.Context) (map[string]bool, error)
-}
-
 // planRTO is one database's projection from its restore plan.
 type planRTO struct {
 	expected time.Duration
@@ -35,16 +29,11 @@ type planRTO struct {
 // planProjections projects every candidate with a backup history; ok is
 // false when the warehouse keeps none.
 func (s *Server) planProjections(ctx context.Context, cs []store.RTOCandidate) (map[int]planRTO, error) {
-	bd, ok := s.db.(backupDatabases)
-	src, ok2 := s.db.(plan.Source)
-	if !ok || !ok2 {
-		return nil, nil
-	}
-	have, err := bd.BackupDatabases(ctx)
+	have, err := s.db.BackupDatabases(ctx)
 	if err != nil || len(have) == 0 {
 		return nil, err
 	}
-	cached := s.planRates(src)
+	cached := s.planRates()
 	out := map[int]planRTO{}
 	for i, c := range cs {
 		if !have[strings.ToLower(c.Instance)+"\x00"+c.Database] {
@@ -84,19 +73,10 @@ type cachedPlanSource struct {
 	fleetN int
 }
 
-// ratesByID is the store's reading of chosen restores as plan rates.
-type ratesByID interface {
-	RestoreRatesOf(ctx context.Context, ids []int64) ([]store.RestoreRate, error)
-}
-
-// planRates is the plan source of one page: src, with the fleet's rates
-// taken from the restore orders when s.db reads rates by id.
-func (s *Server) planRates(src plan.Source) *cachedPlanSource {
-	c := &cachedPlanSource{Source: src}
-	byID, ok := s.db.(ratesByID)
-	if !ok {
-		return c
-	}
+// planRates is the plan source of one page: the warehouse, with the
+// fleet's rates taken from the restore orders.
+func (s *Server) planRates() *cachedPlanSource {
+	c := &cachedPlanSource{Source: s.db}
 	c.fleetRates = func(ctx context.Context, perKind int) ([]store.RestoreRate, error) {
 		// Shared by every plan of a data version: a plan page then reads
 		// only its database's backups and its instance's own rates. perKind
@@ -112,7 +92,7 @@ func (s *Server) planRates(src plan.Source) *cachedPlanSource {
 			for _, k := range []store.Kind{store.KindFull, store.KindDiff, store.KindLog} {
 				ids = append(ids, o.Measured(store.RestoreFilter{Kind: k, Limit: n})...)
 			}
-			return byID.RestoreRatesOf(ctx, ids)
+			return s.db.RestoreRatesOf(ctx, ids)
 		})
 	}
 	return c

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/plan"
 )
 
 // Store is what the dashboard reads and writes: exactly the methods its
@@ -39,9 +40,14 @@ type Store interface {
 	ListSeries(ctx context.Context, f store.SeriesFilter) ([]store.Series, error)
 	RestoreFactors(ctx context.Context, ids []int64) (map[int64]map[string]string, error)
 
-	ListRegressions(ctx context.Context, f store.RegressionFilter) ([]store.Regression, error)
 	GetRegression(ctx context.Context, id int64) (*store.Regression, error)
 	SetRegressionStatus(ctx context.Context, id int64, status, note string) error
+
+	// Restore plans and the RTO projections made from them read what a
+	// plan reads (ListRegressions among it), and the fleet's rates of
+	// chosen restores.
+	plan.Source
+	RestoreRatesOf(ctx context.Context, ids []int64) ([]store.RestoreRate, error)
 }
 
 var _ Store = (*store.DB)(nil)
