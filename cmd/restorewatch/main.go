@@ -57,6 +57,10 @@ type Main struct {
 	kctx   *kong.Context
 	db     *store.DB
 	closer []func() error
+	// analysis is the command's analysis options (its flags, its
+	// configuration), which completePending analyses with as an import
+	// would; the defaults for a command without any.
+	analysis analysis.Options
 }
 
 // NewMain returns a Main writing to the process's stdout and stderr.
@@ -156,8 +160,8 @@ func (m *Main) openDB(ctx context.Context) (*store.DB, error) {
 
 // completePending finishes, before any command reads the warehouse, what a
 // crashed run left marked pending: derivation, the indexes a large import
-// dropped, and the analysis of the restores derived since the last one
-// (with the default thresholds and catalogue, as an import analyses).
+// dropped, and the analysis of the restores derived since the last one,
+// with the command's analysis options as an import analyses.
 func (m *Main) completePending(ctx context.Context, db *store.DB) error {
 	p, err := db.Pending(ctx)
 	if err != nil || !p.Any() {
@@ -166,7 +170,7 @@ func (m *Main) completePending(ctx context.Context, db *store.DB) error {
 	fmt.Fprintf(m.Stderr, "completing what an interrupted run left in %s: %d instances to derive, %d to analyse, %d indexes to build\n",
 		m.cli.DB, p.Derive, p.Analyse, p.Indexes)
 	_, err = db.CompletePending(ctx, func(ctx context.Context, ids []int64) error {
-		_, err := analysis.Run(ctx, db, ids, analysis.Options{})
+		_, err := analysis.Run(ctx, db, ids, m.analysis)
 		return err
 	})
 	return err
