@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -61,6 +62,13 @@ func messageOf(err error, code int) string {
 // a page for everything else.
 func (s *Server) handleError(err error, c echo.Context) {
 	code := statusOf(err)
+	if code == http.StatusInternalServerError && c.Request().Context().Err() != nil && errors.Is(err, context.Canceled) {
+		// The client gave up (a tab closed during a slow first view): not
+		// a server error, and nobody is left to read the answer. 499 is
+		// the access logs' usual word for it.
+		s.log.Info("client went away", "method", c.Request().Method, "route", c.Path())
+		code = 499
+	}
 	msg := messageOf(err, code)
 	if code >= 500 {
 		s.log.Error("request failed", "method", c.Request().Method, "route", c.Path(), "status", code, "error", err)
