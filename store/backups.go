@@ -95,6 +95,16 @@ func (b *BackupSet) Validate() error {
 		return Errorf(EINVALID, "backup set: backup_start_date or backup_finish_date is empty")
 	case b.Finish.Before(b.Start):
 		return Errorf(EINVALID, "backup set: finishes before it starts")
+	case b.Families < 0 || b.Families > MaxMediaFamilies:
+		return Errorf(EINVALID, "backup set: media_family_count %d, SQL Server's limit is %d", b.Families, MaxMediaFamilies)
+	case len(b.Media) > maxDevices:
+		return Errorf(EINVALID, "backup set: %d media families and mirrors, at most %d", len(b.Media), maxDevices)
+	case len(b.Files) > MaxBackupFiles:
+		return Errorf(EINVALID, "backup set: %d files, SQL Server's limit is %d", len(b.Files), MaxBackupFiles)
+	}
+	if err := firstError(CheckInstant("backup_start_date", b.Start), CheckInstant("backup_finish_date", b.Finish),
+		checkOffset("time_zone", b.UTCOffset)); err != nil {
+		return Errorf(EINVALID, "backup set: %s", ErrorMessage(err))
 	}
 	for name, v := range map[string]*string{"first_lsn": &b.FirstLSN, "last_lsn": &b.LastLSN, "checkpoint_lsn": &b.CheckpointLSN,
 		"database_backup_lsn": &b.DatabaseBackupLSN, "differential_base_lsn": &b.DiffBaseLSN, "fork_point_lsn": &b.ForkPointLSN} {
@@ -110,10 +120,15 @@ func (b *BackupSet) Validate() error {
 	if err := b.checkLSNs(); err != nil {
 		return err
 	}
+	families := map[int]bool{}
 	for _, m := range b.Media {
 		if strings.TrimSpace(m.Device) == "" {
 			return Errorf(EINVALID, "backup set: a media family has no physical_device_name")
 		}
+		families[m.Family] = true
+	}
+	if len(families) > MaxMediaFamilies {
+		return Errorf(EINVALID, "backup set: %d media families, SQL Server's limit is %d", len(families), MaxMediaFamilies)
 	}
 	return nil
 }
@@ -158,7 +173,10 @@ func (db *DB) PutBackupSets(ctx context.Context, sets []BackupSet) (added int64,
 		b.Instance, b.Database = InstanceName(b.Instance), DatabaseName(b.Database)
 		b.UUID = strings.ToUpper(strings.Trim(strings.TrimSpace(b.UUID), "{}"))
 		if err := b.Validate(); err != nil {
-			return 0, Errorf(EINVALID, "%s: %s", b.Origin, err.Error())
+			if o := b.Origin.String(); o != "" { // a pushed set has no origin: no ": backup set"
+				return 0, Errorf(EINVALID, "%s: %s", o, err.Error())
+			}
+			return 0, err
 		}
 	}
 	tx, err := db.write.BeginTx(ctx, nil)

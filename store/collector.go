@@ -23,6 +23,19 @@ type CollectorRun struct {
 	Notes    []string          `json:"notes"`
 }
 
+// Validate reports whether a run record can be kept: an instance and
+// times in the range CheckInstant keeps. StartRun and FinishRun check it,
+// so a pushed record passes the same check as a local collector's.
+func (r *CollectorRun) Validate() error {
+	if strings.TrimSpace(r.Instance) == "" {
+		return Errorf(EINVALID, "run record: instance is empty")
+	}
+	if err := firstError(CheckInstant("started", r.Started), checkInstantPtr("finished", r.Finished)); err != nil {
+		return Errorf(EINVALID, "run record: %s", ErrorMessage(err))
+	}
+	return nil
+}
+
 // Run statuses.
 const (
 	RunRunning  = "running"
@@ -50,6 +63,9 @@ const keepRuns = 500
 // StartRun records that a pass over instance began and returns its id.
 func (db *DB) StartRun(ctx context.Context, instance string, started time.Time) (int64, error) {
 	instance = InstanceName(instance)
+	if err := (&CollectorRun{Instance: instance, Started: started}).Validate(); err != nil {
+		return 0, err
+	}
 	var id int64
 	err := db.write.QueryRowContext(ctx, `INSERT INTO collector_run (instance, started, status) VALUES (?, ?, ?) RETURNING id`,
 		instance, started.UnixMilli(), RunRunning).Scan(&id)
@@ -65,6 +81,9 @@ func (db *DB) FinishRun(ctx context.Context, r CollectorRun) error {
 	if r.Finished == nil {
 		t := db.now()
 		r.Finished = &t
+	}
+	if err := checkInstantPtr("finished", r.Finished); err != nil {
+		return Errorf(EINVALID, "run record: %s", ErrorMessage(err))
 	}
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
