@@ -303,7 +303,7 @@ func (db *DB) BackupSets(ctx context.Context, instance, database string, logsFro
 			&b.CompressedSize, &b.SoftwareBuild, &b.ServerName, &b.MachineName, &b.RecoveryModel, &origin, &b.FamilyGUID); err != nil {
 			return nil, fmt.Errorf("store: backup sets: %w", err)
 		}
-		b.Start, b.Finish = time.UnixMilli(start).UTC(), time.UnixMilli(finish).UTC()
+		b.Start, b.Finish = unixMs(start), unixMs(finish)
 		b.Origin = Origin{File: origin}
 		if offset.Valid {
 			o := int(offset.Int64)
@@ -394,7 +394,7 @@ func (db *DB) BackupWatermark(ctx context.Context, instance string) (time.Time, 
 	if !last.Valid {
 		return time.Time{}, nil
 	}
-	return time.UnixMilli(last.Int64).UTC(), nil
+	return unixMs(last.Int64), nil
 }
 
 // BackupSets stores backup sets in the import's warehouse (PutBackupSets:
@@ -470,7 +470,7 @@ func (db *DB) InstanceBackups(ctx context.Context, instance string) ([]DatabaseB
 		if !ms.Valid {
 			return time.Time{}
 		}
-		return time.UnixMilli(ms.Int64).UTC()
+		return unixMs(ms.Int64)
 	}
 	for rows.Next() {
 		var d DatabaseBackups

@@ -145,7 +145,7 @@ func (db *DB) runs(ctx context.Context, q string, args ...any) ([]CollectorRun, 
 		if err := rows.Scan(&r.ID, &r.Instance, &started, &finished, &r.Status, &counts, &errs, &notes); err != nil {
 			return nil, fmt.Errorf("store: collector runs: %w", err)
 		}
-		r.Started = time.UnixMilli(started).UTC()
+		r.Started = unixMs(started)
 		r.Finished = nTime(finished)
 		_ = json.Unmarshal([]byte(counts), &r.Rows)
 		_ = json.Unmarshal([]byte(errs), &r.Errors)
@@ -334,7 +334,7 @@ func (db *DB) curves(ctx context.Context, where string, args ...any) ([]Inflight
 			rows.Close()
 			return nil, fmt.Errorf("store: inflight curves: %w", err)
 		}
-		c.Start, c.StartUTC, c.LastSeen = time.UnixMilli(start).UTC(), time.UnixMilli(startUTC).UTC(), time.UnixMilli(seen).UTC()
+		c.Start, c.StartUTC, c.LastSeen = unixMs(start), unixMs(startUTC), unixMs(seen)
 		out = append(out, c)
 		ids = append(ids, id)
 	}
@@ -356,7 +356,7 @@ func (db *DB) curves(ctx context.Context, where string, args ...any) ([]Inflight
 				pts.Close()
 				return nil, fmt.Errorf("store: inflight curves: %w", err)
 			}
-			p.At, p.EstRemainingMs = time.UnixMilli(at).UTC(), est.Int64
+			p.At, p.EstRemainingMs = unixMs(at), est.Int64
 			out[i].Points = append(out[i].Points, p)
 		}
 		pts.Close()

@@ -85,3 +85,24 @@ func firstError(errs ...error) error {
 	}
 	return nil
 }
+
+// The ends of what a time read from the warehouse may be: what JSON (RFC
+// 3339) and the pages can show.
+var (
+	minShown = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxShown = time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC)
+)
+
+// unixMs is the UTC time of a stored millisecond count, held to years 1
+// to 9999. No door lets a value beyond the window kept in (CheckInstant),
+// but a warehouse written by an older version or edited by hand may hold
+// one, and one such value must not turn the fleet's API into an error.
+func unixMs(ms int64) time.Time {
+	switch {
+	case ms < minShown.UnixMilli():
+		return minShown
+	case ms > maxShown.UnixMilli():
+		return maxShown
+	}
+	return time.UnixMilli(ms).UTC()
+}

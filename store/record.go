@@ -147,7 +147,9 @@ func (l *LogRestore) Validate() error {
 		errs = append(errs, CheckInstant("completion time", l.CompletedAt))
 	}
 	for _, p := range l.Phases {
-		errs = append(errs, CheckInstant("phase time", p.At))
+		if !p.At.IsZero() { // captured output's phases carry no time
+			errs = append(errs, CheckInstant("phase time", p.At))
+		}
 	}
 	if err := firstError(errs...); err != nil {
 		return Errorf(EINVALID, "log restore: %s", ErrorMessage(err))

@@ -125,7 +125,7 @@ func (db *DB) CollectorTokens(ctx context.Context) ([]CollectorToken, error) {
 		}
 		_ = json.Unmarshal([]byte(pats), &t.Instances)
 		_ = json.Unmarshal([]byte(claimed), &t.Claimed)
-		t.Created, t.Revoked, t.Used = time.UnixMilli(created).UTC(), nTime(revoked), nTime(used)
+		t.Created, t.Revoked, t.Used = unixMs(created), nTime(revoked), nTime(used)
 		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {
