@@ -97,3 +97,18 @@ func limitBody(max int64) echo.MiddlewareFunc {
 		}
 	}
 }
+
+// reserved answers a request on a reserved connection slot (the server is
+// at its connection cap, or the client's address at its share) only if it
+// is the health check: anything else is 503, and the connection closes.
+func reserved(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if reservedConn(r) && r.URL.Path != "/healthz" {
+			c.Response().Header().Set("Connection", "close")
+			c.Response().Header().Set("Retry-After", "5")
+			return echo.NewHTTPError(http.StatusServiceUnavailable, "The server is at its connection limit, or this address at its share of it; try again in a few seconds.")
+		}
+		return next(c)
+	}
+}

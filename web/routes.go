@@ -19,7 +19,7 @@ func (s *Server) routes() *echo.Echo {
 	e.Pre(rawPath)
 	// Before anything reads a body or sets a cookie: the Host must be this
 	// server's, the headers' token right, a write same-origin.
-	e.Use(secureHeaders, s.metrics.middleware, s.recover, noBody, s.checkHost, s.authenticate, s.sameOrigin, csrfToken)
+	e.Use(secureHeaders, s.metrics.middleware, s.recover, reserved, noBody, s.checkHost, s.authenticate, s.sameOrigin, csrfToken)
 
 	// Pages (SPEC §6.3).
 	e.GET("/", s.handleOverview)

@@ -85,8 +85,11 @@ type Config struct {
 	TLS *tls.Config
 	// MaxConns caps the connections open at once (Accept waits beyond it);
 	// zero derives it from the descriptor limit (the limit less 128, at
-	// most 4,096).
-	MaxConns int
+	// most 4,096). MaxConnsPerAddr caps those of one client address (zero:
+	// a quarter of MaxConns, at least 8). Beyond either, a few reserved
+	// connections answer /healthz only.
+	MaxConns        int
+	MaxConnsPerAddr int
 	// ReadHeaderTimeout (10 s) bounds reading a request's headers,
 	// ReadTimeout (30 s) its headers and body, except the files of an
 	// authenticated upload, which must instead deliver 64 KiB within each
@@ -183,6 +186,9 @@ func New(cfg Config) *Server {
 	if cfg.MaxConns <= 0 {
 		cfg.MaxConns = defaultMaxConns()
 	}
+	if cfg.MaxConnsPerAddr <= 0 {
+		cfg.MaxConnsPerAddr = defaultPerAddr(cfg.MaxConns)
+	}
 	cfg.ReadHeaderTimeout = orDefault(cfg.ReadHeaderTimeout, defaultReadHeaderTimeout)
 	cfg.ReadTimeout = orDefault(cfg.ReadTimeout, defaultReadTimeout)
 	cfg.UploadIdle = orDefault(cfg.UploadIdle, defaultUploadIdle)
@@ -253,7 +259,7 @@ func (s *Server) Start(ctx context.Context) error {
 	if err != nil {
 		return store.Errorf(store.EUNAVAILABLE, "cannot listen on %s: %v", s.cfg.Addr, err)
 	}
-	ln := newLimitListener(raw, s.cfg.MaxConns)
+	ln := newLimitListener(raw, s.cfg.MaxConns, s.cfg.MaxConnsPerAddr)
 	var serveLn net.Listener = ln
 	if s.cfg.TLS != nil {
 		tc := s.cfg.TLS.Clone()
@@ -273,6 +279,8 @@ func (s *Server) Start(ctx context.Context) error {
 		IdleTimeout:       s.cfg.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		// reservedConn tells a reserved slot's requests by their connection.
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) },
 	}
 	s.mu.Lock()
 	s.ln, s.http = ln, srv
