@@ -49,12 +49,12 @@ func defaultMaxConns() int {
 // limit (cap + reserve + the one being refused).
 type limitListener struct {
 	net.Listener
-	sem       chan struct{}
-	reserve   chan struct{}
-	perAddr   int
-	mu        sync.Mutex
-	byAddr    map[string]int
-	open      atomic.Int64
+	sem     chan struct{}
+	reserve chan struct{}
+	perAddr int
+	mu      sync.Mutex
+	byAddr  map[string]int
+	open    atomic.Int64
 }
 
 // reserveSlots and reserveTime shape the reserved slots: /healthz answers
