@@ -52,6 +52,7 @@ type limitListener struct {
 	sem     chan struct{}
 	reserve chan struct{}
 	perAddr int
+	exempt  []*net.IPNet // trusted proxies: many clients' connections, no share
 	mu      sync.Mutex
 	byAddr  map[string]int
 	open    atomic.Int64
@@ -101,7 +102,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 func (l *limitListener) take(addr string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.byAddr[addr] >= l.perAddr {
+	if l.byAddr[addr] >= l.perAddr && !l.exempted(addr) {
 		return false
 	}
 	select {
@@ -111,6 +112,16 @@ func (l *limitListener) take(addr string) bool {
 	default:
 		return false
 	}
+}
+
+func (l *limitListener) exempted(addr string) bool {
+	ip := net.ParseIP(addr)
+	for _, n := range l.exempt {
+		if ip != nil && n.Contains(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 func (l *limitListener) release(addr string) {

@@ -81,6 +81,12 @@ type Config struct {
 	// name users type, or a reverse proxy's); any other Host is refused
 	// with 421 (DNS rebinding). The host of Addr counts when it is a name.
 	AllowedHosts []string
+	// TrustedProxies are the addresses of reverse proxies whose
+	// X-Forwarded-For names the client: behind one, rate limits and the
+	// per-address connection share apply to the client, not to the proxy
+	// (whose own connections are then not held to a share). Empty: the
+	// client is the connection's peer and the header is ignored.
+	TrustedProxies []*net.IPNet
 	// TLS, when set, makes Start serve HTTPS with it.
 	TLS *tls.Config
 	// MaxConns caps the connections open at once (Accept waits beyond it);
@@ -141,7 +147,8 @@ type Server struct {
 	cache     *cache
 	imports   *limiter // POST /import per client
 	writes    *limiter // status changes per client
-	fails     *limiter // wrong tokens per client
+	fails     *limiter // wrong dashboard tokens per client
+	pushFails *limiter // wrong collector tokens per client, apart: a dashboard guesser does not stop a collector
 	health    health
 	hosts     map[string]struct{}
 	origin    *http.CrossOriginProtection
@@ -202,7 +209,7 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, db: cfg.DB, log: cfg.Logger, cache: newCache(),
 		imports: newLimiter(cfg.ImportBurst, cfg.ImportEvery), writes: newLimiter(30, 2*time.Second),
-		fails: newLimiter(10, 6*time.Second), hosts: hostNames(cfg), origin: http.NewCrossOriginProtection()}
+		fails: newLimiter(10, 6*time.Second), pushFails: newLimiter(10, 6*time.Second), hosts: hostNames(cfg), origin: http.NewCrossOriginProtection()}
 	s.issues = cfg.Analysis.KnownIssues
 	if s.issues == nil {
 		s.issues = analysis.DefaultKnownIssues()
@@ -260,6 +267,7 @@ func (s *Server) Start(ctx context.Context) error {
 		return store.Errorf(store.EUNAVAILABLE, "cannot listen on %s: %v", s.cfg.Addr, err)
 	}
 	ln := newLimitListener(raw, s.cfg.MaxConns, s.cfg.MaxConnsPerAddr)
+	ln.exempt = s.cfg.TrustedProxies
 	var serveLn net.Listener = ln
 	if s.cfg.TLS != nil {
 		tc := s.cfg.TLS.Clone()
