@@ -46,6 +46,9 @@ func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
+	if c.TLSKey != "" {
+		warnReadable(m.Stderr, "--tls-key", c.TLSKey)
+	}
 	proxies, err := parseCIDRs(c.TrustedProxy)
 	if err != nil {
 		return usageError{err}
