@@ -61,7 +61,7 @@ const (
 // methods then check each field's own limit (files, families, devices).
 const (
 	MaxLineObjects = store.MaxBackupFiles + store.MaxMediaFamilies + 16
-	MaxObjects     = 400_000
+	MaxObjects     = 200_000
 	MaxValues      = 4_000_000
 	MaxString      = 32 << 10
 )
