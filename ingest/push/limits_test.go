@@ -89,6 +89,11 @@ func TestRecordLimitsNameTheLine(t *testing.T) {
 			t.Errorf("%s: %v, want an error of line 2 naming %q", name, err, tc.want)
 		}
 	}
+	// A tag's value is bounded in the header too.
+	tagged := taggedBatch(t, "SQLB01", map[string]string{"rto": strings.Repeat("9", 2000)})
+	if _, err := push.Decode(bytes.NewReader(tagged)); err == nil || !strings.Contains(err.Error(), "tag") {
+		t.Errorf("a 2,000-byte tag value: %v", err)
+	}
 	// Through the store as well: a set without an origin is not ": backup set: …".
 	db, _ := openDB(t)
 	_, err := db.PutBackupSets(context.Background(), []store.BackupSet{{Instance: "SQLB01", Database: "Sales", UUID: "X", Type: "Z"}})

@@ -64,6 +64,8 @@ const (
 	MaxObjects     = 200_000
 	MaxValues      = 4_000_000
 	MaxString      = 32 << 10
+	maxTagKey      = 64
+	maxTagValue    = 1024
 )
 
 // ErrTooLarge is wrapped by the error of a batch beyond a size limit; the
@@ -290,6 +292,11 @@ func (h *Header) check() error {
 		return store.Errorf(store.EINVALID, "push batch: %d tags, at most 64", len(h.Tags))
 	case h.Records < 0 || h.Records > MaxRecords:
 		return store.Errorf(store.EINVALID, "push batch: %d records, at most %d", h.Records, MaxRecords)
+	}
+	for k, v := range h.Tags {
+		if k == "" || len(k) > maxTagKey || len(v) > maxTagValue {
+			return store.Errorf(store.EINVALID, "push batch: tag %.64q: want a name of 1 to %d bytes and a value of at most %d", k, maxTagKey, maxTagValue)
+		}
 	}
 	return nil
 }
