@@ -158,6 +158,24 @@ func (s *server) status(field string) int64 {
 
 func (s *server) rss() int64 { return s.status("VmRSS") }
 
+// watchRSS samples the server's RSS until ctx ends, keeping its peak, and
+// cancels (setting capped) once it passes rssCap, to protect the machine.
+func (s *server) watchRSS(ctx context.Context, cancel context.CancelFunc, rssCap int64) (peak *atomic.Int64, capped *atomic.Bool) {
+	peak, capped = new(atomic.Int64), new(atomic.Bool)
+	go func() {
+		for ctx.Err() == nil {
+			r := s.rss()
+			peak.Store(max(peak.Load(), r))
+			if r > rssCap {
+				capped.Store(true)
+				cancel()
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	return peak, capped
+}
+
 func (s *server) fds() int {
 	ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", s.cmd.Process.Pid))
 	return len(ents)
@@ -168,21 +186,7 @@ func (s *server) fds() int {
 func fields(s *server, n int, max, rssCap int64) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	var peak atomic.Int64
-	capped := atomic.Bool{}
-	go func() {
-		for ctx.Err() == nil {
-			r := s.rss()
-			if r > peak.Load() {
-				peak.Store(r)
-			}
-			if r > rssCap {
-				capped.Store(true)
-				cancel()
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}()
+	peak, capped := s.watchRSS(ctx, cancel, rssCap)
 	began := time.Now()
 	type result struct {
 		sent   int64

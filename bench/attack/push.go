@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -32,19 +31,7 @@ func pushBomb(s *server, bin string, n, lines, files int, rssCap int64) error {
 	fmt.Printf("push: %d pushes of %d lines, %d KiB compressed, %d MiB decompressed each\n", n, lines, len(body)>>10, lines*(files*3)>>20)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	var peak atomic.Int64
-	var capped atomic.Bool
-	go func() {
-		for ctx.Err() == nil {
-			r := s.rss()
-			peak.Store(max(peak.Load(), r))
-			if r > rssCap {
-				capped.Store(true)
-				cancel()
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}()
+	peak, capped := s.watchRSS(ctx, cancel, rssCap)
 	began := time.Now()
 	answers := make([]string, n)
 	var wg sync.WaitGroup
