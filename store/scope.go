@@ -10,18 +10,16 @@ import (
 	"strings"
 )
 
-// instancePatterns checks the instance names or patterns of a token and
-// returns them normalised as instance names are (see InstanceName).
-func instancePatterns(in []string) ([]string, error) {
+// instancePatterns returns a token's instance names or patterns normalised
+// as instance names are (see InstanceName), empty ones left out.
+func instancePatterns(in []string) []string {
 	out := []string{}
 	for _, p := range in {
-		n := InstanceName(p)
-		if n == "" {
-			continue
+		if n := InstanceName(p); n != "" {
+			out = append(out, n)
 		}
-		out = append(out, n)
 	}
-	return out, nil
+	return out
 }
 
 // matchesAny reports whether the instance name matches one of the

@@ -50,6 +50,12 @@ type Receiver struct {
 // connection, until a slot frees or their request ends.
 const Decoding = 2
 
+// slotWait bounds the wait for a slot: the body is read only once one is
+// free, and the server's read timeout (30 s) must not cut it off while the
+// push waits, which would look like a malformed batch. Past it the answer
+// is 503, which the collector retries with back-off.
+const slotWait = 10 * time.Second
+
 // NewReceiver returns a receiver writing to db.
 func NewReceiver(db *store.DB, opt ingest.LoaderOptions, log *slog.Logger) *Receiver {
 	if log == nil {
@@ -74,9 +80,13 @@ const applyTimeout = 5 * time.Minute
 // batch that writes an instance the collector may not write (see
 // store.DB.AuthorizePush) is EFORBIDDEN and nothing of it is applied.
 func (r *Receiver) Push(ctx context.Context, collector string, body io.Reader) (Result, error) {
+	wait := time.NewTimer(slotWait)
+	defer wait.Stop()
 	select {
 	case r.slots <- struct{}{}:
 		defer func() { <-r.slots }()
+	case <-wait.C:
+		return Result{}, store.Errorf(store.EUNAVAILABLE, "push: the server is busy applying other batches; send it again later")
 	case <-ctx.Done():
 		return Result{}, store.Errorf(store.EUNAVAILABLE, "push: the server is busy applying other batches: %v", ctx.Err())
 	}
