@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The static checks CI runs besides the tests: staticcheck (pinned as a Go
 # tool in go.mod), the race detector on the test suite, bounded fuzzing of
-# every parser, and the offline vulnerability scan.
+# every parser, the timing-sensitive tests under CPU load, and the offline
+# vulnerability scan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOTOOLCHAIN=go1.27.3
@@ -13,6 +14,8 @@ go tool staticcheck ./...
 # the plain test command; racing them only doubles CI time.)
 echo "-- go test -race -short (store, collector, mssql, web, cmd)"
 go test -race -short -timeout 20m ./store/... ./ingest/collector/... ./ingest/mssql/... ./web/... ./cmd/...
+echo "-- timing-sensitive tests under load"
+bench/underload.sh
 export FUZZTIME="${FUZZTIME:-5s}"
 echo "-- fuzzing ($FUZZTIME per target)"
 bench/fuzz.sh

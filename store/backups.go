@@ -95,6 +95,16 @@ func (b *BackupSet) Validate() error {
 		return Errorf(EINVALID, "backup set: backup_start_date or backup_finish_date is empty")
 	case b.Finish.Before(b.Start):
 		return Errorf(EINVALID, "backup set: finishes before it starts")
+	case b.Families < 0 || b.Families > MaxMediaFamilies:
+		return Errorf(EINVALID, "backup set: media_family_count %d, SQL Server's limit is %d", b.Families, MaxMediaFamilies)
+	case len(b.Media) > maxDevices:
+		return Errorf(EINVALID, "backup set: %d media families and mirrors, at most %d", len(b.Media), maxDevices)
+	case len(b.Files) > MaxBackupFiles:
+		return Errorf(EINVALID, "backup set: %d files, SQL Server's limit is %d", len(b.Files), MaxBackupFiles)
+	}
+	if err := firstError(CheckInstant("backup_start_date", b.Start), CheckInstant("backup_finish_date", b.Finish),
+		checkOffset("time_zone", b.UTCOffset)); err != nil {
+		return Errorf(EINVALID, "backup set: %s", ErrorMessage(err))
 	}
 	for name, v := range map[string]*string{"first_lsn": &b.FirstLSN, "last_lsn": &b.LastLSN, "checkpoint_lsn": &b.CheckpointLSN,
 		"database_backup_lsn": &b.DatabaseBackupLSN, "differential_base_lsn": &b.DiffBaseLSN, "fork_point_lsn": &b.ForkPointLSN} {
@@ -110,10 +120,15 @@ func (b *BackupSet) Validate() error {
 	if err := b.checkLSNs(); err != nil {
 		return err
 	}
+	families := map[int]bool{}
 	for _, m := range b.Media {
 		if strings.TrimSpace(m.Device) == "" {
 			return Errorf(EINVALID, "backup set: a media family has no physical_device_name")
 		}
+		families[m.Family] = true
+	}
+	if len(families) > MaxMediaFamilies {
+		return Errorf(EINVALID, "backup set: %d media families, SQL Server's limit is %d", len(families), MaxMediaFamilies)
 	}
 	return nil
 }
@@ -158,7 +173,10 @@ func (db *DB) PutBackupSets(ctx context.Context, sets []BackupSet) (added int64,
 		b.Instance, b.Database = InstanceName(b.Instance), DatabaseName(b.Database)
 		b.UUID = strings.ToUpper(strings.Trim(strings.TrimSpace(b.UUID), "{}"))
 		if err := b.Validate(); err != nil {
-			return 0, Errorf(EINVALID, "%s: %s", b.Origin, err.Error())
+			if o := b.Origin.String(); o != "" { // a pushed set has no origin: no ": backup set"
+				return 0, Errorf(EINVALID, "%s: %s", o, err.Error())
+			}
+			return 0, err
 		}
 	}
 	tx, err := db.write.BeginTx(ctx, nil)
@@ -285,7 +303,7 @@ func (db *DB) BackupSets(ctx context.Context, instance, database string, logsFro
 			&b.CompressedSize, &b.SoftwareBuild, &b.ServerName, &b.MachineName, &b.RecoveryModel, &origin, &b.FamilyGUID); err != nil {
 			return nil, fmt.Errorf("store: backup sets: %w", err)
 		}
-		b.Start, b.Finish = time.UnixMilli(start).UTC(), time.UnixMilli(finish).UTC()
+		b.Start, b.Finish = unixMs(start), unixMs(finish)
 		b.Origin = Origin{File: origin}
 		if offset.Valid {
 			o := int(offset.Int64)
@@ -376,7 +394,7 @@ func (db *DB) BackupWatermark(ctx context.Context, instance string) (time.Time, 
 	if !last.Valid {
 		return time.Time{}, nil
 	}
-	return time.UnixMilli(last.Int64).UTC(), nil
+	return unixMs(last.Int64), nil
 }
 
 // BackupSets stores backup sets in the import's warehouse (PutBackupSets:
@@ -452,7 +470,7 @@ func (db *DB) InstanceBackups(ctx context.Context, instance string) ([]DatabaseB
 		if !ms.Valid {
 			return time.Time{}
 		}
-		return time.UnixMilli(ms.Int64).UTC()
+		return unixMs(ms.Int64)
 	}
 	for rows.Next() {
 		var d DatabaseBackups

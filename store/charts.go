@@ -49,7 +49,7 @@ func (db *DB) RelativeSpeeds(ctx context.Context, f RestoreFilter) ([]RelativeSp
 		if err := rows.Scan(&at, &s.InstanceBuild, &s.SourceBuild, &s.MiBps, &s.Rel, &s.DurationS); err != nil {
 			return nil, fmt.Errorf("store: relative speeds: %w", err)
 		}
-		s.At = time.UnixMilli(at).UTC()
+		s.At = unixMs(at)
 		out = append(out, s)
 	}
 	return out, rows.Err()
@@ -144,7 +144,7 @@ func (db *DB) ChartPoints(ctx context.Context, f RestoreFilter) ([]ChartPoint, e
 		if err := rows.Scan(&p.ID, &at, &p.Database, &kind, &mb, &dur, &bytes, &bufc, &mtk, &align); err != nil {
 			return nil, fmt.Errorf("store: chart points: %w", err)
 		}
-		p.At, p.Kind, p.MiBps, p.DurationS = time.UnixMilli(at).UTC(), Kind(kind), nFloat(mb), nFloat(dur)
+		p.At, p.Kind, p.MiBps, p.DurationS = unixMs(at), Kind(kind), nFloat(mb), nFloat(dur)
 		p.BackupBytes, p.BufferCount, p.MaxTransferKiB, p.IOAlignment = nInt(bytes), nInt(bufc), nInt(mtk), nInt(align)
 		out = append(out, p)
 	}

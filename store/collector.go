@@ -23,6 +23,19 @@ type CollectorRun struct {
 	Notes    []string          `json:"notes"`
 }
 
+// Validate reports whether a run record can be kept: an instance and
+// times in the range CheckInstant keeps. StartRun and FinishRun check it,
+// so a pushed record passes the same check as a local collector's.
+func (r *CollectorRun) Validate() error {
+	if strings.TrimSpace(r.Instance) == "" {
+		return Errorf(EINVALID, "run record: instance is empty")
+	}
+	if err := firstError(CheckInstant("started", r.Started), checkInstantPtr("finished", r.Finished)); err != nil {
+		return Errorf(EINVALID, "run record: %s", ErrorMessage(err))
+	}
+	return nil
+}
+
 // Run statuses.
 const (
 	RunRunning  = "running"
@@ -50,6 +63,9 @@ const keepRuns = 500
 // StartRun records that a pass over instance began and returns its id.
 func (db *DB) StartRun(ctx context.Context, instance string, started time.Time) (int64, error) {
 	instance = InstanceName(instance)
+	if err := (&CollectorRun{Instance: instance, Started: started}).Validate(); err != nil {
+		return 0, err
+	}
 	var id int64
 	err := db.write.QueryRowContext(ctx, `INSERT INTO collector_run (instance, started, status) VALUES (?, ?, ?) RETURNING id`,
 		instance, started.UnixMilli(), RunRunning).Scan(&id)
@@ -65,6 +81,9 @@ func (db *DB) FinishRun(ctx context.Context, r CollectorRun) error {
 	if r.Finished == nil {
 		t := db.now()
 		r.Finished = &t
+	}
+	if err := checkInstantPtr("finished", r.Finished); err != nil {
+		return Errorf(EINVALID, "run record: %s", ErrorMessage(err))
 	}
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
@@ -126,7 +145,7 @@ func (db *DB) runs(ctx context.Context, q string, args ...any) ([]CollectorRun, 
 		if err := rows.Scan(&r.ID, &r.Instance, &started, &finished, &r.Status, &counts, &errs, &notes); err != nil {
 			return nil, fmt.Errorf("store: collector runs: %w", err)
 		}
-		r.Started = time.UnixMilli(started).UTC()
+		r.Started = unixMs(started)
 		r.Finished = nTime(finished)
 		_ = json.Unmarshal([]byte(counts), &r.Rows)
 		_ = json.Unmarshal([]byte(errs), &r.Errors)
@@ -315,7 +334,7 @@ func (db *DB) curves(ctx context.Context, where string, args ...any) ([]Inflight
 			rows.Close()
 			return nil, fmt.Errorf("store: inflight curves: %w", err)
 		}
-		c.Start, c.StartUTC, c.LastSeen = time.UnixMilli(start).UTC(), time.UnixMilli(startUTC).UTC(), time.UnixMilli(seen).UTC()
+		c.Start, c.StartUTC, c.LastSeen = unixMs(start), unixMs(startUTC), unixMs(seen)
 		out = append(out, c)
 		ids = append(ids, id)
 	}
@@ -337,7 +356,7 @@ func (db *DB) curves(ctx context.Context, where string, args ...any) ([]Inflight
 				pts.Close()
 				return nil, fmt.Errorf("store: inflight curves: %w", err)
 			}
-			p.At, p.EstRemainingMs = time.UnixMilli(at).UTC(), est.Int64
+			p.At, p.EstRemainingMs = unixMs(at), est.Int64
 			out[i].Points = append(out[i].Points, p)
 		}
 		pts.Close()

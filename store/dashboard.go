@@ -77,7 +77,7 @@ func (db *DB) Totals(ctx context.Context) (Totals, error) {
 		return t, fmt.Errorf("store: totals: %w", err)
 	}
 	if imp.Valid {
-		t.LastImport = time.UnixMilli(imp.Int64).UTC()
+		t.LastImport = unixMs(imp.Int64)
 	}
 	return t, nil
 }
@@ -137,7 +137,7 @@ func (db *DB) RTOCandidates(ctx context.Context) ([]RTOCandidate, error) {
 		}
 		c.Tags = parseTags(tags)
 		if last > 0 {
-			c.LastFull = time.UnixMilli(last).UTC()
+			c.LastFull = unixMs(last)
 		}
 		out = append(out, c)
 	}

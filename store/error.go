@@ -12,6 +12,7 @@ const (
 	EINTERNAL    = "internal"
 	EINVALID     = "invalid"
 	ENOTFOUND    = "not_found"
+	EFORBIDDEN   = "forbidden" // authenticated, but not allowed to write that
 	EUNAVAILABLE = "unavailable"
 )
 

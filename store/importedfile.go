@@ -31,7 +31,7 @@ func (db *DB) ImportedFile(ctx context.Context, fingerprint string) (f ImportedF
 	if err != nil {
 		return f, false, fmt.Errorf("store: imported file: %w", err)
 	}
-	f.ImportedAt = time.UnixMilli(at).UTC()
+	f.ImportedAt = unixMs(at)
 	return f, true, nil
 }
 

@@ -112,7 +112,7 @@ func (db *DB) HostHistory(ctx context.Context, instance string) ([]HostRecord, e
 			&h.OS, &h.Manufacturer, &h.Model, &hyp, &ifi, &sockets, &cores, &mem, &flags, &mods, &extra); err != nil {
 			return nil, fmt.Errorf("store: host history: %w", err)
 		}
-		h.ObservedLocal, h.UTCOffset = time.UnixMilli(at).UTC(), nInt(off)
+		h.ObservedLocal, h.UTCOffset = unixMs(at), nInt(off)
 		h.Hypervisor, h.IFI = nBool(hyp), nBool(ifi)
 		h.Sockets, h.Cores, h.MemoryMB = nInt(sockets), nInt(cores), nInt(mem)
 		_ = json.Unmarshal([]byte(flags), &h.TraceFlags)

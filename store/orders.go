@@ -515,7 +515,7 @@ func (o *RestoreOrders) Span() (first, last time.Time) {
 	if len(o.byAt) == 0 {
 		return time.Time{}, time.Time{}
 	}
-	return time.UnixMilli(o.at(o.byAt[0])).UTC(), time.UnixMilli(o.at(o.byAt[len(o.byAt)-1])).UTC()
+	return unixMs(o.at(o.byAt[0])), unixMs(o.at(o.byAt[len(o.byAt)-1]))
 }
 
 // firstAt returns the position in byAt of the first restore at or after t.
@@ -557,7 +557,7 @@ func (o *RestoreOrders) Throughputs(kind Kind, from, to time.Time) []TimeValue {
 	for _, id := range o.byAt[lo:hi] {
 		c, i := o.chunks[id>>chunkBits], id&chunkMask
 		if c.kind[i] == code && c.mibps[i] > 0 {
-			out = append(out, TimeValue{At: time.UnixMilli(c.at[i]).UTC(), Value: c.mibps[i]})
+			out = append(out, TimeValue{At: unixMs(c.at[i]), Value: c.mibps[i]})
 		}
 	}
 	return out

@@ -125,7 +125,7 @@ func (db *DB) readRestoreRates(ctx context.Context, out []RestoreRate, from stri
 			&r.MaxTransferKiB, &r.Bytes, &r.DurationS, &at); err != nil {
 			return nil, fmt.Errorf("store: restore rates: %w", err)
 		}
-		r.At = time.UnixMilli(at).UTC()
+		r.At = unixMs(at)
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {

@@ -26,7 +26,7 @@ type SeriesPoint struct {
 }
 
 // At returns the time of the restore.
-func (p SeriesPoint) At() time.Time { return time.UnixMilli(p.AtMs).UTC() }
+func (p SeriesPoint) At() time.Time { return unixMs(p.AtMs) }
 
 // Conditions are the properties of a restore that known issues are keyed on.
 type Conditions uint8

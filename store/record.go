@@ -70,6 +70,18 @@ func (h *HistoryRow) Validate() error {
 	case h.Database == "":
 		return Errorf(EINVALID, "history row: destination_database_name is empty")
 	}
+	if err := firstError(CheckInstant("restore_date", h.RestoreDate), checkInstantPtr("stop_at", h.StopAt),
+		checkInstantPtr("backup_start_date", h.BackupStart), checkInstantPtr("backup_finish_date", h.BackupFinish)); err != nil {
+		return Errorf(EINVALID, "history row: %s", ErrorMessage(err))
+	}
+	switch {
+	case h.MediaFamilies != nil && (*h.MediaFamilies < 0 || *h.MediaFamilies > MaxMediaFamilies):
+		return Errorf(EINVALID, "history row: media_family_count %d, SQL Server's limit is %d", *h.MediaFamilies, MaxMediaFamilies)
+	case len(h.Devices) > maxDevices:
+		return Errorf(EINVALID, "history row: %d devices, at most %d (%d families, each mirrored up to 4 times)", len(h.Devices), maxDevices, MaxMediaFamilies)
+	case len(h.DestinationFiles) > MaxBackupFiles:
+		return Errorf(EINVALID, "history row: %d destination files, SQL Server's limit is %d", len(h.DestinationFiles), MaxBackupFiles)
+	}
 	if h.FirstLSN != "" && !isDigits(h.FirstLSN) {
 		return Errorf(EINVALID, "history row: first_lsn %q is not a number", h.FirstLSN)
 	}
@@ -127,6 +139,20 @@ func (l *LogRestore) Validate() error {
 		return Errorf(EINVALID, "log restore: unknown kind %q", l.Kind)
 	case l.Has3014 && (l.Seconds < 0 || l.Pages < 0):
 		return Errorf(EINVALID, "log restore: negative pages or seconds")
+	case len(l.Devices) > maxDevices:
+		return Errorf(EINVALID, "log restore: %d devices, at most %d", len(l.Devices), maxDevices)
+	}
+	errs := []error{checkOffset("utc offset", l.UTCOffset)}
+	if !l.CompletedAt.IsZero() { // a 3014 line of client output may carry no time
+		errs = append(errs, CheckInstant("completion time", l.CompletedAt))
+	}
+	for _, p := range l.Phases {
+		if !p.At.IsZero() { // captured output's phases carry no time
+			errs = append(errs, CheckInstant("phase time", p.At))
+		}
+	}
+	if err := firstError(errs...); err != nil {
+		return Errorf(EINVALID, "log restore: %s", ErrorMessage(err))
 	}
 	return nil
 }
@@ -186,6 +212,9 @@ func (h *HostSnapshot) Validate() error {
 	}
 	if h.ObservedAt.IsZero() {
 		return Errorf(EINVALID, "host snapshot: time is empty")
+	}
+	if err := firstError(CheckInstant("time", h.ObservedAt), checkOffset("utc offset", h.UTCOffset)); err != nil {
+		return Errorf(EINVALID, "host snapshot: %s", ErrorMessage(err))
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 )
 
 // RegressionFilter selects regressions.
@@ -77,8 +76,8 @@ func (db *DB) ListRegressions(ctx context.Context, f RegressionFilter) ([]Regres
 			return nil, fmt.Errorf("store: list regressions: %w", err)
 		}
 		r.Kind = Kind(kind)
-		r.ChangedAt = time.UnixMilli(changed).UTC()
-		r.FirstSeen, r.LastSeen = time.UnixMilli(first).UTC(), time.UnixMilli(last).UTC()
+		r.ChangedAt = unixMs(changed)
+		r.FirstSeen, r.LastSeen = unixMs(first), unixMs(last)
 		r.StatusAt = nTime(statusAt)
 		_ = json.Unmarshal([]byte(factors), &r.ChangedFactors)
 		_ = json.Unmarshal([]byte(issues), &r.KnownIssues)
@@ -161,7 +160,7 @@ func (db *DB) ListSeries(ctx context.Context, f SeriesFilter) ([]Series, error) 
 		s.Kind = Kind(kind)
 		s.BaselineMiBps, s.CurrentMiBps, s.LastBytes = nFloat(base), nFloat(cur), nInt(lastBytes)
 		if lastAt.Valid {
-			s.LastAt = time.UnixMilli(lastAt.Int64).UTC()
+			s.LastAt = unixMs(lastAt.Int64)
 		}
 		_ = json.Unmarshal([]byte(outl), &s.Outliers)
 		_ = json.Unmarshal([]byte(cps), &s.ChangePoints)

@@ -76,7 +76,7 @@ func (db *DB) GetRestoreDetail(ctx context.Context, id int64) (*RestoreDetail, e
 		}
 		h.UserName, h.RestoreType, h.BackupType, h.SourceMachine = f.User, f.RestoreType, f.BackupType, f.SourceMachine
 		h.FirstLSN, h.LastLSN, h.KeyAlgorithm, h.Source = f.FirstLSN, f.LastLSN, f.KeyAlgorithm, string(f.Source)
-		h.RestoreDate, h.BackupStart, h.BackupFinish = time.UnixMilli(at).UTC(), nTime(f.BackupStart), nTime(f.BackupFinish)
+		h.RestoreDate, h.BackupStart, h.BackupFinish = unixMs(at), nTime(f.BackupStart), nTime(f.BackupFinish)
 		d.History = &h
 	}
 	for _, l := range []sql.NullInt64{lid, mid} {

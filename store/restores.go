@@ -331,7 +331,7 @@ func scanRestore(s scanner) (Restore, error) {
 		return r, err
 	}
 	r.Kind = Kind(kind)
-	r.At = time.UnixMilli(at).UTC()
+	r.At = unixMs(at)
 	r.StartedAt = nTime(started)
 	r.FinishedAt = nTime(finished)
 	r.DurationS = nFloat(dur)
@@ -354,7 +354,7 @@ func nTime(v sql.NullInt64) *time.Time {
 	if !v.Valid {
 		return nil
 	}
-	t := time.UnixMilli(v.Int64).UTC()
+	t := unixMs(v.Int64)
 	return &t
 }
 

@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -21,6 +22,12 @@ type CollectorToken struct {
 	Created time.Time  `json:"created"`
 	Revoked *time.Time `json:"revoked,omitempty"`
 	Used    *time.Time `json:"used,omitempty"` // last batch applied
+	// Instances are the names or patterns given at creation (the zone's
+	// instances); none means any instance not yet in the warehouse.
+	Instances []string `json:"instances"`
+	// Claimed are the instances the collector wrote first, which only it
+	// may write.
+	Claimed []string `json:"claimed"`
 }
 
 // tokenPrefix marks collector tokens, so that secret scanners and people
@@ -52,18 +59,25 @@ func tokenHash(token string) string {
 // keeps only its hash; the token is returned once and cannot be read back.
 // A name whose token is valid is a conflict (revoke it first); a revoked
 // one is replaced.
-func (db *DB) CreateCollectorToken(ctx context.Context, name string) (string, error) {
+//
+// instances are the names or patterns (path.Match, case-insensitive:
+// "SQL-B-*") of the instances the token may write; none means any instance
+// that is not yet in the warehouse. Either way a collector writes only the
+// instances it wrote first (see AuthorizePush).
+func (db *DB) CreateCollectorToken(ctx context.Context, name string, instances ...string) (string, error) {
 	if err := ValidCollectorName(name); err != nil {
 		return "", err
 	}
+	pats := instancePatterns(instances)
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", fmt.Errorf("store: create token: %w", err)
 	}
 	token := tokenPrefix + base64.RawURLEncoding.EncodeToString(b)
-	res, err := db.write.ExecContext(ctx, `INSERT INTO collector_token (name, hash, created_at) VALUES (?, ?, ?)
-		ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at, revoked_at = NULL, used_at = NULL
-		WHERE collector_token.revoked_at IS NOT NULL`, name, tokenHash(token), db.now().UnixMilli())
+	res, err := db.write.ExecContext(ctx, `INSERT INTO collector_token (name, hash, created_at, instances) VALUES (?, ?, ?, ?)
+		ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at, revoked_at = NULL, used_at = NULL,
+			instances = excluded.instances
+		WHERE collector_token.revoked_at IS NOT NULL`, name, tokenHash(token), db.now().UnixMilli(), jsonText(pats))
 	if err != nil {
 		return "", fmt.Errorf("store: create token for %s: %w", name, err)
 	}
@@ -89,7 +103,10 @@ func (db *DB) RevokeCollectorToken(ctx context.Context, name string) error {
 
 // CollectorTokens lists the collectors' tokens by name, revoked ones too.
 func (db *DB) CollectorTokens(ctx context.Context) ([]CollectorToken, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT name, created_at, revoked_at, used_at FROM collector_token ORDER BY name`)
+	rows, err := db.read.QueryContext(ctx, `SELECT t.name, t.created_at, t.revoked_at, t.used_at, t.instances,
+			COALESCE((SELECT json_group_array(instance) FROM (SELECT instance FROM collector_instance AS c
+				WHERE c.collector = t.name ORDER BY instance)), '[]')
+		FROM collector_token AS t ORDER BY t.name`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list tokens: %w", err)
 	}
@@ -99,10 +116,13 @@ func (db *DB) CollectorTokens(ctx context.Context) ([]CollectorToken, error) {
 		var t CollectorToken
 		var created int64
 		var revoked, used sql.NullInt64
-		if err := rows.Scan(&t.Name, &created, &revoked, &used); err != nil {
+		var pats, claimed string
+		if err := rows.Scan(&t.Name, &created, &revoked, &used, &pats, &claimed); err != nil {
 			return nil, fmt.Errorf("store: list tokens: %w", err)
 		}
-		t.Created, t.Revoked, t.Used = time.UnixMilli(created).UTC(), nTime(revoked), nTime(used)
+		_ = json.Unmarshal([]byte(pats), &t.Instances)
+		_ = json.Unmarshal([]byte(claimed), &t.Claimed)
+		t.Created, t.Revoked, t.Used = unixMs(created), nTime(revoked), nTime(used)
 		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {

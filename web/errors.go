@@ -20,13 +20,16 @@ import (
 func statusOf(err error) int {
 	var he *echo.HTTPError
 	var mbe *http.MaxBytesError
+	var big interface{ TooLarge() bool }
 	switch {
 	case errors.As(err, &he):
 		return he.Code
-	case errors.As(err, &mbe):
+	case errors.As(err, &mbe), errors.As(err, &big) && big.TooLarge():
 		return http.StatusRequestEntityTooLarge
 	}
 	switch store.ErrorCode(err) {
+	case store.EFORBIDDEN:
+		return http.StatusForbidden
 	case store.ENOTFOUND:
 		return http.StatusNotFound
 	case store.EINVALID:

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -11,8 +12,8 @@ import (
 	"github.com/restorewatch/restorewatch/web/view"
 )
 
-// limiter is a token bucket per client IP (the direct peer address: the
-// server trusts no proxy header, so a client cannot pick its own key).
+// limiter is a token bucket per client IP (the direct peer address, or the
+// address a trusted proxy names: see clientIP).
 type limiter struct {
 	mu      sync.Mutex
 	burst   float64
@@ -96,4 +97,34 @@ func limitBody(max int64) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+}
+
+// reserved answers a request on a reserved connection slot (the server is
+// at its connection cap, or the client's address at its share) only if it
+// is the health check: anything else is 503, and the connection closes.
+func reserved(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if reservedConn(r) && r.URL.Path != "/healthz" {
+			c.Response().Header().Set("Connection", "close")
+			c.Response().Header().Set("Retry-After", "5")
+			return echo.NewHTTPError(http.StatusServiceUnavailable, "The server is at its connection limit, or this address at its share of it; try again in a few seconds.")
+		}
+		return next(c)
+	}
+}
+
+// clientIP is the client address of a request: the peer's, or, when the
+// peer is one of the trusted proxies, the one its X-Forwarded-For names
+// (the right-most address that is not itself a trusted proxy). Loopback
+// and private networks are trusted only when listed.
+func clientIP(proxies []*net.IPNet) echo.IPExtractor {
+	if len(proxies) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, n := range proxies {
+		opts = append(opts, echo.TrustIPRange(n))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
 }

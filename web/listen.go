@@ -1,6 +1,7 @@
 package web
 
 import (
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -36,56 +37,161 @@ func defaultMaxConns() int {
 	return max(16, min(maxConnsCap, n-fdReserve))
 }
 
-// limitListener holds at most cap connections open: Accept waits for one to
-// close. With every request's reading bounded in time, a client holding
-// slots loses them within a read timeout, and the descriptors of the process
-// stay below its limit.
+// limitListener holds at most cap connections open, and at most perAddr
+// from one client address, so that one client cannot take every slot.
+// Beyond either, a connection gets one of a few reserved slots, which
+// answer only /healthz (503 for anything else, see Server.reserved) and
+// are closed after reserveTime whatever they do: a monitor's health check
+// gets through while one address holds its share, or every slot is taken.
+// With no reserved slot free a connection is closed at once. With every
+// request's reading bounded in time, a client holding slots loses them
+// within a read timeout, and the descriptors of the process stay below its
+// limit (cap + reserve + the one being refused).
 type limitListener struct {
 	net.Listener
-	sem       chan struct{}
-	open      atomic.Int64
-	closeOnce sync.Once
-	done      chan struct{}
+	sem     chan struct{}
+	reserve chan struct{}
+	perAddr int
+	exempt  []*net.IPNet // trusted proxies: many clients' connections, no share
+	mu      sync.Mutex
+	byAddr  map[string]int
+	open    atomic.Int64
 }
 
-func newLimitListener(ln net.Listener, n int) *limitListener {
-	return &limitListener{Listener: ln, sem: make(chan struct{}, n), done: make(chan struct{})}
+// reserveSlots and reserveTime shape the reserved slots: /healthz answers
+// in milliseconds, so a few slots of two seconds serve a monitor, and a
+// slow client in one loses it quickly.
+const (
+	reserveSlots = 8
+	reserveTime  = 2 * time.Second
+)
+
+// defaultPerAddr is the share of the connection cap one address may hold:
+// a quarter, so an office behind one NAT address still fits and one
+// client cannot take all.
+func defaultPerAddr(n int) int { return max(8, n/4) }
+
+func newLimitListener(ln net.Listener, n, perAddr int) *limitListener {
+	return &limitListener{Listener: ln, sem: make(chan struct{}, n), reserve: make(chan struct{}, reserveSlots),
+		perAddr: perAddr, byAddr: map[string]int{}}
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
-	select {
-	case l.sem <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		addr := addrOf(c.RemoteAddr())
+		if l.take(addr) {
+			l.open.Add(1)
+			return &limitConn{Conn: c, l: l, addr: addr}, nil
+		}
+		select {
+		case l.reserve <- struct{}{}:
+			until := time.Now().Add(reserveTime)
+			_ = c.SetDeadline(until)
+			return &limitConn{Conn: c, l: l, reserved: true, until: until}, nil
+		default:
+			c.Close() // nothing to offer: refused now rather than queued behind the client holding the slots
+		}
 	}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.sem
-		return nil, err
-	}
-	l.open.Add(1)
-	return &limitConn{Conn: c, l: l}, nil
 }
 
-func (l *limitListener) Close() error {
-	err := l.Listener.Close()
-	l.closeOnce.Do(func() { close(l.done) })
-	return err
+// take gives addr a general slot if it is under its share and one is free.
+func (l *limitListener) take(addr string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.byAddr[addr] >= l.perAddr && !l.exempted(addr) {
+		return false
+	}
+	select {
+	case l.sem <- struct{}{}:
+		l.byAddr[addr]++
+		return true
+	default:
+		return false
+	}
+}
+
+func (l *limitListener) exempted(addr string) bool {
+	ip := net.ParseIP(addr)
+	for _, n := range l.exempt {
+		if ip != nil && n.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *limitListener) release(addr string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.byAddr[addr]--; l.byAddr[addr] <= 0 {
+		delete(l.byAddr, addr)
+	}
+	<-l.sem
+}
+
+func addrOf(a net.Addr) string {
+	if ta, ok := a.(*net.TCPAddr); ok {
+		return ta.IP.String()
+	}
+	host, _, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	return host
 }
 
 type limitConn struct {
 	net.Conn
-	l    *limitListener
-	once sync.Once
+	l        *limitListener
+	addr     string
+	reserved bool      // a reserved slot: /healthz only, closed at until
+	until    time.Time // the reserved slot's end
+	once     sync.Once
 }
 
 func (c *limitConn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(func() {
+		if c.reserved {
+			<-c.l.reserve
+			return
+		}
 		c.l.open.Add(-1)
-		<-c.l.sem
+		c.l.release(c.addr)
 	})
 	return err
+}
+
+// clamp keeps a reserved slot's deadlines at its end: the server sets its
+// own read deadlines per request, which must not extend the slot.
+func (c *limitConn) clamp(t time.Time) time.Time {
+	if c.reserved && (t.IsZero() || t.After(c.until)) {
+		return c.until
+	}
+	return t
+}
+
+func (c *limitConn) SetDeadline(t time.Time) error { return c.Conn.SetDeadline(c.clamp(t)) }
+
+func (c *limitConn) SetReadDeadline(t time.Time) error { return c.Conn.SetReadDeadline(c.clamp(t)) }
+
+func (c *limitConn) SetWriteDeadline(t time.Time) error { return c.Conn.SetWriteDeadline(c.clamp(t)) }
+
+// connKey carries a request's connection in its context (ConnContext).
+type connKey struct{}
+
+// reservedConn reports whether the request came on a reserved slot.
+func reservedConn(r *http.Request) bool {
+	c, _ := r.Context().Value(connKey{}).(net.Conn)
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn()
+	}
+	lc, ok := c.(*limitConn)
+	return ok && lc.reserved
 }
 
 // uploadBody reads an authenticated upload under a moving deadline: the

@@ -265,7 +265,7 @@ func TestInstancePageLinksItsBackupsPlans(t *testing.T) {
 // A plan is made once per data version and shared by the views of that
 // version: a log backup imported after a first view is in the next one.
 func TestPlanFollowsNewBackups(t *testing.T) {
-	db := demoDB(t)
+	db := copyDemo(t) // it adds a backup: the shared demo must stay as built (-count=N runs it again)
 	_, ts := serve(t, webConfig(db))
 	c := client(t)
 	const inst, name = "DWH-SQL02", "DW_Sales"

@@ -40,13 +40,15 @@ const maxPush = 32 << 20
 
 // handlePush authenticates a collector from its headers alone, before any
 // of the body is read (a wrong token costs the headers, and drains the
-// address's bucket as a wrong dashboard token does), then applies its batch.
+// address's bucket of wrong collector tokens, which is not the dashboard's:
+// guessing the dashboard's token does not stop a collector), then applies
+// its batch.
 func (s *Server) handlePush(c echo.Context) error {
 	if s.cfg.Push == nil {
 		return echo.NewHTTPError(http.StatusNotFound, "This server takes no pushed batches.")
 	}
 	r, ip := c.Request(), c.RealIP()
-	if s.fails.empty(ip) {
+	if s.pushFails.empty(ip) {
 		c.Response().Header().Set("Retry-After", "60")
 		return echo.NewHTTPError(http.StatusTooManyRequests, "Too many wrong tokens from this address; wait a minute and try again.")
 	}
@@ -57,7 +59,7 @@ func (s *Server) handlePush(c echo.Context) error {
 		name, err = s.cfg.Push.Collector(r.Context(), tok)
 	}
 	if kind != authBearer || tok == "" || store.ErrorCode(err) == store.ENOTFOUND {
-		s.fails.allow(ip)
+		s.pushFails.allow(ip)
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="restorewatch push"`)
 		return echo.NewHTTPError(http.StatusUnauthorized, "A pushed batch needs a valid collector token (restorewatch token create NAME on this server) as an Authorization: Bearer header.")
 	}

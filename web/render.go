@@ -13,14 +13,16 @@ import (
 
 // render writes a component as a complete page. It renders into a buffer
 // first, so a failing component becomes a clean error page rather than
-// half a page.
+// half a page, and every invisible character a value brings (a
+// right-to-left override in a database name, a NUL in a file name) is
+// shown as its code point (view.VisibleBytes).
 func (s *Server) render(c echo.Context, code int, comp templ.Component) error {
 	var buf bytes.Buffer
 	if err := comp.Render(c.Request().Context(), &buf); err != nil {
 		return err
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
-	return c.HTMLBlob(code, buf.Bytes())
+	return c.HTMLBlob(code, view.VisibleBytes(buf.Bytes()))
 }
 
 // page fills what every page shares.

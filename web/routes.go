@@ -12,14 +12,14 @@ import (
 func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	// The server trusts no proxy header: the client address is the peer's,
-	// so a client cannot choose its own rate-limit bucket.
-	e.IPExtractor = echo.ExtractIPDirect()
+	// The server trusts no proxy header unless the peer is a trusted
+	// proxy: otherwise a client could choose its own rate-limit bucket.
+	e.IPExtractor = clientIP(s.cfg.TrustedProxies)
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(rawPath)
 	// Before anything reads a body or sets a cookie: the Host must be this
 	// server's, the headers' token right, a write same-origin.
-	e.Use(secureHeaders, s.metrics.middleware, s.recover, noBody, s.checkHost, s.authenticate, s.sameOrigin, csrfToken)
+	e.Use(secureHeaders, s.metrics.middleware, s.recover, reserved, noBody, s.checkHost, s.authenticate, s.sameOrigin, csrfToken)
 
 	// Pages (SPEC §6.3).
 	e.GET("/", s.handleOverview)

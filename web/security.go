@@ -18,7 +18,8 @@ import (
 const csp = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'"
 
 // secureHeaders sets the security headers on every response, errors
-// included, before the handler writes anything.
+// included, before the handler writes anything; HSTS only on a TLS
+// connection, where a browser honours it.
 func secureHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		h := c.Response().Header()
@@ -26,6 +27,11 @@ func secureHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "same-origin")
+		if c.IsTLS() {
+			// Served over TLS here (--tls-cert): browsers keep to HTTPS for
+			// a year, so a later plain-HTTP link cannot expose the token.
+			h.Set("Strict-Transport-Security", "max-age=31536000")
+		}
 		return next(c)
 	}
 }

@@ -81,12 +81,21 @@ type Config struct {
 	// name users type, or a reverse proxy's); any other Host is refused
 	// with 421 (DNS rebinding). The host of Addr counts when it is a name.
 	AllowedHosts []string
+	// TrustedProxies are the addresses of reverse proxies whose
+	// X-Forwarded-For names the client: behind one, rate limits and the
+	// per-address connection share apply to the client, not to the proxy
+	// (whose own connections are then not held to a share). Empty: the
+	// client is the connection's peer and the header is ignored.
+	TrustedProxies []*net.IPNet
 	// TLS, when set, makes Start serve HTTPS with it.
 	TLS *tls.Config
 	// MaxConns caps the connections open at once (Accept waits beyond it);
 	// zero derives it from the descriptor limit (the limit less 128, at
-	// most 4,096).
-	MaxConns int
+	// most 4,096). MaxConnsPerAddr caps those of one client address (zero:
+	// a quarter of MaxConns, at least 8). Beyond either, a few reserved
+	// connections answer /healthz only.
+	MaxConns        int
+	MaxConnsPerAddr int
 	// ReadHeaderTimeout (10 s) bounds reading a request's headers,
 	// ReadTimeout (30 s) its headers and body, except the files of an
 	// authenticated upload, which must instead deliver 64 KiB within each
@@ -138,7 +147,8 @@ type Server struct {
 	cache     *cache
 	imports   *limiter // POST /import per client
 	writes    *limiter // status changes per client
-	fails     *limiter // wrong tokens per client
+	fails     *limiter // wrong dashboard tokens per client
+	pushFails *limiter // wrong collector tokens per client, apart: a dashboard guesser does not stop a collector
 	health    health
 	hosts     map[string]struct{}
 	origin    *http.CrossOriginProtection
@@ -183,6 +193,9 @@ func New(cfg Config) *Server {
 	if cfg.MaxConns <= 0 {
 		cfg.MaxConns = defaultMaxConns()
 	}
+	if cfg.MaxConnsPerAddr <= 0 {
+		cfg.MaxConnsPerAddr = defaultPerAddr(cfg.MaxConns)
+	}
 	cfg.ReadHeaderTimeout = orDefault(cfg.ReadHeaderTimeout, defaultReadHeaderTimeout)
 	cfg.ReadTimeout = orDefault(cfg.ReadTimeout, defaultReadTimeout)
 	cfg.UploadIdle = orDefault(cfg.UploadIdle, defaultUploadIdle)
@@ -196,7 +209,7 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, db: cfg.DB, log: cfg.Logger, cache: newCache(),
 		imports: newLimiter(cfg.ImportBurst, cfg.ImportEvery), writes: newLimiter(30, 2*time.Second),
-		fails: newLimiter(10, 6*time.Second), hosts: hostNames(cfg), origin: http.NewCrossOriginProtection()}
+		fails: newLimiter(10, 6*time.Second), pushFails: newLimiter(10, 6*time.Second), hosts: hostNames(cfg), origin: http.NewCrossOriginProtection()}
 	s.issues = cfg.Analysis.KnownIssues
 	if s.issues == nil {
 		s.issues = analysis.DefaultKnownIssues()
@@ -253,7 +266,8 @@ func (s *Server) Start(ctx context.Context) error {
 	if err != nil {
 		return store.Errorf(store.EUNAVAILABLE, "cannot listen on %s: %v", s.cfg.Addr, err)
 	}
-	ln := newLimitListener(raw, s.cfg.MaxConns)
+	ln := newLimitListener(raw, s.cfg.MaxConns, s.cfg.MaxConnsPerAddr)
+	ln.exempt = s.cfg.TrustedProxies
 	var serveLn net.Listener = ln
 	if s.cfg.TLS != nil {
 		tc := s.cfg.TLS.Clone()
@@ -273,6 +287,8 @@ func (s *Server) Start(ctx context.Context) error {
 		IdleTimeout:       s.cfg.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		// reservedConn tells a reserved slot's requests by their connection.
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) },
 	}
 	s.mu.Lock()
 	s.ln, s.http = ln, srv

@@ -1,6 +1,6 @@
-// Command attack measures how `restorewatch serve` stands two attacks of
-// issue 12, on loopback only, bounded in count and time, and stops by
-// itself:
+// Command attack measures how `restorewatch serve` stands the attacks of
+// issues 12 and 28, on loopback only, bounded in count and time, and stops
+// by itself:
 //
 //   - fields: 5 unauthenticated uploads stream many small form fields
 //     (4,000 bytes each, each with its own name) before any file; the
@@ -9,6 +9,10 @@
 //     headers and then one byte every 5 s; meanwhile /healthz is probed once
 //     a second, and the requests the server still holds after 60 s are
 //     counted.
+//   - push: concurrent pushes with a valid collector token (made with
+//     `token create`), each a batch of backup sets whose files arrays hold
+//     349,000 empty objects a line (issue 28's decoded-size
+//     amplification); the server's peak RSS and its answers are reported.
 //
 // It starts the given binary itself, with RW_TOKEN set and its descriptor
 // limit set by `ulimit -n`, on a free 127.0.0.1 port and a fresh warehouse,
@@ -17,6 +21,7 @@
 //	go build -o /tmp/rw ./cmd/restorewatch
 //	go run ./bench/attack -bin /tmp/rw -attack fields
 //	go run ./bench/attack -bin /tmp/rw -attack slow -nofile 1024 [-slow 500] [-path /import]
+//	go run ./bench/attack -bin /tmp/rw -attack push [-pushes 2] [-lines 64] [-files 349000]
 package main
 
 import (
@@ -41,7 +46,7 @@ import (
 
 func main() {
 	bin := flag.String("bin", "", "the restorewatch binary to attack (required)")
-	attack := flag.String("attack", "fields", "fields | slow")
+	attack := flag.String("attack", "fields", "fields | slow | push")
 	nofile := flag.Int("nofile", 1024, "the server's descriptor limit (ulimit -n)")
 	uploads := flag.Int("uploads", 5, "fields: concurrent uploads")
 	perUpload := flag.Int64("mib", 400, "fields: MiB of fields each upload sends at most")
@@ -51,6 +56,9 @@ func main() {
 	path := flag.String("path", "/regressions/1/status", "slow: where the bodies go (/import is multipart, anything else a urlencoded form)")
 	length := flag.Int("length", 1000000, "slow: the Content-Length the requests announce")
 	method := flag.String("method", "POST", "slow: the requests' method (a GET with a body is read after the page is made)")
+	pushes := flag.Int("pushes", 2, "push: concurrent pushes")
+	lines := flag.Int("lines", 64, "push: backup-set lines per batch")
+	files := flag.Int("files", 349_000, "push: empty objects in each line's files array (349,000 fill the 1 MiB line limit)")
 	flag.Parse()
 	if *bin == "" {
 		fmt.Fprintln(os.Stderr, "attack: -bin is required")
@@ -67,6 +75,8 @@ func main() {
 		err = fields(srv, *uploads, *perUpload<<20, *rssCap<<20)
 	case "slow":
 		err = slowBodies(srv, *slow, *hold, *method, *path, *length)
+	case "push":
+		err = pushBomb(srv, *bin, *pushes, *lines, *files, *rssCap<<20)
 	default:
 		err = fmt.Errorf("unknown attack %q", *attack)
 	}
@@ -148,6 +158,24 @@ func (s *server) status(field string) int64 {
 
 func (s *server) rss() int64 { return s.status("VmRSS") }
 
+// watchRSS samples the server's RSS until ctx ends, keeping its peak, and
+// cancels (setting capped) once it passes rssCap, to protect the machine.
+func (s *server) watchRSS(ctx context.Context, cancel context.CancelFunc, rssCap int64) (peak *atomic.Int64, capped *atomic.Bool) {
+	peak, capped = new(atomic.Int64), new(atomic.Bool)
+	go func() {
+		for ctx.Err() == nil {
+			r := s.rss()
+			peak.Store(max(peak.Load(), r))
+			if r > rssCap {
+				capped.Store(true)
+				cancel()
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	return peak, capped
+}
+
 func (s *server) fds() int {
 	ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", s.cmd.Process.Pid))
 	return len(ents)
@@ -158,21 +186,7 @@ func (s *server) fds() int {
 func fields(s *server, n int, max, rssCap int64) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	var peak atomic.Int64
-	capped := atomic.Bool{}
-	go func() {
-		for ctx.Err() == nil {
-			r := s.rss()
-			if r > peak.Load() {
-				peak.Store(r)
-			}
-			if r > rssCap {
-				capped.Store(true)
-				cancel()
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}()
+	peak, capped := s.watchRSS(ctx, cancel, rssCap)
 	began := time.Now()
 	type result struct {
 		sent   int64

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -104,9 +103,7 @@ func (c *CollectCmd) pushClient(m *Main) (*push.Client, error) {
 			return nil, store.Errorf(store.EINVALID, "--push-token-file: %v", errors.Unwrap(err))
 		}
 		token = strings.TrimSpace(string(b))
-		if st, err := os.Stat(c.PushTokenFile); err == nil && st.Mode().Perm()&fs.FileMode(0o077) != 0 {
-			fmt.Fprintf(m.Stderr, "collect: warning: %s can be read by other users: chmod 600 it\n", c.PushTokenFile)
-		}
+		warnReadable(m.Stderr, "--push-token-file", c.PushTokenFile)
 	}
 	if token == "" {
 		return nil, usageError{errors.New("--push needs this collector's token: --push-token-file FILE or RW_PUSH_TOKEN")}
@@ -152,6 +149,7 @@ func runCollectorWith(ctx context.Context, m *Main, db *store.DB, path string, o
 	if err != nil {
 		return store.Errorf(store.EINVALID, "%v", err)
 	}
+	warnReadableSecrets(m.Stderr, cfg)
 	ret := store.Retention{Restores: days(cfg.Retention.RestoreDays), Runs: days(cfg.Retention.RunDays),
 		Inflight: days(cfg.Retention.InflightDays)}
 	prune := func() {

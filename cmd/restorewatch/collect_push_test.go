@@ -237,6 +237,13 @@ func TestTokenCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "zone-a") || !strings.Contains(out, "valid") || strings.Contains(out, tok) {
 		t.Errorf("token list: exit %d:\n%s", code, out)
 	}
+	// A token scoped to its zone's instances (issue 28): list names them.
+	if _, stderr, code := runMain(t, "token", "create", "--db", db, "zone-b", "SQL-B-*", `SQL-B\PROD`); code != 0 || !strings.Contains(stderr, "SQL-B-*") {
+		t.Errorf("token create with instances: exit %d: %s", code, stderr)
+	}
+	if out, _, _ := runMain(t, "token", "list", "--db", db); !strings.Contains(out, "INSTANCES") || !strings.Contains(out, `SQL-B-*,SQL-B\PROD`) {
+		t.Errorf("token list does not show zone-b's instances:\n%s", out)
+	}
 	if _, _, code := runMain(t, "token", "revoke", "--db", db, "zone-a"); code != 0 {
 		t.Errorf("token revoke: exit %d", code)
 	}

@@ -17,15 +17,17 @@ import (
 
 // ServeCmd serves the dashboard (and, with --config, runs the collector).
 type ServeCmd struct {
-	Addr          string   `help:"Address to listen on." default:"127.0.0.1:8080"`
-	Demo          bool     `help:"Fill an empty warehouse with the demo fleet first (never touches one with data)."`
-	Config        string   `help:"Collector configuration (TOML): collect from live instances while serving." type:"existingfile"`
-	AllowedHost   []string `name:"allowed-host" placeholder:"NAME" help:"A name the dashboard answers to besides its address and localhost (repeatable): the name users type or a reverse proxy sends as Host. Other names are refused (DNS rebinding)."`
-	PublicRead    bool     `help:"Beyond loopback, let pages, the API and /metrics be read without the token (writes still need it)."`
-	TLSCert       string   `name:"tls-cert" placeholder:"FILE" help:"Serve HTTPS with this PEM certificate (chain); needs --tls-key." type:"existingfile"`
-	TLSKey        string   `name:"tls-key" placeholder:"FILE" help:"The PEM private key of --tls-cert." type:"existingfile"`
-	MaxConns      int      `help:"Connections open at once (0: the descriptor limit less 128, at most 4096)." default:"0"`
-	AnalysisFlags `embed:""`
+	Addr            string   `help:"Address to listen on." default:"127.0.0.1:8080"`
+	Demo            bool     `help:"Fill an empty warehouse with the demo fleet first (never touches one with data)."`
+	Config          string   `help:"Collector configuration (TOML): collect from live instances while serving." type:"existingfile"`
+	AllowedHost     []string `name:"allowed-host" placeholder:"NAME" help:"A name the dashboard answers to besides its address and localhost (repeatable): the name users type or a reverse proxy sends as Host. Other names are refused (DNS rebinding)."`
+	PublicRead      bool     `help:"Beyond loopback, let pages, the API and /metrics be read without the token (writes still need it)."`
+	TLSCert         string   `name:"tls-cert" placeholder:"FILE" help:"Serve HTTPS with this PEM certificate (chain); needs --tls-key." type:"existingfile"`
+	TLSKey          string   `name:"tls-key" placeholder:"FILE" help:"The PEM private key of --tls-cert." type:"existingfile"`
+	MaxConns        int      `help:"Connections open at once (0: the descriptor limit less 128, at most 4096)." default:"0"`
+	MaxConnsPerAddr int      `name:"max-conns-per-addr" help:"Connections one client address may hold (0: a quarter of --max-conns, at least 8)." default:"0"`
+	TrustedProxy    []string `name:"trusted-proxy" placeholder:"CIDR" help:"A reverse proxy's address or network (repeatable): requests from it are counted against the client its X-Forwarded-For names (rate limits, connection share)."`
+	AnalysisFlags   `embed:""`
 
 	// ready, when set by a test, receives the bound address; tune, when
 	// set, adjusts the server's configuration (tests shorten timeouts).
@@ -43,6 +45,13 @@ func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 	tlsCfg, err := c.tlsConfig()
 	if err != nil {
 		return err
+	}
+	if c.TLSKey != "" {
+		warnReadable(m.Stderr, "--tls-key", c.TLSKey)
+	}
+	proxies, err := parseCIDRs(c.TrustedProxy)
+	if err != nil {
+		return usageError{err}
 	}
 	db, err := m.openDB(ctx)
 	if err != nil {
@@ -72,7 +81,7 @@ func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 	beyond := !loopback(c.Addr)
 	wc := web.Config{DB: db, Logger: m.Logger, Addr: c.Addr, Token: token, Reference: ref,
 		Namer: ref.Namer(), Version: Version, Analysis: opt, AllowedHosts: c.AllowedHost, TLS: tlsCfg,
-		ProtectReads: beyond && !c.PublicRead, MaxConns: c.MaxConns}
+		ProtectReads: beyond && !c.PublicRead, MaxConns: c.MaxConns, MaxConnsPerAddr: c.MaxConnsPerAddr, TrustedProxies: proxies}
 	wc.Importer = uploads{db: db, opt: opt}  // the import page's uploads
 	wc.Push = newPushSink(db, opt, m.Logger) // collectors of other zones (collect --push)
 	if beyond && tlsCfg == nil {
@@ -173,4 +182,26 @@ func (c *ServeCmd) tlsConfig() (*tls.Config, error) {
 		return nil, store.Errorf(store.EINVALID, "--tls-cert %s, --tls-key %s: %v", c.TLSCert, c.TLSKey, err)
 	}
 	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// parseCIDRs reads --trusted-proxy values: a network (10.0.0.0/8) or one
+// address (a /32 or /128).
+func parseCIDRs(in []string) ([]*net.IPNet, error) {
+	var out []*net.IPNet
+	for _, v := range in {
+		if ip := net.ParseIP(v); ip != nil {
+			bits := 8 * len(ip.To16())
+			if ip.To4() != nil {
+				ip, bits = ip.To4(), 32
+			}
+			out = append(out, &net.IPNet{IP: ip, Mask: net.CIDRMask(bits, bits)})
+			continue
+		}
+		_, n, err := net.ParseCIDR(v)
+		if err != nil {
+			return nil, fmt.Errorf("--trusted-proxy %q: want an address or a network such as 10.0.0.0/8", v)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -25,7 +26,8 @@ type TokenCmd struct {
 
 // TokenCreateCmd makes a collector token.
 type TokenCreateCmd struct {
-	Name string `arg:"" help:"The collector's name: letters, digits, '.', '_' and '-'."`
+	Name      string   `arg:"" help:"The collector's name: letters, digits, '.', '_' and '-'."`
+	Instances []string `arg:"" optional:"" name:"instance" help:"The instances the collector may write: names or patterns ('*' any run of characters, '?' one), e.g. 'SQL-B-*'. None: the instances it writes first, if this server has none of them yet."`
 }
 
 // Run implements the command.
@@ -37,11 +39,16 @@ func (c *TokenCreateCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
-	tok, err := db.CreateCollectorToken(ctx, c.Name)
+	tok, err := db.CreateCollectorToken(ctx, c.Name, c.Instances...)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(m.Stdout, tok)
+	scope := "the instances it writes first (none this server already holds)"
+	if len(c.Instances) > 0 {
+		scope = "instances matching " + strings.Join(printables(c.Instances), ", ") + " that no other collector or local import holds"
+	}
+	fmt.Fprintf(m.Stderr, "collector %s may write %s.\n", c.Name, scope)
 	fmt.Fprintf(m.Stderr, "token of collector %s: shown this once, only its hash is kept.\n"+
 		"On the collector: save it to a file only its account reads (chmod 600) and run\n"+
 		"  restorewatch collect --config FILE --push https://THIS-SERVER:PORT --push-token-file TOKENFILE\n", c.Name)
@@ -66,13 +73,21 @@ func (c *TokenListCmd) Run(ctx context.Context, m *Main) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "COLLECTOR\tSTATE\tCREATED\tLAST PUSH")
+	fmt.Fprintln(tw, "COLLECTOR\tSTATE\tCREATED\tLAST PUSH\tMAY WRITE\tINSTANCES")
 	for _, t := range ts {
 		state := "valid"
 		if t.Revoked != nil {
 			state = "revoked " + stamp(t.Revoked)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", printable(t.Name), state, stamp(&t.Created), stamp(t.Used))
+		may := "its first-written"
+		if len(t.Instances) > 0 {
+			may = strings.Join(printables(t.Instances), ",")
+		}
+		claimed := "-"
+		if len(t.Claimed) > 0 {
+			claimed = strings.Join(printables(t.Claimed), ",")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", printable(t.Name), state, stamp(&t.Created), stamp(t.Used), may, claimed)
 	}
 	return tw.Flush()
 }

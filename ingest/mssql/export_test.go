@@ -7,6 +7,7 @@ var (
 	ReadSecret       = func(in *Instance) (string, error) { s, err := readSecret(in); return string(s), err }
 	NewSecret        = func(s string) any { return secret(s) }
 	Query            = query
+	SQLFiles         = sqlFS
 	ParseServerName  = parseServerName
 	RestoredDatabase = restoredDatabase
 	RedactStatement  = redactStatement

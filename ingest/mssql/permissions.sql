@@ -18,14 +18,22 @@ degrades that source, records why in the run record, and goes on):
                         2008 R2 to 2019.
   VIEW ANY ERROR LOG    the error log on SQL Server 2022 and later (the
                         permission exists only there; granted only there).
-  EXECUTE on master.dbo.xp_readerrorlog
+  EXECUTE on sys.xp_readerrorlog
                         older documentation and builds check this object
                         permission (or sysadmin) instead; granting it as well
-                        covers both. Needs a user for the login in master.
-  SELECT on six msdb tables
-                        restorehistory, backupset, backupmediaset,
-                        backupmediafamily (restore history); sysjobhistory,
-                        sysjobs (Agent job steps with 3014 lines). Chosen over
+                        covers both. Granted in master on sys.xp_readerrorlog,
+                        the form documented for system objects (the queries
+                        call it as master.dbo.xp_readerrorlog, which resolves
+                        to it). Needs a user for the login in master.
+  SELECT on eight msdb tables
+                        restorehistory, restorefile (the files each restore
+                        wrote), backupset, backupmediaset, backupmediafamily
+                        (restore history); backupfile (the files of each
+                        backup, for restore plans); sysjobhistory, sysjobs
+                        (Agent job steps with 3014 lines). Without restorefile
+                        or backupfile, where msdb's public grants were
+                        revoked, the restore or backup history query fails
+                        whole (Msg 229). Chosen over
                         db_datareader in msdb, which would also expose job step
                         commands and Database Mail settings that can hold
                         credentials. db_datareader works too (see below).
@@ -44,7 +52,8 @@ check permissions):
     reported (third-party, not tested) to require securityadmin membership,
     which this script deliberately does not grant. Without it the collector
     finds archives by reading ERRORLOG.1, .2, ... until one is missing or
-    holds nothing newer than its watermark; the run record says so.
+    holds nothing newer than its watermark; the run record says so. It is
+    the one object the queries use that this script does not grant.
   - No permission here lets the login change anything.
 */
 USE master;
@@ -68,7 +77,7 @@ IF EXISTS (SELECT 1 FROM sys.fn_builtin_permissions(N'SERVER') AS p
 
 IF DATABASE_PRINCIPAL_ID(N'restorewatch') IS NULL
     CREATE USER restorewatch FOR LOGIN restorewatch;
-GRANT EXECUTE ON master.dbo.xp_readerrorlog TO restorewatch;
+GRANT EXECUTE ON sys.xp_readerrorlog TO restorewatch;
 
 -- Optional: VIEW ANY DEFINITION lets sys.master_files list every database's
 -- files, so the host snapshot names all volumes that hold database files.
@@ -78,9 +87,11 @@ USE msdb;
 IF DATABASE_PRINCIPAL_ID(N'restorewatch') IS NULL
     CREATE USER restorewatch FOR LOGIN restorewatch;
 GRANT SELECT ON dbo.restorehistory TO restorewatch;
+GRANT SELECT ON dbo.restorefile TO restorewatch;
 GRANT SELECT ON dbo.backupset TO restorewatch;
 GRANT SELECT ON dbo.backupmediaset TO restorewatch;
 GRANT SELECT ON dbo.backupmediafamily TO restorewatch;
+GRANT SELECT ON dbo.backupfile TO restorewatch;
 GRANT SELECT ON dbo.sysjobhistory TO restorewatch;
 GRANT SELECT ON dbo.sysjobs TO restorewatch;
 
@@ -88,5 +99,7 @@ GRANT SELECT ON dbo.sysjobs TO restorewatch;
 -- EXEC sp_addrolemember N'db_datareader', N'restorewatch';
 
 -- On a Central Management Server only (cms = { ... } in the configuration):
--- read the registered servers and groups.
+-- read the registered servers and groups, with the role or the two views.
 -- EXEC sp_addrolemember N'ServerGroupReaderRole', N'restorewatch';
+-- GRANT SELECT ON dbo.sysmanagement_shared_registered_servers TO restorewatch;
+-- GRANT SELECT ON dbo.sysmanagement_shared_server_groups TO restorewatch;

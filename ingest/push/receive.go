@@ -39,14 +39,29 @@ type Receiver struct {
 	log *slog.Logger
 	mu  sync.Mutex     // one batch at a time; guards l
 	l   *ingest.Loader // the instances stored since the last derivation
+	// slots bounds the pushes holding a decoded batch (decoding, waiting
+	// for mu, applying): batches are applied one at a time, so without it
+	// concurrent pushes would each hold theirs in memory while they wait.
+	slots chan struct{}
 }
+
+// Decoding is how many pushes may hold a decoded batch at once: one being
+// applied, one ready behind it. Others wait, holding only their
+// connection, until a slot frees or their request ends.
+const Decoding = 2
+
+// slotWait bounds the wait for a slot: the body is read only once one is
+// free, and the server's read timeout (30 s) must not cut it off while the
+// push waits, which would look like a malformed batch. Past it the answer
+// is 503, which the collector retries with back-off.
+const slotWait = 10 * time.Second
 
 // NewReceiver returns a receiver writing to db.
 func NewReceiver(db *store.DB, opt ingest.LoaderOptions, log *slog.Logger) *Receiver {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Receiver{db: db, opt: opt, log: log, l: ingest.NewLoader(db, opt)}
+	return &Receiver{db: db, opt: opt, log: log, l: ingest.NewLoader(db, opt), slots: make(chan struct{}, Decoding)}
 }
 
 // Collector returns the name of the collector whose valid token token is.
@@ -61,8 +76,20 @@ const applyTimeout = 5 * time.Minute
 
 // Push decodes a batch from collector and applies it, unless a batch of
 // that id was applied before. A malformed batch is EINVALID and nothing of
-// it is applied.
+// it is applied; so is a batch beyond a limit (wrapping ErrTooLarge). A
+// batch that writes an instance the collector may not write (see
+// store.DB.AuthorizePush) is EFORBIDDEN and nothing of it is applied.
 func (r *Receiver) Push(ctx context.Context, collector string, body io.Reader) (Result, error) {
+	wait := time.NewTimer(slotWait)
+	defer wait.Stop()
+	select {
+	case r.slots <- struct{}{}:
+		defer func() { <-r.slots }()
+	case <-wait.C:
+		return Result{}, store.Errorf(store.EUNAVAILABLE, "push: the server is busy applying other batches; send it again later")
+	case <-ctx.Done():
+		return Result{}, store.Errorf(store.EUNAVAILABLE, "push: the server is busy applying other batches: %v", ctx.Err())
+	}
 	b, err := Decode(body)
 	if err != nil {
 		return Result{}, err
@@ -79,6 +106,9 @@ func (r *Receiver) Push(ctx context.Context, collector string, body io.Reader) (
 	if done {
 		res.Status = Duplicate
 		return res, nil
+	}
+	if err := r.db.AuthorizePush(wctx, collector, b.Instances()); err != nil {
+		return Result{}, err
 	}
 	extras, added, err := r.putExtras(wctx, b)
 	if err != nil {

@@ -175,7 +175,8 @@ func (c *Client) send(ctx context.Context, path string) (Result, error) {
 			return Result{}, fmt.Errorf("%w: push: the server's acknowledgement names batch %q, not %q", errRetry, res.Batch, idOf(path))
 		}
 		return res, nil
-	case resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusRequestEntityTooLarge:
+	case resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusRequestEntityTooLarge,
+		resp.StatusCode == http.StatusForbidden: // an instance beyond the token's scope: set aside, the others go on
 		return Result{}, fmt.Errorf("push: %s: %s", resp.Status, msg.Error)
 	case resp.StatusCode == http.StatusUnauthorized:
 		return Result{}, fmt.Errorf("%w: push: the central server refused this collector's token (revoked, or another server's): %s", errRetry, msg.Error)

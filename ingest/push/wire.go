@@ -50,6 +50,36 @@ const (
 	maxLine      = 1 << 20
 )
 
+// What a batch decodes into is bounded too, not only its text: "{}" is
+// three bytes of JSON but a 72-byte struct in a slice, so 64 MiB of empty
+// objects would become gigabytes. Before a line is decoded its text is
+// scanned (shape): a line may hold at most MaxLineObjects objects (a backup
+// set of SQL Server's 32,767 files and 64 media families, and itself) and
+// strings of at most MaxString bytes; a batch at most MaxObjects objects
+// and MaxValues array elements and members. Past them the batch is refused
+// (ErrTooLarge, 413) before the memory is spent. The store's Validate
+// methods then check each field's own limit (files, families, devices).
+const (
+	MaxLineObjects = store.MaxBackupFiles + store.MaxMediaFamilies + 16
+	MaxObjects     = 200_000
+	MaxValues      = 4_000_000
+	MaxString      = 32 << 10
+	maxTagKey      = 64
+	maxTagValue    = 1024
+)
+
+// ErrTooLarge is wrapped by the error of a batch beyond a size limit; the
+// server answers it with 413.
+var ErrTooLarge = tooLarge{}
+
+type tooLarge struct{}
+
+func (tooLarge) Error() string { return "push batch too large" }
+
+// TooLarge marks the error for the web layer, which does not import this
+// package.
+func (tooLarge) TooLarge() bool { return true }
+
 // Header is a batch's first line.
 type Header struct {
 	Version int    `json:"restorewatch_push"`
@@ -99,6 +129,30 @@ func (b *Batch) Runs() []store.CollectorRun {
 	for _, l := range b.lines {
 		if l.Run != nil {
 			out = append(out, *l.Run)
+		}
+	}
+	return out
+}
+
+// Instances returns the instances the batch writes: its header's (whose
+// tags it sets) and every record's.
+func (b *Batch) Instances() []string {
+	out := []string{}
+	if b.Name != "" {
+		out = append(out, b.Name)
+	}
+	for _, l := range b.lines {
+		switch {
+		case l.History != nil:
+			out = append(out, l.History.Instance)
+		case l.Log != nil:
+			out = append(out, l.Log.Instance)
+		case l.Host != nil:
+			out = append(out, l.Host.Instance)
+		case l.Backup != nil:
+			out = append(out, l.Backup.Instance)
+		case l.Run != nil:
+			out = append(out, l.Run.Instance)
 		}
 	}
 	return out
@@ -162,9 +216,13 @@ func Decode(r io.Reader) (*Batch, error) {
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	b := &Batch{}
 	n := 0
+	var budget decodeBudget
 	for sc.Scan() {
 		n++
 		text := sc.Bytes()
+		if err := budget.take(text); err != nil {
+			return nil, store.Errorf(store.EINVALID, "push batch line %d: %w", n, err)
+		}
 		if n == 1 {
 			if err := strict(text, &b.Header); err != nil {
 				return nil, store.Errorf(store.EINVALID, "push batch line 1 (header): %v", err)
@@ -187,13 +245,16 @@ func Decode(r io.Reader) (*Batch, error) {
 		if k := l.kinds(); k != 1 {
 			return nil, store.Errorf(store.EINVALID, "push batch line %d: want one of history, log, host, reject, backup or run, got %d", n, k)
 		}
+		if err := l.check(); err != nil {
+			return nil, store.Errorf(store.EINVALID, "push batch line %d: %s", n, store.ErrorMessage(err))
+		}
 		b.lines = append(b.lines, l)
 	}
 	switch err := sc.Err(); {
 	case lim.N <= 0:
-		return nil, store.Errorf(store.EINVALID, "push batch: more than %d bytes decompressed", MaxBytes)
+		return nil, store.Errorf(store.EINVALID, "push batch: more than %d bytes decompressed: %w", MaxBytes, ErrTooLarge)
 	case errors.Is(err, bufio.ErrTooLong):
-		return nil, store.Errorf(store.EINVALID, "push batch line %d: longer than %d bytes", n+1, maxLine)
+		return nil, store.Errorf(store.EINVALID, "push batch line %d: longer than %d bytes: %w", n+1, maxLine, ErrTooLarge)
 	case err != nil:
 		return nil, store.Errorf(store.EINVALID, "push batch line %d: %v", n+1, err)
 	case n == 0:
@@ -231,6 +292,11 @@ func (h *Header) check() error {
 		return store.Errorf(store.EINVALID, "push batch: %d tags, at most 64", len(h.Tags))
 	case h.Records < 0 || h.Records > MaxRecords:
 		return store.Errorf(store.EINVALID, "push batch: %d records, at most %d", h.Records, MaxRecords)
+	}
+	for k, v := range h.Tags {
+		if k == "" || len(k) > maxTagKey || len(v) > maxTagValue {
+			return store.Errorf(store.EINVALID, "push batch: tag %.64q: want a name of 1 to %d bytes and a value of at most %d", k, maxTagKey, maxTagValue)
+		}
 	}
 	return nil
 }
