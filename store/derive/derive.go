@@ -506,7 +506,7 @@ func matchHistory(hist []History, gone []bool, logs []*Log, readFrom, newFrom in
 // derived again with it (TestWindowSeesThePartnerASettledPairTook).
 // Without this, the same backup restored every day chained a component of
 // every day's restores, and a window of one day's facts read back to the
-// first of them (BENCHMARKS.md "Session 8").
+// first of them (docs/benchmarks-log.md "Session 8").
 func settledPairs(cands []candidate, hist []History, readFrom, newFrom int64) map[int]bool {
 	firstH, firstL := map[int]int{}, map[*Log]int{}
 	for i, c := range cands {
