@@ -70,6 +70,8 @@ func TestPlansFollowTheDemosRegressions(t *testing.T) {
 			t.Fatalf("regression %d: %d restores to compare with", r.ID, len(now))
 		}
 		want := analysis.Median(now) * float64(full.Set.Size)
+		t.Logf("regression %d (%s %s): plan %s, restores now %s (%.2f×), n=%d: %s", r.ID, r.Instance, r.Database,
+			plan.Duration(full.Estimate.Seconds), plan.Duration(want), full.Estimate.Seconds/want, full.Estimate.N, full.Estimate.Basis)
 		if ratio := full.Estimate.Seconds / want; ratio < 0.75 || ratio > 1.33 {
 			t.Errorf("regression %d (%s %s): the plan expects %s for its full, its restores now take %s (%.2f×): %s",
 				r.ID, r.Instance, r.Database, plan.Duration(full.Estimate.Seconds), plan.Duration(want), ratio, full.Estimate.Basis)
