@@ -212,13 +212,8 @@ func Duration(s float64) string {
 }
 
 func bytes(n int64) string {
-	switch {
-	case n <= 0:
+	if n <= 0 {
 		return "size unknown"
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	}
-	return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
+	return human.Bytes(n)
 }
