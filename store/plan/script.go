@@ -54,8 +54,8 @@ func Script(p Plan, o ScriptOptions) string {
 	}
 	for i, s := range p.Steps {
 		b.WriteString("\n")
-		fmt.Fprintf(&b, "-- Step %d of %d: %s backup finished %s, %s; expected %s (%s, n=%d).\n", i+1, len(p.Steps),
-			kindWord(s.Kind), stamp(s.Set.Finish), bytes(s.Set.Size), Duration(s.Estimate.Seconds), comment(s.Estimate.Basis), s.Estimate.N)
+		fmt.Fprintf(&b, "-- Step %d of %d: %s backup finished %s, %s; expected %s (%s, n=%s).\n", i+1, len(p.Steps),
+			kindWord(s.Kind), stamp(s.Set.Finish), bytes(s.Set.Size), Duration(s.Estimate.Seconds), comment(s.Estimate.Basis), human.Count(int64(s.Estimate.N)))
 		buf, hasBuf := p.Buffers[s.DeviceKind]
 		if hasBuf {
 			fmt.Fprintf(&b, "-- BUFFERCOUNT %d and MAXTRANSFERSIZE %d KiB: the settings of %s's fastest measured restore from %s (%.1f MiB/s, %s).\n",

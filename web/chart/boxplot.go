@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/restorewatch/restorewatch/store/human"
 )
 
 // Box is the five-number summary of one category, e.g. the speed ratios of
@@ -196,7 +198,7 @@ func (c BoxPlot) draw(b *builder, W, H float64) (float64, string, bool) {
 		}
 		tip := bx.Tooltip
 		if tip == "" {
-			tip = fmt.Sprintf("%s\nn = %d\nmedian %s", bx.Label, bx.N, withUnit(yfmt(v[2]), c.YLabel))
+			tip = fmt.Sprintf("%s\nn = %s\nmedian %s", bx.Label, human.Count(int64(bx.N)), withUnit(yfmt(v[2]), c.YLabel))
 			if bx.hasCI(c.LogY) {
 				tip += fmt.Sprintf(" (CI %s – %s)", yfmt(bx.CILow), yfmt(bx.CIHigh))
 			}
@@ -261,7 +263,7 @@ func (c BoxPlot) drawRefs(b *builder, a area, sc scale, labels bool) {
 // tooltip.
 func (c BoxPlot) drawLabel(b *builder, bx Box, lines []string, cx, y0 float64, rotate bool) {
 	b.open("g", "class", "rw-axis rw-category", "fill", "currentColor")
-	b.title(fmt.Sprintf("%s (n = %d)", bx.Label, bx.N))
+	b.title(fmt.Sprintf("%s (n = %s)", bx.Label, human.Count(int64(bx.N))))
 	if rotate {
 		x, y := num(cx+4), num(y0+12)
 		b.elem("text", lines[0], "x", x, "y", y, "text-anchor", "end", "font-size", "11",

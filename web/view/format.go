@@ -196,3 +196,7 @@ func Plural(n int64, one, many string) string {
 	}
 	return Int(n) + " " + many
 }
+
+// Change writes a relative change in whole percent with its sign ("+12 %",
+// "-3 %"), and "0 %" for anything that rounds to nothing: never "-0 %".
+func Change(pct float64) string { return chart.SignedPercent(pct) }
