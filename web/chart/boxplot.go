@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/restorewatch/restorewatch/store/human"
@@ -272,7 +271,7 @@ func (c BoxPlot) drawLabel(b *builder, bx Box, lines []string, cx, y0 float64, r
 		for j, l := range lines {
 			b.elem("text", l, "x", num(cx), "y", num(y0+16+float64(j)*lineH), "text-anchor", "middle", "font-size", "11")
 		}
-		b.elem("text", "n = "+strconv.Itoa(bx.N), "class", "rw-muted", "x", num(cx),
+		b.elem("text", "n = "+human.Count(int64(bx.N)), "class", "rw-muted", "x", num(cx),
 			"y", num(y0+16+float64(len(lines))*lineH), "text-anchor", "middle", "font-size", "10")
 	}
 	b.close("g")
