@@ -72,45 +72,40 @@ func (s *Server) makePlan(ctx context.Context, r plan.Request) (plan.Plan, plan.
 	return m.p, m.opt, m.gap
 }
 
-func (s *Server) handlePlan(c echo.Context) error {
+// requestedPlan reads a plan page's address (instance, database, query)
+// and makes the plan; a broken chain comes back as its *plan.GapError.
+func (s *Server) requestedPlan(c echo.Context) (plan.Request, plan.Plan, plan.ScriptOptions, error) {
 	inst, err := nameParam(c, "name")
 	if err != nil {
-		return err
+		return plan.Request{}, plan.Plan{}, plan.ScriptOptions{}, err
 	}
 	dbName, err := nameParam(c, "db")
 	if err != nil {
-		return err
+		return plan.Request{}, plan.Plan{}, plan.ScriptOptions{}, err
 	}
 	r, err := s.planRequest(c, inst, dbName)
 	if err != nil {
-		return err
+		return r, plan.Plan{}, plan.ScriptOptions{}, err
 	}
 	p, opt, err := s.makePlan(c.Request().Context(), r)
+	return r, p, opt, err
+}
+
+func (s *Server) handlePlan(c echo.Context) error {
+	r, p, opt, err := s.requestedPlan(c)
 	var gap *plan.GapError
 	if err != nil && !errors.As(err, &gap) {
 		return err
 	}
 	m := planModel(r, p, opt, gap)
 	m.CopyJS = s.copyURL
-	return s.render(c, http.StatusOK, view.PlanPage(s.page(c, "Restore plan: "+dbName+" on "+inst, "instances"), m))
+	return s.render(c, http.StatusOK, view.PlanPage(s.page(c, "Restore plan: "+r.Database+" on "+r.Instance, "instances"), m))
 }
 
 // handlePlanSQL serves the plan's script as a .sql file to save and run
 // (sqlcmd -b -i), named after the database and the instance that restores.
 func (s *Server) handlePlanSQL(c echo.Context) error {
-	inst, err := nameParam(c, "name")
-	if err != nil {
-		return err
-	}
-	dbName, err := nameParam(c, "db")
-	if err != nil {
-		return err
-	}
-	r, err := s.planRequest(c, inst, dbName)
-	if err != nil {
-		return err
-	}
-	p, opt, err := s.makePlan(c.Request().Context(), r)
+	r, p, opt, err := s.requestedPlan(c)
 	var gap *plan.GapError
 	if errors.As(err, &gap) {
 		return store.Errorf(store.EINVALID, "%s", gap.Error())
@@ -118,7 +113,7 @@ func (s *Server) handlePlanSQL(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Set(echo.HeaderContentDisposition, attachment("restore "+dbName+" on "+p.TargetInstance+".sql"))
+	c.Response().Header().Set(echo.HeaderContentDisposition, attachment("restore "+r.Database+" on "+p.TargetInstance+".sql"))
 	return c.Blob(http.StatusOK, "application/sql; charset=utf-8", []byte(plan.Script(p, opt)))
 }
 
