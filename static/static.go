@@ -5,7 +5,8 @@ package static
 import "embed"
 
 // FS holds style.css (the dashboard), report.css (the printable evidence
-// report, also inlined into saved report files) and favicon.svg.
+// report, also inlined into saved report files), favicon.svg and copy.js
+// (the plan page's copy button).
 //
-//go:embed style.css report.css favicon.svg
+//go:embed style.css report.css favicon.svg copy.js
 var FS embed.FS

@@ -156,7 +156,7 @@ func (s *Server) buildIssues(build string) []view.IssueRef {
 		if len(ki.Affected) == 0 || containsFix(ki, build) {
 			continue
 		}
-		out = append(out, view.IssueRef{ID: ki.ID, Title: ki.Title, Conditions: "if " + strings.ToLower(conditionWords(ki.Conditions))})
+		out = append(out, view.IssueRef{ID: ki.ID, Title: ki.Title, Conditions: "if " + lowerFirst(conditionWords(ki.Conditions))})
 	}
 	return out
 }

@@ -139,7 +139,7 @@ func TestRestoresFilters(t *testing.T) {
 	}
 	// Pages: 100 rows each, the next link keeps the filters.
 	_, body, _ = get(t, c, ts.URL+"/restores?kind=full")
-	if n := strings.Count(body[strings.Index(body, `<table id="restores">`):], `<tr>`) - 1; n != 100 {
+	if n := strings.Count(body[strings.Index(body, `<table id="restores"`):], `<tr>`) - 1; n != 100 {
 		t.Errorf("first page has %d rows, want 100", n)
 	}
 	if !strings.Contains(body, `href="/restores?kind=full&amp;page=2"`) {

@@ -189,7 +189,7 @@ func (s *Server) instanceIssues(in *store.InstanceSummary, exp []store.Exposure)
 		if e.InstanceID == in.ID {
 			seen[e.IssueID] = true
 			out = append(out, view.IssueRef{ID: e.IssueID, Title: s.issue(e.IssueID).Title, Applies: true,
-				Conditions: "applies: recent restores had " + strings.ToLower(conditionWords(strings.Split(e.Conditions, ",")))})
+				Conditions: "applies: recent restores had " + lowerFirst(conditionWords(strings.Split(e.Conditions, ",")))})
 		}
 	}
 	for _, k := range s.buildIssues(in.Build) {
@@ -279,7 +279,7 @@ func hostRows(s *Server, hosts []store.HostRecord) []view.KV {
 		{Key: "Non-Microsoft modules", Value: orUnknown(strings.Join(h.Modules, ", ")), Mono: true},
 	}
 	for _, k := range slices.Sorted(maps.Keys(h.Extra)) {
-		rows = append(rows, view.KV{Key: k, Value: h.Extra[k]})
+		rows = append(rows, view.KV{Key: hostLabel(k), Value: h.Extra[k]})
 	}
 	rows = append(rows, view.KV{Key: "Latest snapshot", Value: h.ObservedLocal.Format("2006-01-02 15:04") + " (instance local), " + h.Origin})
 	return rows

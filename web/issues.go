@@ -38,7 +38,7 @@ func conditionWords(keys []string) string {
 		}
 	}
 	for i := 1; i < len(words); i++ {
-		words[i] = strings.ToLower(words[i][:1]) + words[i][1:]
+		words[i] = lowerFirst(words[i])
 	}
 	switch len(words) {
 	case 0:

@@ -102,7 +102,7 @@ func change(cur, prev int64) string {
 		return "none in the 30 days before"
 	}
 	pct := (float64(cur) - float64(prev)) / float64(prev) * 100
-	return fmt.Sprintf("%+.0f %% vs the 30 days before (%s)", pct, view.Int(prev))
+	return view.Change(pct) + " vs the 30 days before (" + view.Int(prev) + ")"
 }
 
 // overviewTrend draws the weekly median throughput of full restores.

@@ -1,8 +1,10 @@
 package web_test
 
 import (
+	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -44,7 +46,7 @@ func TestEveryPageRenders(t *testing.T) {
 	db := demoDB(t)
 	_, ts := serve(t, web.Config{DB: db})
 	c := client(t)
-	for _, p := range pagesOf(t, db) {
+	for _, p := range everyRoute(t, db) {
 		start := time.Now()
 		code, body, h := get(t, c, ts.URL+p)
 		t.Logf("%-70s %d %6.1f ms %7d bytes", p, code, float64(time.Since(start).Microseconds())/1000, len(body))
@@ -61,5 +63,37 @@ func TestEveryPageRenders(t *testing.T) {
 		if strings.Contains(body, "style=") {
 			t.Errorf("GET %s: inline style attribute (the CSP forbids it)", p)
 		}
+		// Words (issue 30): labels, not keys; no "-0 %"; counts with
+		// thousands separators; no space before a full stop or comma.
+		text := pageText(body)
+		for _, bad := range []string{"authentication_mode", "banner_level", "service_account", "-0 %", "+0 %", "kib i/o", " . ", " , "} {
+			if strings.Contains(text, bad) {
+				t.Errorf("GET %s shows %q", p, bad)
+			}
+		}
+		if m := ungrouped.FindString(text); m != "" {
+			t.Errorf("GET %s: a count without thousands separators: %q", p, m)
+		}
 	}
 }
+
+var (
+	tags      = regexp.MustCompile(`(?s)<script.*?</script>|<style.*?</style>|<[^>]*>`)
+	spaces    = regexp.MustCompile(`\s+`)
+	ungrouped = regexp.MustCompile(`\bn ?= ?\d{4,}`)
+)
+
+// pageText is a page's text as a reader sees it: inline tags out (a full
+// stop after a link follows it), block tags a space, entities decoded, runs
+// of white space one space.
+func pageText(body string) string {
+	t := tags.ReplaceAllStringFunc(body, func(tag string) string {
+		if inline.MatchString(tag) {
+			return ""
+		}
+		return " "
+	})
+	return spaces.ReplaceAllString(html.UnescapeString(t), " ")
+}
+
+var inline = regexp.MustCompile(`^</?(a|strong|em|span|code|abbr|b|i|small)[\s>]`)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -70,26 +72,81 @@ func (s *Server) makePlan(ctx context.Context, r plan.Request) (plan.Plan, plan.
 	return m.p, m.opt, m.gap
 }
 
-func (s *Server) handlePlan(c echo.Context) error {
+// requestedPlan reads a plan page's address (instance, database, query)
+// and makes the plan; a broken chain comes back as its *plan.GapError.
+func (s *Server) requestedPlan(c echo.Context) (plan.Request, plan.Plan, plan.ScriptOptions, error) {
 	inst, err := nameParam(c, "name")
 	if err != nil {
-		return err
+		return plan.Request{}, plan.Plan{}, plan.ScriptOptions{}, err
 	}
 	dbName, err := nameParam(c, "db")
 	if err != nil {
-		return err
+		return plan.Request{}, plan.Plan{}, plan.ScriptOptions{}, err
 	}
 	r, err := s.planRequest(c, inst, dbName)
 	if err != nil {
-		return err
+		return r, plan.Plan{}, plan.ScriptOptions{}, err
 	}
 	p, opt, err := s.makePlan(c.Request().Context(), r)
+	return r, p, opt, err
+}
+
+func (s *Server) handlePlan(c echo.Context) error {
+	r, p, opt, err := s.requestedPlan(c)
 	var gap *plan.GapError
 	if err != nil && !errors.As(err, &gap) {
 		return err
 	}
 	m := planModel(r, p, opt, gap)
-	return s.render(c, http.StatusOK, view.PlanPage(s.page(c, "Restore plan: "+dbName+" on "+inst, "instances"), m))
+	m.CopyJS = s.copyURL
+	return s.render(c, http.StatusOK, view.PlanPage(s.page(c, "Restore plan: "+r.Database+" on "+r.Instance, "instances"), m))
+}
+
+// handlePlanSQL serves the plan's script as a .sql file to save and run
+// (sqlcmd -b -i), named after the database and the instance that restores.
+func (s *Server) handlePlanSQL(c echo.Context) error {
+	r, p, opt, err := s.requestedPlan(c)
+	var gap *plan.GapError
+	if errors.As(err, &gap) {
+		return store.Errorf(store.EINVALID, "%s", gap.Error())
+	}
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderContentDisposition, attachment("restore "+r.Database+" on "+p.TargetInstance+".sql"))
+	return c.Blob(http.StatusOK, "application/sql; charset=utf-8", []byte(plan.Script(p, opt)))
+}
+
+// attachment is a Content-Disposition naming a download: any name, quoted
+// or RFC 2231-encoded by mime.FormatMediaType, with the characters no file
+// system takes (control characters, slashes, colons…) made "_".
+func attachment(name string) string {
+	name = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune(`/\:*?"<>|`, r) {
+			return '_'
+		}
+		return r
+	}, name)
+	return mime.FormatMediaType("attachment", map[string]string{"filename": name})
+}
+
+// planSQLURL is the plan's .sql download, for the same instant, target and
+// folders as the page.
+func planSQLURL(r plan.Request) string {
+	q := url.Values{}
+	for k, v := range map[string]string{"to_instance": r.TargetInstance, "data_path": r.DataPath, "log_path": r.LogPath} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if !r.At.IsZero() {
+		q.Set("at", r.At.UTC().Format(time.RFC3339))
+	}
+	u := view.DatabaseURL(r.Instance, r.Database) + "/plan.sql"
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	return u
 }
 
 // APIPlan is GET /api/plan's answer: the plan, its script, or the break in
@@ -156,7 +213,7 @@ func planModel(r plan.Request, p plan.Plan, opt plan.ScriptOptions, gap *plan.Ga
 	m.RTO, m.OverRTO = plan.Duration(p.RTO.Seconds()), p.OverRTO
 	if p.Dominant != "" {
 		m.Dominant = p.Dominant
-		m.DominantShare = fmt.Sprintf("%.0f%%", 100*p.DominantShare)
+		m.DominantShare = fmt.Sprintf("%.0f %%", 100*p.DominantShare)
 	}
 	if p.Unestimated > 0 {
 		m.Unestimated = view.Int(int64(p.Unestimated))
@@ -164,6 +221,7 @@ func planModel(r plan.Request, p plan.Plan, opt plan.ScriptOptions, gap *plan.Ga
 	series := map[store.Kind]int{store.KindFull: 0, store.KindDiff: 1, store.KindLog: 2}
 	names := map[store.Kind]string{store.KindFull: "full backup", store.KindDiff: "differential", store.KindLog: "log backups"}
 	tl := chart.Timeline{Frame: chart.Frame{Title: "Expected duration of each step, in order"}, Target: p.RTO.Seconds(), TargetLabel: "RTO target"}
+	rows := make([]view.PlanStep, len(p.Steps))
 	for i, st := range p.Steps {
 		row := view.PlanStep{N: view.Int(int64(i + 1)), Kind: string(st.Kind), Finished: st.Set.Finish.UTC().Format("2006-01-02 15:04:05"),
 			Size: view.Bytes(st.Set.Size), Devices: st.Devices, Expected: plan.Duration(st.Estimate.Seconds), Basis: st.Estimate.Basis,
@@ -177,10 +235,20 @@ func planModel(r plan.Request, p plan.Plan, opt plan.ScriptOptions, gap *plan.Ga
 		if len(p.Replicas) > 1 {
 			row.Replica = st.Set.Instance // where the backup's file is
 		}
-		m.Steps = append(m.Steps, row)
+		rows[i] = row
 		tl.Segments = append(tl.Segments, chart.Segment{Label: names[st.Kind], Seconds: st.Estimate.Seconds, Series: series[st.Kind],
 			Tooltip: "Step " + row.N + ": " + string(st.Kind) + " finished " + row.Finished + " UTC, " + row.Expected})
 	}
+	m.Steps = rows
+	for _, g := range plan.Groups(p.Steps) {
+		pg := view.PlanGroup{Steps: rows[g.First : g.Last+1], Folded: g.Kind == store.KindLog && g.Len() > 1}
+		if pg.Folded {
+			pg.N = view.Int(int64(g.First+1)) + "–" + view.Int(int64(g.Last+1))
+			pg.Label, pg.Day, pg.Size, pg.Expected = g.Label(), g.Day(), view.Bytes(g.Size), plan.Duration(g.Seconds)
+		}
+		m.Groups = append(m.Groups, pg)
+	}
+	m.SQLURL = planSQLURL(r)
 	m.Timeline = tl
 	m.Script = plan.Script(p, opt)
 	return m

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"html"
 	"math/big"
+	"mime"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -129,13 +130,29 @@ func TestBrowserPlan(t *testing.T) {
 		!strings.Contains(script, "WITH RECOVERY;") {
 		t.Errorf("script %.400s", script)
 	}
-	if n := b.text(t, "#plan-steps tbody tr:nth-child(82) td:nth-child(2)"); n != "log" {
-		t.Errorf("step 82 is %q", n)
+	// The 80 log restores are one line, their steps folded (issue 30): the
+	// page stays a few screens tall, and opens them on a click.
+	if run := b.text(t, "#plan-steps tr.plan-run"); !strings.Contains(run, "80 log restores from ") {
+		t.Errorf("the log run reads %q", run)
+	}
+	if tall, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollHeight`)); err != nil || tall > 4*900 {
+		t.Errorf("the plan page is %d px tall (%v), want a few screens", tall, err)
+	}
+	b.do(t, chromedp.Click(chromedp.CSS("#plan-logs summary")), chromedp.WaitVisible(chromedp.CSS("#plan-logs tbody tr:last-child")))
+	if n := b.text(t, "#plan-logs tbody tr:last-child td:nth-child(1)"); n != "82" {
+		t.Errorf("the last folded log step is %q, want 82", n)
 	}
 	if d := b.attr(t, "svg.rw-timeline", "role"); d != "img" {
 		t.Errorf("timeline role %q", d)
 	}
 	b.shot(t, "plan")
+	// With JavaScript the copy button shows; the .sql download is there with or without it.
+	if hidden, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`document.querySelector('button[data-copy="plan-script"]').hidden`)); err != nil || hidden {
+		t.Errorf("the copy button stays hidden (%v)", err)
+	}
+	if href := b.attr(t, "#plan-sql", "href"); href != view.DatabaseURL(inst, name)+"/plan.sql" {
+		t.Errorf("download link %q", href)
+	}
 	gi, gdb := truth.Gap[0], truth.Gap[1]
 	at := truth.GapAt.Add(30 * 60e9).Format("2006-01-02T15:04:05")
 	b.do(t, chromedp.Navigate(ts.URL+view.DatabaseURL(gi, gdb)+"/plan"), chromedp.WaitVisible(chromedp.CSS("#plan-script")),
@@ -301,5 +318,36 @@ func TestPlanFollowsNewBackups(t *testing.T) {
 	}
 	if got := after.Steps[len(after.Steps)-1].Set.LastLSN; got != next.LastLSN {
 		t.Errorf("the plan ends at LSN %s, want the new log's %s", got, next.LastLSN)
+	}
+}
+
+// The plan's script downloads as a .sql file named after the database and
+// the instance, whatever characters they hold (issue 30), equal to the
+// page's script; a broken chain is a clear error, not a script.
+func TestPlanSQLDownload(t *testing.T) {
+	db := demoDB(t)
+	truth := demoBackups(t)
+	_, ts := serve(t, webConfig(db))
+	c := client(t)
+	inst, name := truth.Fork[0], truth.Fork[1]
+	code, body, h := get(t, c, ts.URL+view.DatabaseURL(inst, name)+"/plan.sql")
+	if code != http.StatusOK || !strings.HasPrefix(h.Get("Content-Type"), "application/sql") {
+		t.Fatalf("plan.sql: %d %q", code, h.Get("Content-Type"))
+	}
+	// The page's script (other tests of the shared warehouse may add a
+	// log backup meanwhile, so the two are compared by their shape).
+	_, p := apiPlan(t, c, ts.URL, inst, name, "")
+	if !strings.HasPrefix(body, "-- Restore plan for database "+name) || !strings.Contains(body, "WITH RECOVERY;\nGO") ||
+		strings.Count(body, "RESTORE LOG ") < 80 || len(body) < len(p.Script)*9/10 {
+		t.Errorf("the download is not the plan's script (%d bytes, %d logs; the page's %d bytes)", len(body), strings.Count(body, "RESTORE LOG "), len(p.Script))
+	}
+	_, params, err := mime.ParseMediaType(h.Get("Content-Disposition"))
+	if err != nil || params["filename"] != "restore "+strings.ReplaceAll(name, `\`, "_")+" on "+strings.ReplaceAll(inst, `\`, "_")+".sql" {
+		t.Errorf("Content-Disposition %q: %v %v", h.Get("Content-Disposition"), params, err)
+	}
+	at := truth.GapAt.Add(30 * 60e9).Format("2006-01-02T15:04:05Z")
+	if code, body, _ := get(t, c, ts.URL+view.DatabaseURL(truth.Gap[0], truth.Gap[1])+"/plan.sql?at="+at); code != http.StatusBadRequest ||
+		strings.Contains(body, "RESTORE DATABASE") {
+		t.Errorf("a broken chain's script: %d %.200s", code, body)
 	}
 }

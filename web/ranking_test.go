@@ -14,7 +14,7 @@ import (
 
 // hoursCell reads the "Hours lost / year" cells of a regression table: the
 // sixth cell of each body row.
-var rowRe = regexp.MustCompile(`(?s)<tr><th scope="row">.*?</tr>`)
+var rowRe = regexp.MustCompile(`(?s)<tr><th scope="row"[^>]*>.*?</tr>`)
 var cellRe = regexp.MustCompile(`(?s)<td[^>]*>(.*?)</td>`)
 var tagRe = regexp.MustCompile(`<[^>]*>`)
 

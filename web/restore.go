@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -23,6 +24,9 @@ func (s *Server) handleRestore(c echo.Context) error {
 		return err
 	}
 	m := s.restoreDetail(d)
+	if m.Findings, err = s.restoreFindings(c.Request().Context(), &d.Restore); err != nil {
+		return err
+	}
 	if d.StartedLocal != nil {
 		// The collector's curve starts at the statement's start_time, which
 		// the restore's other sources know to a few seconds.
@@ -40,6 +44,29 @@ func (s *Server) handleRestore(c echo.Context) error {
 		}
 	}
 	return s.render(c, http.StatusOK, view.RestorePage(s.page(c, m.Title, "restores"), m))
+}
+
+// restoreFindings are the open or acknowledged regressions of the
+// restore's series that it ran after, so that a slow restore's page leads
+// to the evidence of why and to the known issue that explains it.
+func (s *Server) restoreFindings(ctx context.Context, r *store.Restore) ([]view.RestoreFinding, error) {
+	regs, err := s.db.ListRegressions(ctx, store.RegressionFilter{Instance: r.Instance, Database: r.Database, Status: "active"})
+	if err != nil {
+		return nil, err
+	}
+	var out []view.RestoreFinding
+	for _, g := range regs {
+		if g.Kind != r.Kind || g.Instance != r.Instance || g.Database != r.Database || r.At.Before(g.ChangedAt) {
+			continue
+		}
+		f := view.RestoreFinding{URL: view.RegressionURL(g.ID), Text: fmt.Sprintf("Regression %d: since %s, %s restores of %s run at %s their speed before",
+			g.ID, g.ChangedAt.UTC().Format("2006-01-02"), g.Kind, g.Database, view.Ratio(g.Ratio))}
+		for _, id := range g.KnownIssues {
+			f.Issues = append(f.Issues, view.Link{Text: id + ": " + s.issue(id).Title, Href: view.RegressionURL(g.ID) + "#known"})
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 // durationSources say in words where a duration came from (SPEC §4).

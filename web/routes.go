@@ -57,9 +57,11 @@ func (s *Server) routes() *echo.Echo {
 	// Embedded assets.
 	e.GET("/static/app.css", s.handleAsset(s.css, "text/css; charset=utf-8"))
 	e.GET("/static/report.css", s.handleAsset(s.report, "text/css; charset=utf-8"))
+	e.GET("/static/copy.js", s.handleAsset(s.copyJS, "text/javascript; charset=utf-8"))
 	e.GET("/static/favicon.svg", s.handleFavicon)
 	e.GET("/favicon.ico", s.handleFavicon) // browsers ask for it whatever the page says
 	e.GET("/instances/:name/databases/:db/plan", s.handlePlan)
+	e.GET("/instances/:name/databases/:db/plan.sql", s.handlePlanSQL)
 	e.GET("/api/plan", s.handleAPIPlan)
 	return e
 }

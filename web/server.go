@@ -157,6 +157,8 @@ type Server struct {
 	cssURL    string
 	report    []byte // report.css + chart CSS
 	reportURL string
+	copyJS    []byte // the plan page's copy button
+	copyURL   string
 
 	mu   sync.Mutex
 	ln   *limitListener
@@ -216,6 +218,7 @@ func New(cfg Config) *Server {
 	}
 	s.css, s.cssURL = asset("style.css", "/static/app.css")
 	s.report, s.reportURL = asset("report.css", "/static/report.css")
+	s.copyJS, s.copyURL = scriptAsset("copy.js", "/static/copy.js")
 	s.metrics = newMetrics(s)
 	s.e = s.routes()
 	return s

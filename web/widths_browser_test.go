@@ -3,10 +3,14 @@ package web_test
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/web/view"
 )
 
 // widths are the screens every page must fit: a phone and a laptop.
@@ -41,7 +45,9 @@ const fitJS = `(() => {
 		theme: document.documentElement.dataset.theme || "", wide, text: document.body.innerText};
 })()`
 
-// TestBrowserEveryWidth walks every page of the demo at 390 and 1440 px,
+// TestBrowserEveryWidth walks every route of the demo at 390 and 1440 px
+// (issue 30: plan pages, a restore of each kind, every regression's
+// evidence and report, live, collector, compare's form),
 // in the light and the dark theme: no page scrolls sideways (tables and
 // charts scroll inside their own box, the navigation collapses), and no
 // catalogue provenance or machine key reaches the reader (issue 15 items
@@ -50,7 +56,7 @@ func TestBrowserEveryWidth(t *testing.T) {
 	db := demoDB(t)
 	b := newBrowser(t)
 	_, ts := serve(t, webConfig(db))
-	pages := pagesOf(t, db)
+	pages := everyRoute(t, db)
 	for _, theme := range []string{"light", "dark"} {
 		b.do(t, chromedp.Navigate(ts.URL+"/theme?set="+theme+"&back=/"), chromedp.WaitVisible(chromedp.CSS("h1")))
 		for _, w := range widths {
@@ -82,4 +88,43 @@ func TestBrowserEveryWidth(t *testing.T) {
 			}
 		}
 	}
+}
+
+// everyRoute is pagesOf and every page the demo's links reach beyond it:
+// every database's restore plan, every regression's evidence and report,
+// a restore of each kind (issue 30 item 1: the plan pages were missing,
+// and each of them scrolled sideways).
+func everyRoute(t *testing.T, db *store.DB) []string {
+	t.Helper()
+	pages := pagesOf(t, db)
+	series, err := db.ListSeries(t.Context(), store.SeriesFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, s := range series {
+		u := view.DatabaseURL(s.Instance, s.Database) + "/plan"
+		if s.Instance == hostileInstance || s.Instance == slashInstance || seen[u] {
+			continue // the test's own instances have no backup history
+		}
+		seen[u] = true
+		pages = append(pages, u)
+	}
+	regs, err := db.ListRegressions(t.Context(), store.RegressionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range regs {
+		pages = append(pages, view.RegressionURL(r.ID), view.RegressionReportURL(r.ID))
+	}
+	for _, k := range []store.Kind{store.KindFull, store.KindDiff, store.KindLog} {
+		rs, _, err := db.ListRestores(t.Context(), store.RestoreFilter{Kind: k, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			pages = append(pages, view.RestoreURL(r.ID))
+		}
+	}
+	return slices.Compact(pages)
 }

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/store"
@@ -77,6 +77,7 @@ func (c *AnalyzeCmd) Run(ctx context.Context, m *Main) error {
 type RegressionsCmd struct {
 	Format string `help:"table, json or csv." enum:"table,json,csv" default:"table"`
 	Status string `help:"open, acknowledged, resolved, or active (open and acknowledged); empty = all." enum:",open,acknowledged,resolved,active" default:""`
+	Wide   bool   `help:"Print every column whole, however wide the terminal."`
 }
 
 // Run implements the command.
@@ -102,8 +103,13 @@ func (c *RegressionsCmd) Run(ctx context.Context, m *Main) error {
 	case "csv":
 		return writeRegressionsCSV(m, rows)
 	}
-	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tINSTANCE\tDATABASE\tKIND\tSINCE (UTC)\tBEFORE → NOW\tRATIO\tN\tP\tLOST A YEAR\tWHAT CHANGED\tKNOWN ISSUE")
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(m.Stdout, "(no regressions)")
+		return err
+	}
+	t := newTable("ID", "STATUS", "INSTANCE", "DATABASE", "KIND", "SINCE (UTC)", "BEFORE → NOW", "RATIO", "N", "P", "LOST A YEAR",
+		"WHAT CHANGED", "KNOWN ISSUE")
+	t.min, t.drop = map[int]int{0: 2, 5: 11, 6: 20, 10: 11}, []int{9, 8, 7, 1, 4}
 	for _, r := range rows {
 		var changed []string
 		for _, f := range r.ChangedFactors {
@@ -114,15 +120,12 @@ func (c *RegressionsCmd) Run(ctx context.Context, m *Main) error {
 		}
 		lost := "-"
 		if r.HoursLostPerYear > 0 {
-			lost = human.Duration(r.HoursLostPerYear * 3600)
+			lost = human.Hours(r.HoursLostPerYear)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s → %s\t%.2f×\t%d/%d\t%.3g\t%s\t%s\t%s\n", r.ID, r.Status,
-			printable(r.Instance), printable(r.Database), r.Kind, r.ChangedAt[:10], human.MiBps(r.BaselineMiBps),
-			human.MiBps(r.CurrentMiBps), r.Ratio, r.BaselineN, r.CurrentN, r.PValue, lost, strings.Join(changed, "; "),
-			strings.Join(r.KnownIssues, ","))
+		t.add(strconv.FormatInt(r.ID, 10), r.Status, printable(r.Instance), printable(r.Database), r.Kind, r.ChangedAt[:10],
+			human.MiBps(r.BaselineMiBps)+" → "+human.MiBps(r.CurrentMiBps), fmt.Sprintf("%.2f×", r.Ratio),
+			fmt.Sprintf("%s/%s", group(r.BaselineN), group(r.CurrentN)), fmt.Sprintf("%.3g", r.PValue), lost,
+			strings.Join(changed, "; "), strings.Join(r.KnownIssues, ","))
 	}
-	if len(rows) == 0 {
-		fmt.Fprintln(tw, "(no regressions)")
-	}
-	return tw.Flush()
+	return m.printTable(t, c.Wide)
 }

@@ -69,7 +69,7 @@ func runMainWith(t *testing.T, hook func(*Main), args ...string) (string, string
 	t.Helper()
 	var out, errb lockedBuffer
 	m := NewMain()
-	m.Stdout, m.Stderr, m.IsTerminal = &out, &errb, false
+	m.Stdout, m.Stderr, m.IsTerminal, m.Width = &out, &errb, false, 0
 	m.Logger = slog.New(slog.NewTextHandler(&errb, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if err := m.ParseFlags(args); err != nil {
 		return out.String(), err.Error(), 2

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 	"unicode"
 
@@ -9,20 +8,10 @@ import (
 )
 
 func formatBytes(b *int64) string {
-	if b == nil {
+	if b == nil || *b <= 0 {
 		return "-"
 	}
-	v := float64(*b)
-	for _, u := range []string{"B", "KiB", "MiB", "GiB", "TiB"} {
-		if v < 1024 || u == "TiB" {
-			if u == "B" {
-				return fmt.Sprintf("%.0f B", v)
-			}
-			return fmt.Sprintf("%.1f %s", v, u)
-		}
-		v /= 1024
-	}
-	return ""
+	return human.Bytes(*b)
 }
 
 func formatRate(v *float64) string {

@@ -124,7 +124,7 @@ func TestImportDryRunNeedsRoomForItsCopy(t *testing.T) {
 	scratchFree = func(dir string) (int64, bool) { asked = dir; return 4096, true }
 	t.Cleanup(func() { scratchFree = freeSpace })
 	_, stderr, code := runMain(t, "import", "--db", db, "--instance-from-dir", "--dry-run", dir)
-	if code == 0 || !strings.Contains(stderr, "--dry-run copies the warehouse") || !strings.Contains(stderr, "4.0 KiB free") ||
+	if code == 0 || !strings.Contains(stderr, "--dry-run copies the warehouse") || !strings.Contains(stderr, "4.00 KiB free") ||
 		!strings.Contains(stderr, tmp) || !strings.Contains(stderr, "TMPDIR") {
 		t.Errorf("exit %d, %q", code, stderr)
 	}

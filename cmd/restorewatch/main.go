@@ -52,6 +52,9 @@ type Main struct {
 	Logger         *slog.Logger
 	// IsTerminal tells whether stderr is a terminal (progress bars).
 	IsTerminal bool
+	// Width is how many columns the tables may use (0: no limit; --wide
+	// lifts it).
+	Width int
 
 	cli    CLI
 	kctx   *kong.Context
@@ -65,7 +68,7 @@ type Main struct {
 
 // NewMain returns a Main writing to the process's stdout and stderr.
 func NewMain() *Main {
-	return &Main{Stdout: os.Stdout, Stderr: os.Stderr, IsTerminal: isTerminal(os.Stderr),
+	return &Main{Stdout: os.Stdout, Stderr: os.Stderr, IsTerminal: isTerminal(os.Stderr), Width: terminalWidth(os.Stdout),
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))}
 }
 

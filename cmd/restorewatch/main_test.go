@@ -25,7 +25,7 @@ func runMain(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	m := NewMain()
-	m.Stdout, m.Stderr, m.IsTerminal = &out, &errb, false
+	m.Stdout, m.Stderr, m.IsTerminal, m.Width = &out, &errb, false, 0
 	code := 0
 	if err := m.ParseFlags(args); err != nil {
 		if err == errHelpShown {

@@ -22,6 +22,7 @@ type PlanCmd struct {
 	LogPath    string        `name:"log-path" help:"Folder for the log files; default: the target's usual log folder, else the original paths."`
 	RTO        time.Duration `name:"rto" help:"RTO target when the instance has no rto tag." default:"4h"`
 	Format     string        `help:"sql, text or json." enum:"sql,text,json" default:"text"`
+	Wide       bool          `help:"Text: every log restore on its own line (default: one line per run of them)."`
 	// The change points estimates start after are the analysis': give the
 	// --ratio, --min-each and --alpha analyze was given.
 	AnalysisFlags `embed:""`
@@ -62,7 +63,11 @@ func (c *PlanCmd) Run(ctx context.Context, m *Main) error {
 			Script string `json:"script"`
 		}{p, plan.Script(p, sopt)})
 	default:
-		_, err = fmt.Fprint(m.Stdout, plan.Text(p))
+		text := plan.Text
+		if c.Wide {
+			text = plan.TextWide
+		}
+		_, err = fmt.Fprint(m.Stdout, text(p))
 	}
 	return err
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/restorewatch/restorewatch/store"
@@ -24,6 +25,7 @@ type ReportCmd struct {
 	Regression int64  `help:"The regression's id; or give --builds." xor:"what" required:"" placeholder:"ID"`
 	Builds     string `help:"Two builds to compare, A,B (e.g. 13.0.4474.0,13.0.5149.0); or give --regression." xor:"what" required:"" placeholder:"A,B"`
 	Out        string `short:"o" required:"" help:"FILE.html or FILE.pdf." type:"path" placeholder:"FILE"`
+	Paper      string `help:"PDF paper: A4 or Letter; default: the locale's (LC_ALL, LC_PAPER, LANG: Letter in the US, Canada, Mexico…, else A4)." placeholder:"SIZE"`
 	// The report states the method the regression was found with: give it
 	// the --ratio, --min-each and --alpha that analyze was given.
 	AnalysisFlags `embed:""`
@@ -34,6 +36,10 @@ func (c *ReportCmd) Run(ctx context.Context, m *Main) error {
 	ext := strings.ToLower(filepath.Ext(c.Out))
 	if ext != ".html" && ext != ".pdf" {
 		return usageError{fmt.Errorf("-o %s: want a .html or .pdf file", c.Out)}
+	}
+	sheet, ok := paperOf(c.Paper)
+	if !ok {
+		return usageError{fmt.Errorf("--paper %q: want A4 or Letter", c.Paper)}
 	}
 	opt, err := c.options()
 	if err != nil {
@@ -69,12 +75,12 @@ func (c *ReportCmd) Run(ctx context.Context, m *Main) error {
 		fmt.Fprintf(m.Stdout, "wrote %s\n", c.Out)
 		return nil
 	}
-	return writePDF(ctx, m, html.Bytes(), c.Out)
+	return writePDF(ctx, m, html.Bytes(), c.Out, sheet)
 }
 
 // writePDF prints the self-contained HTML report to PDF with headless
 // Chromium, when it is installed, with JavaScript off (printReport).
-func writePDF(ctx context.Context, m *Main, html []byte, out string) error {
+func writePDF(ctx context.Context, m *Main, html []byte, out string, sheet paper) error {
 	bin, err := chromium()
 	if err != nil {
 		return err
@@ -90,7 +96,7 @@ func writePDF(ctx context.Context, m *Main, html []byte, out string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	pdf, err := printReport(ctx, bin, filepath.Join(dir, "profile"), "file://"+src)
+	pdf, err := printReport(ctx, bin, filepath.Join(dir, "profile"), "file://"+src, sheet)
 	if err != nil {
 		return store.Errorf(store.EINTERNAL, "report: Chromium could not print the PDF: %v", err)
 	}
@@ -100,7 +106,7 @@ func writePDF(ctx context.Context, m *Main, html []byte, out string) error {
 	if err := os.WriteFile(out, pdf, 0o644); err != nil {
 		return store.Errorf(store.EINVALID, "report: %v", err)
 	}
-	fmt.Fprintf(m.Stdout, "wrote %s\n", out)
+	fmt.Fprintf(m.Stdout, "wrote %s (%s)\n", out, sheet.name)
 	return nil
 }
 
@@ -121,7 +127,7 @@ func chromium() (string, error) {
 // --print-to-pdf writes nothing once --blink-settings=scriptEnabled=false
 // is given, so the command line cannot do this.) The report's own CSP
 // forbids script too; this holds for any HTML printed here.
-func printReport(ctx context.Context, bin, profile, url string) ([]byte, error) {
+func printReport(ctx context.Context, bin, profile, url string, sheet paper) ([]byte, error) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], // --headless, --no-first-run, --disable-background-networking, --disable-sync …
 		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.UserDataDir(profile),
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
@@ -137,5 +143,7 @@ func printReport(ctx context.Context, bin, profile, url string) ([]byte, error) 
 	if err := chromedp.Do(bctx, noScript, chromedp.Navigate(url)); err != nil {
 		return nil, err
 	}
-	return chromedp.Run(bctx, chromedp.PrintToPDF())
+	return chromedp.Run(bctx, chromedp.PrintToPDF(func(p *page.PrintToPDFParams) {
+		p.PaperWidth, p.PaperHeight = sheet.width, sheet.height
+	}))
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
@@ -31,6 +30,7 @@ type RestoresCmd struct {
 	Limit    int    `help:"Show the newest N (default 50)." xor:"limit" placeholder:"N"`
 	All      bool   `help:"Show every restore." xor:"limit"`
 	Knee     bool   `help:"Only restores whose progress slowed sharply part-way (a knee the collector saw)."`
+	Wide     bool   `help:"Print every column whole, however wide the terminal."`
 }
 
 // Run implements the command.
@@ -75,22 +75,22 @@ func (c *RestoresCmd) Run(ctx context.Context, m *Main) error {
 		}
 		return nil
 	}
-	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
 	marks := map[int64]string{}
 	for _, k := range knees {
 		if k.RestoreID > 0 {
 			marks[k.RestoreID] = fmt.Sprintf("after %.0f %%, %.0f× slower", k.Percent, k.Slowdown)
 		}
 	}
-	fmt.Fprintln(tw, "FINISHED (UTC)\tINSTANCE\tDATABASE\tKIND\tDURATION\tSOURCE\tSIZE\tLOGICAL RATE\tREAD RATE\tBUILD\tFROM SERVER\tFROM BUILD\tDEVICE\tSLOWED")
+	t := newTable("FINISHED (UTC)", "INSTANCE", "DATABASE", "KIND", "DURATION", "SOURCE", "SIZE", "LOGICAL RATE", "READ RATE",
+		"BUILD", "FROM SERVER", "FROM BUILD", "DEVICE", "SLOWED")
+	t.min, t.drop = map[int]int{0: 19, 4: 8}, []int{5, 11, 8, 10, 12, 6}
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			r.At.Format("2006-01-02 15:04:05"), printable(r.Instance), printable(r.Database), r.Kind,
+		t.add(r.At.Format("2006-01-02 15:04:05"), printable(r.Instance), printable(r.Database), string(r.Kind),
 			formatDuration(r.DurationS), r.DurationSource, formatBytes(r.BackupBytes), formatRate(r.LogicalMiBps),
 			formatRate(r.ReadMiBps), namedBuild(namer, r.InstanceBuild), printable(r.SourceServer),
 			namedBuild(namer, r.SourceBuild), r.DeviceKind, cmp.Or(marks[r.ID], "-"))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := m.printTable(t, c.Wide); err != nil {
 		return err
 	}
 	switch {

@@ -323,7 +323,7 @@ func TestPDFPrintingRunsNoScript(t *testing.T) {
 	var out strings.Builder
 	m := &Main{Stdout: &out}
 	pdf := filepath.Join(t.TempDir(), "r.pdf")
-	if err := writePDF(t.Context(), m, []byte(page), pdf); err != nil {
+	if err := writePDF(t.Context(), m, []byte(page), pdf, papers["a4"]); err != nil {
 		t.Fatalf("%s: %v", bin, err)
 	}
 	b, err := os.ReadFile(pdf)

@@ -78,8 +78,6 @@ const (
 	hour = time.Hour
 	day  = 24 * time.Hour
 	week = 7 * day
-	// hostileDB tests escaping everywhere a database name is shown.
-	hostileDB = `O'Brien <script>alert(1)</script> & "Co"`
 )
 
 func hm(h, m int) time.Duration { return time.Duration(h)*hour + time.Duration(m)*time.Minute }
@@ -122,7 +120,7 @@ var shapes = []shape{
 			{kind: jobFull, db: "CRM", src: "SQLPROD03", srcBuild: "13.0.4474.0", sizeGiB: 118, growth: 1.06,
 				ratio: 0.32, level: 300, stripes: 1, dir: `R:\Backup\{db}`, newDir: `\\nas-archive02\sqlbackup\{src}\{db}\{type}`,
 				tod: hm(2, 0), cadence: day, story: stShareMove},
-			{kind: jobFull, db: hostileDB, src: "SQLPROD05", srcBuild: "15.0.4355.3", sizeGiB: 6, growth: 1.02,
+			{kind: jobFull, db: "Timesheets", src: "SQLPROD05", srcBuild: "15.0.4355.3", sizeGiB: 6, growth: 1.02,
 				level: 180, stripes: 1, dir: `R:\Backup\{db}`, tod: hm(4, 30), cadence: day},
 		},
 	},

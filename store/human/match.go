@@ -64,19 +64,23 @@ func hasPrefixFold(s, prefix string) bool {
 }
 
 // Closest orders names by how near they are to text: those containing it
-// (case ignored) first, then by edit distance, then by name: the order in
-// which to suggest names when a filter matches nothing.
+// (case ignored) first, then by the edit distance from text to the nearest
+// beginning of the name (what was typed is usually the start of a name,
+// so "RPT-SQL1" is one edit from RPT-SQL01\REPORTING and four from
+// ARCH-SQL12), then by the edit distance to the whole name, then by name:
+// the order in which to suggest names when a filter matches nothing.
 func Closest(text string, names []string) []string {
 	t := strings.ToLower(text)
 	type scored struct {
-		name     string
-		contains bool
-		dist     int
+		name         string
+		contains     bool
+		prefix, dist int
 	}
 	s := make([]scored, len(names))
 	for i, n := range names {
 		l := strings.ToLower(n)
-		s[i] = scored{n, strings.Contains(l, t), levenshtein(t, l)}
+		prefix, dist := levenshtein(t, l)
+		s[i] = scored{n, strings.Contains(l, t), prefix, dist}
 	}
 	slices.SortFunc(s, func(a, b scored) int {
 		if a.contains != b.contains {
@@ -85,7 +89,7 @@ func Closest(text string, names []string) []string {
 			}
 			return 1
 		}
-		return cmp.Or(cmp.Compare(a.dist, b.dist), cmp.Compare(a.name, b.name))
+		return cmp.Or(cmp.Compare(a.prefix, b.prefix), cmp.Compare(a.dist, b.dist), cmp.Compare(a.name, b.name))
 	})
 	out := make([]string, len(s))
 	for i := range s {
@@ -94,8 +98,9 @@ func Closest(text string, names []string) []string {
 	return out
 }
 
-// levenshtein is the edit distance between a and b in runes.
-func levenshtein(a, b string) int {
+// levenshtein is the edit distance in runes from a to the nearest prefix
+// of b, and from a to the whole of b.
+func levenshtein(a, b string) (prefix, whole int) {
 	ra, rb := []rune(a), []rune(b)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
@@ -113,5 +118,5 @@ func levenshtein(a, b string) int {
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(rb)]
+	return slices.Min(prev), prev[len(rb)]
 }

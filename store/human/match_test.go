@@ -30,8 +30,9 @@ func TestMatchNames(t *testing.T) {
 	}
 }
 
-// TestClosest: names containing the text first, then by edit distance
-// (in runes, case ignored), then by name.
+// TestClosest: names containing the text first, then by edit distance to
+// the nearest beginning of the name, then to the whole name (in runes, case
+// ignored), then by name.
 func TestClosest(t *testing.T) {
 	tests := []struct {
 		text  string
@@ -43,6 +44,9 @@ func TestClosest(t *testing.T) {
 		{"sqlprod01", []string{"SQLPROD10", "SQLPROD02", "SQLPROD01X"}, []string{"SQLPROD01X", "SQLPROD02", "SQLPROD10"}},
 		{"ärzte", []string{"Borte", "arzte"}, []string{"arzte", "Borte"}}, // one rune, not two bytes
 		{"b", []string{"c", "a"}, []string{"a", "c"}},                     // ties by name
+		// A typed start of a name is near it, however long the rest (issue 30).
+		{"RPT-SQL1", []string{"ARCH-SQL12", "SQLPROD10", `RPT-SQL08\REPORTING`, "DEV-SQL09", `RPT-SQL01\REPORTING`},
+			[]string{`RPT-SQL01\REPORTING`, `RPT-SQL08\REPORTING`, "ARCH-SQL12", "DEV-SQL09", "SQLPROD10"}},
 		{"", nil, []string{}},
 	}
 	for _, tt := range tests {

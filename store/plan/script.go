@@ -54,8 +54,8 @@ func Script(p Plan, o ScriptOptions) string {
 	}
 	for i, s := range p.Steps {
 		b.WriteString("\n")
-		fmt.Fprintf(&b, "-- Step %d of %d: %s backup finished %s, %s; expected %s (%s, n=%d).\n", i+1, len(p.Steps),
-			kindWord(s.Kind), stamp(s.Set.Finish), bytes(s.Set.Size), Duration(s.Estimate.Seconds), comment(s.Estimate.Basis), s.Estimate.N)
+		fmt.Fprintf(&b, "-- Step %d of %d: %s backup finished %s, %s; expected %s (%s, n=%s).\n", i+1, len(p.Steps),
+			kindWord(s.Kind), stamp(s.Set.Finish), bytes(s.Set.Size), Duration(s.Estimate.Seconds), comment(s.Estimate.Basis), human.Count(int64(s.Estimate.N)))
 		buf, hasBuf := p.Buffers[s.DeviceKind]
 		if hasBuf {
 			fmt.Fprintf(&b, "-- BUFFERCOUNT %d and MAXTRANSFERSIZE %d KiB: the settings of %s's fastest measured restore from %s (%.1f MiB/s, %s).\n",
@@ -212,13 +212,8 @@ func Duration(s float64) string {
 }
 
 func bytes(n int64) string {
-	switch {
-	case n <= 0:
+	if n <= 0 {
 		return "size unknown"
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	}
-	return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
+	return human.Bytes(n)
 }

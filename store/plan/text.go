@@ -5,9 +5,16 @@ import (
 	"strings"
 )
 
-// Text writes the plan for a terminal: one line per step with its expected
-// duration, the total against the RTO target and what dominates.
-func Text(p Plan) string {
+// Text writes the plan for a terminal: one line per full and differential
+// step and one per run of log restores ("78 log restores from 04:00 to
+// 23:45"), with expected durations, the total against the RTO target and
+// what dominates.
+func Text(p Plan) string { return text(p, false) }
+
+// TextWide is Text with every step on its own line.
+func TextWide(p Plan) string { return text(p, true) }
+
+func text(p Plan, wide bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Restore plan for %s (history of %s), restoring on %s\n", comment(p.Database), comment(p.Instance), comment(p.TargetInstance))
 	if p.At.IsZero() {
@@ -20,21 +27,10 @@ func Text(p Plan) string {
 	for _, r := range p.Regressions {
 		fmt.Fprintf(&b, "%s.\n", r.Sentence(p.Database, p.TargetInstance))
 	}
-	b.WriteString("\n  #  kind  finished                 size        expected   range              basis\n")
-	for i, s := range p.Steps {
-		rng := ""
-		if s.Estimate.N > 0 {
-			rng = Duration(s.Estimate.LowS) + " – " + Duration(s.Estimate.HighS)
-		}
-		stop := ""
-		if s.StopAt != nil {
-			stop = " STOPAT " + stamp(*s.StopAt)
-		}
-		if len(p.Replicas) > 1 {
-			stop += "; taken on " + comment(s.Set.Instance)
-		}
-		fmt.Fprintf(&b, "%3d  %-4s  %s  %10s  %9s  %-17s  %s, n=%d%s\n", i+1, s.Kind, stamp(s.Set.Finish), bytes(s.Set.Size),
-			Duration(s.Estimate.Seconds), rng, s.Estimate.Basis, s.Estimate.N, stop)
+	if wide {
+		writeSteps(&b, p)
+	} else {
+		writeGroups(&b, p)
 	}
 	fmt.Fprintf(&b, "\nTotal: %s", Duration(p.TotalS))
 	if p.LowS > 0 {

@@ -138,7 +138,7 @@ func (c Bars) draw(b *builder, W, H float64) (float64, string, bool) {
 			if c.Compare {
 				tip += "\n" + orDefault(c.CompareName, "before") + ": " + c.valueText(r.Compare, r.CompareText)
 				if finite(r.Value) && finite(r.Compare) && r.Compare != 0 {
-					tip += fmt.Sprintf("\nchange: %+.0f%%", (r.Value/r.Compare-1)*100)
+					tip += "\nchange: " + SignedPercent((r.Value/r.Compare-1)*100)
 				}
 			}
 		}
@@ -193,4 +193,14 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// SignedPercent is a change in whole percent, "0 %" when it rounds to
+// nothing (never "-0 %").
+func SignedPercent(pct float64) string {
+	r := math.Round(pct)
+	if r == 0 || math.IsNaN(r) {
+		return "0 %"
+	}
+	return fmt.Sprintf("%+.0f %%", r)
 }

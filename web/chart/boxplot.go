@@ -6,8 +6,9 @@ import (
 	"io"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/restorewatch/restorewatch/store/human"
 )
 
 // Box is the five-number summary of one category, e.g. the speed ratios of
@@ -196,7 +197,7 @@ func (c BoxPlot) draw(b *builder, W, H float64) (float64, string, bool) {
 		}
 		tip := bx.Tooltip
 		if tip == "" {
-			tip = fmt.Sprintf("%s\nn = %d\nmedian %s", bx.Label, bx.N, withUnit(yfmt(v[2]), c.YLabel))
+			tip = fmt.Sprintf("%s\nn = %s\nmedian %s", bx.Label, human.Count(int64(bx.N)), withUnit(yfmt(v[2]), c.YLabel))
 			if bx.hasCI(c.LogY) {
 				tip += fmt.Sprintf(" (CI %s – %s)", yfmt(bx.CILow), yfmt(bx.CIHigh))
 			}
@@ -261,7 +262,7 @@ func (c BoxPlot) drawRefs(b *builder, a area, sc scale, labels bool) {
 // tooltip.
 func (c BoxPlot) drawLabel(b *builder, bx Box, lines []string, cx, y0 float64, rotate bool) {
 	b.open("g", "class", "rw-axis rw-category", "fill", "currentColor")
-	b.title(fmt.Sprintf("%s (n = %d)", bx.Label, bx.N))
+	b.title(fmt.Sprintf("%s (n = %s)", bx.Label, human.Count(int64(bx.N))))
 	if rotate {
 		x, y := num(cx+4), num(y0+12)
 		b.elem("text", lines[0], "x", x, "y", y, "text-anchor", "end", "font-size", "11",
@@ -270,7 +271,7 @@ func (c BoxPlot) drawLabel(b *builder, bx Box, lines []string, cx, y0 float64, r
 		for j, l := range lines {
 			b.elem("text", l, "x", num(cx), "y", num(y0+16+float64(j)*lineH), "text-anchor", "middle", "font-size", "11")
 		}
-		b.elem("text", "n = "+strconv.Itoa(bx.N), "class", "rw-muted", "x", num(cx),
+		b.elem("text", "n = "+human.Count(int64(bx.N)), "class", "rw-muted", "x", num(cx),
 			"y", num(y0+16+float64(len(lines))*lineH), "text-anchor", "middle", "font-size", "10")
 	}
 	b.close("g")

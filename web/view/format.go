@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/restorewatch/restorewatch/store/human"
 	"github.com/restorewatch/restorewatch/web/chart"
 )
 
@@ -68,38 +69,16 @@ func DurationPtr(s *float64) string {
 	return Duration(*s)
 }
 
-// Hours formats a number of hours for "hours lost" figures.
-func Hours(h float64) string {
-	switch {
-	case !(h > 0) || math.IsInf(h, 0):
-		return "0 h"
-	case h < 1:
-		return fmt.Sprintf("%.0f min", h*60)
-	case h < 10:
-		return fmt.Sprintf("%.1f h", h)
-	}
-	return Int(int64(math.Round(h))) + " h"
-}
+// Hours formats a number of hours for "hours lost" figures (human.Hours,
+// as the command line writes them).
+func Hours(h float64) string { return human.Hours(h) }
 
 // Bytes formats a size in binary units.
 func Bytes(n int64) string {
 	if n <= 0 {
 		return Unknown
 	}
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	v, i := float64(n), 0
-	for v >= 1024 && i < len(units)-1 {
-		v, i = v/1024, i+1
-	}
-	switch {
-	case i == 0:
-		return fmt.Sprintf("%d B", n)
-	case v < 10:
-		return fmt.Sprintf("%.2f %s", v, units[i])
-	case v < 100:
-		return fmt.Sprintf("%.1f %s", v, units[i])
-	}
-	return fmt.Sprintf("%.0f %s", v, units[i])
+	return human.Bytes(n)
 }
 
 // BytesPtr formats an optional size.
@@ -217,3 +196,7 @@ func Plural(n int64, one, many string) string {
 	}
 	return Int(n) + " " + many
 }
+
+// Change writes a relative change in whole percent with its sign ("+12 %",
+// "-3 %"), and "0 %" for anything that rounds to nothing: never "-0 %".
+func Change(pct float64) string { return chart.SignedPercent(pct) }

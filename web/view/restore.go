@@ -17,6 +17,17 @@ type RestoreDetail struct {
 	// Progress is the restore's progress curve when a collector watched it
 	// run (with its knee, when it slowed), else nil.
 	Progress *LiveRestore
+	// Findings are the regressions this restore ran after, each with the
+	// known issues that match it (issue 30: a slow restore's page links
+	// its regression and known issue).
+	Findings []RestoreFinding
+}
+
+// RestoreFinding is a regression a restore belongs to: the sentence, its
+// evidence page and its known issues.
+type RestoreFinding struct {
+	Text, URL string
+	Issues    []Link
 }
 
 // KVGroup is a titled list of facts.
