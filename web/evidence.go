@@ -99,6 +99,22 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 	return ev, nil
 }
 
+// measuredSpan is the time span of the points with a value (zero: none).
+func measuredSpan(pts []store.ChartPoint, v func(*store.ChartPoint) *float64) (from, to time.Time) {
+	for i := range pts {
+		if x := v(&pts[i]); x == nil || !(*x > 0) {
+			continue
+		}
+		if from.IsZero() || pts[i].At.Before(from) {
+			from = pts[i].At
+		}
+		if pts[i].At.After(to) {
+			to = pts[i].At
+		}
+	}
+	return from, to
+}
+
 // baselineStart is the first of the restores the regression's baseline
 // counts: the BaselineN-th restore before the change (outliers aside,
 // which the baseline leaves out too: close enough for a period's start);
@@ -154,7 +170,20 @@ func evidenceCharts(r *store.Regression, rs []store.ChartPoint, outliers []int64
 	since, earlier := rs[:split], rs[split:]
 	tp := func(p *store.ChartPoint) *float64 { return p.MiBps }
 	dp := func(p *store.ChartPoint) *float64 { return p.DurationS }
-	from, to := span(rs)
+	// The axis starts at the first measured restore, not at older restores
+	// whose speed is unknown (months of empty axis before the data), and
+	// the median before is drawn over the restores it counts only.
+	from, to := measuredSpan(rs, tp)
+	if f, t := measuredSpan(rs, dp); !f.IsZero() && (from.IsZero() || f.Before(from)) {
+		from = f
+		if t.After(to) {
+			to = t
+		}
+	}
+	if from.IsZero() {
+		from, to = span(rs)
+	}
+	baseFrom := baselineStart(r, rs)
 	before, bBand, nb := marks("before the change", 0, earlier, isOut, tp, from, to)
 	after, aBand, na := marks("since the change", 1, since, isOut, tp, from, to)
 	dBefore, dbBand, db := marks("before the change", 0, earlier, isOut, dp, from, to)
@@ -166,7 +195,7 @@ func evidenceCharts(r *store.Regression, rs []store.ChartPoint, outliers []int64
 		Series: []chart.Series{before, after}, Bands: bands(bBand, aBand), ChangePoints: cp, YLabel: "MiB/s",
 		LogY: spansDecades(before, after) || bandSpansDecades(bBand, aBand), YFromZero: true, From: from, To: to,
 		RefLines: []chart.RefLine{
-			{Y: r.BaselineMiBps, To: r.ChangedAt, Label: "median before " + view.MiBps(r.BaselineMiBps)},
+			{Y: r.BaselineMiBps, From: baseFrom, To: r.ChangedAt, Label: "median before " + view.MiBps(r.BaselineMiBps)},
 			{Y: r.CurrentMiBps, From: r.ChangedAt, Label: "median since " + view.MiBps(r.CurrentMiBps)},
 		},
 	}
@@ -177,7 +206,7 @@ func evidenceCharts(r *store.Regression, rs []store.ChartPoint, outliers []int64
 	}
 	if r.BaselineDurationS > 0 && r.CurrentDurationS > 0 {
 		dur.RefLines = []chart.RefLine{
-			{Y: r.BaselineDurationS, To: r.ChangedAt, Label: "median before " + view.Duration(r.BaselineDurationS)},
+			{Y: r.BaselineDurationS, From: baseFrom, To: r.ChangedAt, Label: "median before " + view.Duration(r.BaselineDurationS)},
 			{Y: r.CurrentDurationS, From: r.ChangedAt, Label: "median since " + view.Duration(r.CurrentDurationS)},
 		}
 	}
