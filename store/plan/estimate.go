@@ -14,7 +14,8 @@ import (
 // Estimate is a step's expected duration from measured restores.
 type Estimate struct {
 	// Seconds is the size over the median logical throughput; LowS and
-	// HighS use the 90th and 10th percentiles (the fast and slow ends).
+	// HighS use the fast and slow ends of the range a next restore falls
+	// in four times out of five (rangeOf): P90 and P10.
 	Seconds float64 `json:"seconds"`
 	LowS    float64 `json:"low_s"`
 	HighS   float64 `json:"high_s"`
