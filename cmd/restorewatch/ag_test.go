@@ -119,9 +119,11 @@ func TestPlanAcrossAvailabilityGroupReplicas(t *testing.T) {
 				t.Errorf("AG recorded %v, plan --instance %s: replicas %v via %q", withAG, name, p.Replicas, p.Via)
 			}
 		}
-		// The text names each step's replica.
+		// The text names each step's replica, and the run of logs the
+		// replica that took them.
 		out, _, _ := runMain(t, "plan", "--db", db, "--instance", "SQL-B", "--database", "Sales")
-		if strings.Count(out, "; taken on SQL-B") != 5 || strings.Count(out, "; taken on SQL-A") != 2 ||
+		if strings.Count(out, "; taken on SQL-A") != 2 || !strings.Contains(out, "5 log restores from 08:10 to 12:10") ||
+			!strings.Contains(out, "; taken on SQL-B (--wide") ||
 			!strings.Contains(out, "Note: the backup history is merged from") {
 			t.Errorf("text plan:\n%s", out)
 		}

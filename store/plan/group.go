@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -122,6 +123,21 @@ func writeGroups(b *strings.Builder, p Plan) {
 		if last := steps[g.Last]; last.StopAt != nil {
 			fmt.Fprintf(b, "; the last STOPAT %s", stamp(*last.StopAt))
 		}
+		if len(p.Replicas) > 1 {
+			fmt.Fprintf(b, "; taken on %s", strings.Join(groupReplicas(steps[g.First:g.Last+1]), ", "))
+		}
 		b.WriteString(" (--wide: one by one)\n")
 	}
+}
+
+// groupReplicas names the replicas that took a run's backups, in order of
+// first appearance.
+func groupReplicas(steps []Step) []string {
+	var out []string
+	for _, s := range steps {
+		if n := comment(s.Set.Instance); !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
