@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -65,14 +66,7 @@ func Rate(f Facts, q Query) Estimate {
 		return e
 	}
 	var pooled, pooledAny []float64
-	dbs := slices.Sorted(func(yield func(string) bool) {
-		for db := range own {
-			if !yield(db) {
-				return
-			}
-		}
-	})
-	for _, db := range dbs {
+	for _, db := range slices.Sorted(maps.Keys(own)) {
 		cur, _ := present(own[db], cfg)
 		for _, r := range cur {
 			pooledAny = append(pooledAny, r.LogicalMiBps)
