@@ -103,60 +103,99 @@ func build(h *History, l, m, dba *Log, semantics string, tl *timeline) *Derived 
 		r.Database = l.DB
 		r.Kind = l.Kind
 	}
-	// Engine seconds and completion time, from the log, else the client output.
-	var completed *int64
-	var offset *int
-	var seconds float64
-	var pages int64
-	var upper float64
+	e := engineOf(r, l, m, dba, &sources)
+	durationOf(r, e, h, semantics)
+	ref, ok := timesOf(d, e, h, semantics, tl)
+	if !ok {
+		return nil // a client message with no time and no history row: nothing to place it at
+	}
+	sizesOf(r, e, h)
+	if h != nil {
+		historyFacts(r, h)
+	}
+	devicesOf(r, h, l)
+	hostFacts(r, tl, ref)
+	r.Sources = strings.Join(dedupe(sources), "+")
+	return d
+}
+
+// engineFacts are what the error log and the client output measured of a
+// restore: the completion time (local) and its offset, the engine's
+// seconds and pages (message 3014), and the upper bounds of an Agent job
+// step and of Restore-DbaDatabase.
+type engineFacts struct {
+	completed *int64
+	offset    *int
+	seconds   float64
+	pages     int64
+	upper     float64 // an Agent job step's duration
+	dbatools  float64 // Restore-DbaDatabase's duration
+}
+
+// engineOf reads the engine's facts from the log, else the client output,
+// and dbatools' measure; it sets the stated MB/s and adds the sources.
+func engineOf(r *Restore, l, m, dba *Log, sources *[]string) engineFacts {
+	var e engineFacts
 	for _, x := range []*Log{l, m} {
 		if x == nil {
 			continue
 		}
-		sources = append(sources, string(x.Source))
-		if completed == nil && x.Completed.Valid {
+		*sources = append(*sources, string(x.Source))
+		if e.completed == nil && x.Completed.Valid {
 			v := x.Completed.Int64
-			completed = &v
+			e.completed = &v
 			if x.Offset.Valid {
 				o := int(x.Offset.Int64)
-				offset = &o
+				e.offset = &o
 			}
 		}
-		if seconds == 0 && x.Has3014 && x.Seconds.Float64 > 0 {
-			seconds = x.Seconds.Float64
-			pages = x.Pages.Int64
+		if e.seconds == 0 && x.Has3014 && x.Seconds.Float64 > 0 {
+			e.seconds = x.Seconds.Float64
+			e.pages = x.Pages.Int64
 			if x.MBps.Valid {
 				r.EngineMBps = ptr(x.MBps.Float64)
 			}
 		}
 		if x.UpperBound.Valid && x.UpperBound.Float64 > 0 {
-			upper = x.UpperBound.Float64
+			e.upper = x.UpperBound.Float64
 		}
 	}
-	var dbatoolsS float64
 	if dba != nil {
-		sources = append(sources, string(dba.Source))
+		*sources = append(*sources, string(dba.Source))
 		if dba.UpperBound.Valid && dba.UpperBound.Float64 > 0 {
-			dbatoolsS = dba.UpperBound.Float64
+			e.dbatools = dba.UpperBound.Float64
 		}
 	}
-	// Duration by trust (SPEC §4); zero or negative is unknown, never 1 s.
+	return e
+}
+
+// durationOf sets the duration by trust (SPEC §4); zero or negative is
+// unknown, never 1 s.
+func durationOf(r *Restore, e engineFacts, h *History, semantics string) {
 	r.DurationSource = DurationUnknown
 	switch {
-	case seconds > 0:
-		r.DurationS, r.DurationSource = ptr(seconds), DurationEngine
-	case completed != nil && h != nil && semantics == "start" && *completed > h.RestoreLocal:
-		r.DurationS, r.DurationSource = ptr(float64(*completed-h.RestoreLocal)/1000), DurationCompletion
-	case dbatoolsS > 0:
+	case e.seconds > 0:
+		r.DurationS, r.DurationSource = ptr(e.seconds), DurationEngine
+	case e.completed != nil && h != nil && semantics == "start" && *e.completed > h.RestoreLocal:
+		r.DurationS, r.DurationSource = ptr(float64(*e.completed-h.RestoreLocal)/1000), DurationCompletion
+	case e.dbatools > 0:
 		// Measured around the one statement: tighter than a job step's.
-		r.DurationS, r.DurationSource = ptr(dbatoolsS), DurationDbatools
-	case upper > 0:
-		r.DurationS, r.DurationSource = ptr(upper), DurationAgent
+		r.DurationS, r.DurationSource = ptr(e.dbatools), DurationDbatools
+	case e.upper > 0:
+		r.DurationS, r.DurationSource = ptr(e.upper), DurationAgent
 	}
+}
+
+// timesOf places the restore in time: when it started and finished (local
+// and UTC, by the instance's offset then) and the instant it is filed at.
+// It returns the local time the instance's state is read at (the start,
+// else that instant); ok is false when nothing gives a time.
+func timesOf(d *Derived, e engineFacts, h *History, semantics string, tl *timeline) (ref int64, ok bool) {
+	r := &d.Restore
 	var started, finished *int64
 	switch {
-	case completed != nil:
-		finished = completed
+	case e.completed != nil:
+		finished = e.completed
 	case h != nil && semantics == "end":
 		finished = &h.RestoreLocal
 	case h != nil && semantics == "start" && r.DurationS != nil:
@@ -178,19 +217,21 @@ func build(h *History, l, m, dba *Log, semantics string, tl *timeline) *Derived 
 	case h != nil:
 		atLocal = h.RestoreLocal
 	default:
-		return nil // a client message with no time and no history row: nothing to place it at
+		return 0, false
 	}
 	off, known := 0, false
-	if offset != nil {
-		off, known = *offset, true
+	if e.offset != nil {
+		off, known = *e.offset, true
 	} else {
 		off, known = tl.offset(atLocal)
 	}
 	toUTC := func(v int64) int64 { return v - int64(off)*60_000 }
 	r.OffsetKnown = known
 	d.AtUTC = toUTC(atLocal)
+	ref = atLocal
 	if started != nil {
 		d.StartedUTC, d.StartedLocal = toUTC(*started), *started
+		ref = *started
 	}
 	if finished != nil {
 		d.FinishedUTC, d.FinishedLocal = toUTC(*finished), *finished
@@ -198,7 +239,12 @@ func build(h *History, l, m, dba *Log, semantics string, tl *timeline) *Derived 
 	if h != nil {
 		d.RestoreDateLocal = h.RestoreLocal
 	}
-	// Sizes: the backup set's sizes, counted once whatever the stripes.
+	return ref, true
+}
+
+// sizesOf sets the sizes — the backup set's, counted once whatever the
+// stripes, else the pages of message 3014 — and the throughput they give.
+func sizesOf(r *Restore, e engineFacts, h *History) {
 	if h != nil && h.BackupSize.Valid {
 		r.BackupBytes = ptr(h.BackupSize.Int64)
 		r.SizeSource = "backup_size"
@@ -206,72 +252,81 @@ func build(h *History, l, m, dba *Log, semantics string, tl *timeline) *Derived 
 			r.CompressedB = ptr(h.Compressed.Int64)
 		}
 	}
-	if pages > 0 {
-		r.Pages = ptr(pages)
+	if e.pages > 0 {
+		r.Pages = ptr(e.pages)
 	}
-	if r.DurationS != nil && *r.DurationS > 0 {
-		// The time throughput divides by: the engine's, as its MB/sec
-		// implies, when that is the more precise (ThroughputEngine).
-		elapsed, src := *r.DurationS, ThroughputDuration
-		switch {
-		case r.DurationSource != DurationEngine || pages <= 0 || r.EngineMBps == nil:
-		case !EngineRateAgrees(pages, seconds, *r.EngineMBps):
-			// The stated MB/sec is not what its own pages and seconds
-			// give (a typo in a pasted line): the computed figure holds.
-			src = ThroughputRecomputed
-		case *r.EngineMBps > seconds:
-			elapsed, src = float64(pages)*8192/mib / *r.EngineMBps, ThroughputEngine
-		}
-		switch {
-		case r.BackupBytes != nil && *r.BackupBytes > 0:
-			r.LogicalMiBps = ptr(float64(*r.BackupBytes) / mib / elapsed)
-		case pages > 0:
-			r.LogicalMiBps = ptr(float64(pages) * 8192 / mib / elapsed)
-			if src == ThroughputEngine {
-				r.LogicalMiBps = ptr(*r.EngineMBps) // the same, without the round trip
-			}
-			r.SizeSource = "pages_3014"
-		}
-		if r.CompressedB != nil && *r.CompressedB > 0 {
-			r.ReadMiBps = ptr(float64(*r.CompressedB) / mib / elapsed)
-		}
-		if r.LogicalMiBps != nil || r.ReadMiBps != nil {
-			r.ThroughputSource = src
-		}
+	if r.DurationS == nil || *r.DurationS <= 0 {
+		return
 	}
-	if h != nil {
-		r.SourceServer = h.SourceServer
-		r.SourceDatabase = h.SourceDB
-		if h.Major.Valid && h.Minor.Valid && h.Build.Valid {
-			r.SourceBuild = fmt.Sprintf("%d.%d.%d", h.Major.Int64, h.Minor.Int64, h.Build.Int64)
-		}
-		switch {
-		case h.Family != "":
-			r.Family = strings.ToLower(h.Family)
-		case h.SourceServer != "" && h.SourceDB != "":
-			r.Family = strings.ToLower(h.SourceServer + "/" + h.SourceDB)
-		}
-		if h.BackupSize.Valid {
-			// A NULL compressed size is what an upgraded msdb leaves for an
-			// uncompressed backup (reference §1.4).
-			r.Compressed = ptr(h.Compressed.Valid && h.Compressed.Int64 > 0 && h.Compressed.Int64 < h.BackupSize.Int64)
-		}
-		if h.KeyAlgorithm != "" {
-			r.Encrypted = ptr(!strings.EqualFold(h.KeyAlgorithm, "NO_Encryption"))
-		} else if h.BackupSize.Valid {
-			r.Encrypted = ptr(false)
-		}
-		if h.Checksums.Valid {
-			r.Checksum = ptr(h.Checksums.Bool)
-		}
-		if h.CopyOnly.Valid {
-			r.CopyOnly = ptr(h.CopyOnly.Bool)
-		}
-		r.UserName = h.User
-		r.DestinationFiles = h.Destinations
+	// The time throughput divides by: the engine's, as its MB/sec implies,
+	// when that is the more precise (ThroughputEngine).
+	elapsed, src := *r.DurationS, ThroughputDuration
+	switch {
+	case r.DurationSource != DurationEngine || e.pages <= 0 || r.EngineMBps == nil:
+	case !EngineRateAgrees(e.pages, e.seconds, *r.EngineMBps):
+		// The stated MB/sec is not what its own pages and seconds give (a
+		// typo in a pasted line): the computed figure holds.
+		src = ThroughputRecomputed
+	case *r.EngineMBps > e.seconds:
+		elapsed, src = float64(e.pages)*8192/mib / *r.EngineMBps, ThroughputEngine
 	}
-	// Devices: the error log names what this restore read; msdb's
-	// physical_device_name may be the backup's original destination.
+	switch {
+	case r.BackupBytes != nil && *r.BackupBytes > 0:
+		r.LogicalMiBps = ptr(float64(*r.BackupBytes) / mib / elapsed)
+	case e.pages > 0:
+		r.LogicalMiBps = ptr(float64(e.pages) * 8192 / mib / elapsed)
+		if src == ThroughputEngine {
+			r.LogicalMiBps = ptr(*r.EngineMBps) // the same, without the round trip
+		}
+		r.SizeSource = "pages_3014"
+	}
+	if r.CompressedB != nil && *r.CompressedB > 0 {
+		r.ReadMiBps = ptr(float64(*r.CompressedB) / mib / elapsed)
+	}
+	if r.LogicalMiBps != nil || r.ReadMiBps != nil {
+		r.ThroughputSource = src
+	}
+}
+
+// historyFacts sets what msdb's row says of the backup: its source server,
+// database and build, family, compression, encryption, checksum, copy-only,
+// user and destination files.
+func historyFacts(r *Restore, h *History) {
+	r.SourceServer = h.SourceServer
+	r.SourceDatabase = h.SourceDB
+	if h.Major.Valid && h.Minor.Valid && h.Build.Valid {
+		r.SourceBuild = fmt.Sprintf("%d.%d.%d", h.Major.Int64, h.Minor.Int64, h.Build.Int64)
+	}
+	switch {
+	case h.Family != "":
+		r.Family = strings.ToLower(h.Family)
+	case h.SourceServer != "" && h.SourceDB != "":
+		r.Family = strings.ToLower(h.SourceServer + "/" + h.SourceDB)
+	}
+	if h.BackupSize.Valid {
+		// A NULL compressed size is what an upgraded msdb leaves for an
+		// uncompressed backup (reference §1.4).
+		r.Compressed = ptr(h.Compressed.Valid && h.Compressed.Int64 > 0 && h.Compressed.Int64 < h.BackupSize.Int64)
+	}
+	if h.KeyAlgorithm != "" {
+		r.Encrypted = ptr(!strings.EqualFold(h.KeyAlgorithm, "NO_Encryption"))
+	} else if h.BackupSize.Valid {
+		r.Encrypted = ptr(false)
+	}
+	if h.Checksums.Valid {
+		r.Checksum = ptr(h.Checksums.Bool)
+	}
+	if h.CopyOnly.Valid {
+		r.CopyOnly = ptr(h.CopyOnly.Bool)
+	}
+	r.UserName = h.User
+	r.DestinationFiles = h.Destinations
+}
+
+// devicesOf sets the devices, their kind and stripes, and the buffer
+// settings of trace flag 3213. The error log names what this restore read;
+// msdb's physical_device_name may be the backup's original destination.
+func devicesOf(r *Restore, h *History, l *Log) {
 	var devType string
 	var hDevType sql.NullInt64
 	switch {
@@ -307,26 +362,27 @@ func build(h *History, l, m, dba *Log, semantics string, tl *timeline) *Derived 
 			r.IOAlignment = ptr(b.IOAlignment)
 		}
 	}
-	ref := atLocal
-	if started != nil {
-		ref = *started
+}
+
+// hostFacts sets what the instance was when the restore started (ref,
+// local): its build, IFI, cores, memory, trace flags and modules.
+func hostFacts(r *Restore, tl *timeline, ref int64) {
+	st, ok := tl.state(ref)
+	if !ok {
+		return
 	}
-	if st, ok := tl.state(ref); ok {
-		r.InstanceBuild = st.Version
-		if st.IFI.Valid {
-			r.IFI = ptr(st.IFI.Bool)
-		}
-		if st.Cores.Valid {
-			r.CPUCount = ptr(st.Cores.Int64)
-		}
-		if st.mem.Valid {
-			r.MemoryMB = ptr(st.mem.Int64)
-		}
-		r.TraceFlags = canonList(st.flags)
-		r.Modules = canonList(st.mods)
+	r.InstanceBuild = st.Version
+	if st.IFI.Valid {
+		r.IFI = ptr(st.IFI.Bool)
 	}
-	r.Sources = strings.Join(dedupe(sources), "+")
-	return d
+	if st.Cores.Valid {
+		r.CPUCount = ptr(st.Cores.Int64)
+	}
+	if st.mem.Valid {
+		r.MemoryMB = ptr(st.mem.Int64)
+	}
+	r.TraceFlags = canonList(st.flags)
+	r.Modules = canonList(st.mods)
 }
 
 // canonList turns a JSON list of values into a stable comma list ("1117,3226").
