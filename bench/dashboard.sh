@@ -13,6 +13,8 @@
 #   RW_BENCH_CLIENTS    concurrent clients (8)     RW_BENCH_DURATION  measured run (30s)
 #   RW_BENCH_ROUNDS     rounds of varied URLs (10) RW_BENCH_BIN       a prebuilt rw to run
 #   RW_BENCH_PROFILE    file for the server's CPU profile of the run
+#   RW_BENCH_PER_URL    requests per pattern with every client on that one
+#                       pattern (200; 0 skips the per-URL table)
 #
 # Writes $RW_BENCH_DIR/dashboard-<UTC time>.md with the machine, load
 # averages, commands and the table. Needs go, curl and jq. The server listens
@@ -29,6 +31,7 @@ INSTANCES=${RW_BENCH_INSTANCES:-2000}
 RESTORES=${RW_BENCH_RESTORES:-1000000}
 CLIENTS=${RW_BENCH_CLIENTS:-8}
 DURATION=${RW_BENCH_DURATION:-30s}
+PER_URL=${RW_BENCH_PER_URL:-200}
 mkdir -p "$DIR"
 DIR=$(cd "$DIR" && pwd)
 DB=$DIR/dashboard.db
@@ -192,6 +195,24 @@ note "Each page alone: \`load -base $BASE -urls $URLS -c 1 -n $((NURL * 2)) -tar
 note "- load before: $(uptime | sed 's/.*load average: //')"
 note ""
 "$DIR/load" -base "$BASE" -urls "$URLS" -c 1 -n $((NURL * 2)) -target 100ms -timeout 120s | tee -a "$OUT" || true
+
+# Each page under load of its own (issue 32): CLIENTS clients hitting one
+# pattern's URLs, PER_URL requests, so a page that is fast in the mix but
+# slow when everyone opens it at once shows. The mix follows.
+if [ "$PER_URL" -gt 0 ]; then
+	note ""
+	note "Each page under $CLIENTS clients of its own: \`load -base $BASE -urls <one pattern's URLs> -c $CLIENTS -n $PER_URL -target 50ms\` per pattern"
+	note "- load before: $(uptime | sed 's/.*load average: //')"
+	note ""
+	note "| pattern | requests | errors | p50 ms | p95 ms | p99 ms | max ms | KiB/resp | p95 < 50ms |"
+	note "|---|---:|---:|---:|---:|---:|---:|---:|---|"
+	while read -r label; do
+		awk -v l="$label" '$1 == l' "$URLS" >"$DIR/one-url.txt"
+		"$DIR/load" -base "$BASE" -urls "$DIR/one-url.txt" -c "$CLIENTS" -n "$PER_URL" -target 50ms -timeout 120s 2>/dev/null |
+			grep -F "| \`$label\` |" | tee -a "$OUT" >/dev/null || true
+	done < <(cut -d' ' -f1 "$URLS" | awk '!seen[$0]++')
+	note "- load after: $(uptime | sed 's/.*load average: //')"
+fi
 
 note ""
 CMD="load -base $BASE -urls $URLS -c $CLIENTS -d $DURATION -target 100ms"
