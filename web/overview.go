@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -301,7 +302,7 @@ func (s *Server) collectorStatus(ctx context.Context) (view.CollectorStatus, err
 	if err != nil || !ok {
 		return view.CollectorStatus{Text: "No collector configured: data comes from imported files."}, err
 	}
-	runs, err := s.db.LatestRuns(ctx)
+	runs, err := s.latestRuns(ctx)
 	if err != nil {
 		return view.CollectorStatus{}, err
 	}
@@ -330,3 +331,38 @@ func (s *Server) collectorStatus(ctx context.Context) (view.CollectorStatus, err
 	}
 	return view.CollectorStatus{Configured: true, Failed: failed > 0, Text: text}, nil
 }
+
+// latestRuns is the collector's latest run of every instance for the
+// overview's status line. Runs do not move the data version, so the cache
+// does not hold them; on a large fleet the read was half of an overview
+// view (1 M restores on 2,000 instances: 51 % of a CPU profile at 8
+// clients), so a read that took runsSlow or more is reused for runsFor. A
+// quick one (a small fleet) is always fresh.
+func (s *Server) latestRuns(ctx context.Context) ([]store.CollectorRun, error) {
+	c := &s.runs
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.runs != nil && time.Since(c.at) < runsFor {
+		return c.runs, nil
+	}
+	start := time.Now()
+	runs, err := s.db.LatestRuns(ctx)
+	c.runs = nil
+	if err == nil && time.Since(start) >= runsSlow {
+		c.runs, c.at = runs, start
+	}
+	return runs, err
+}
+
+// runsCache holds a slow read of the latest runs; readers share the slice
+// and never change it.
+type runsCache struct {
+	mu   sync.Mutex
+	at   time.Time
+	runs []store.CollectorRun
+}
+
+const (
+	runsSlow = 5 * time.Millisecond
+	runsFor  = 5 * time.Second
+)

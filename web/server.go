@@ -153,7 +153,8 @@ type Server struct {
 	hosts     map[string]struct{}
 	origin    *http.CrossOriginProtection
 	issues    []analysis.KnownIssue
-	css       []byte // style.css + chart CSS, served as one file
+	runs      runsCache // the overview's collector status
+	css       []byte    // style.css + chart CSS, served as one file
 	cssURL    string
 	report    []byte // report.css + chart CSS
 	reportURL string
