@@ -93,9 +93,10 @@ func (db *DB) BackupReplicas(ctx context.Context, name, database string) (Replic
 			}
 		}
 		// The named instance first, if it is one of them.
-		slices.SortStableFunc(insts, func(a, b string) int {
-			return boolCmp(strings.EqualFold(b, name), strings.EqualFold(a, name))
-		})
+		if i := slices.IndexFunc(insts, func(s string) bool { return strings.EqualFold(s, name) }); i > 0 {
+			named := insts[i]
+			insts = slices.Insert(slices.Delete(insts, i, i+1), 0, named)
+		}
 		out.Instances = insts
 		out.Via = fmt.Sprintf("availability group %s (replicas %s)", ag, strings.Join(insts, ", "))
 		return out, nil
@@ -141,14 +142,4 @@ func (db *DB) familyReplicas(ctx context.Context, out Replicas) (Replicas, error
 			strings.Join(out.Instances, ", "))
 	}
 	return out, nil
-}
-
-func boolCmp(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
 }

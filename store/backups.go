@@ -139,7 +139,7 @@ func (b *BackupSet) Validate() error {
 // backup's checkpoint no earlier than its first LSN. A set that breaks one
 // is a damaged row, and a plan built on it would be wrong.
 func (b *BackupSet) checkLSNs() error {
-	after := func(a, c string) bool { return a != "" && a != "0" && c != "" && lsnCmp(a, c) > 0 }
+	after := func(a, c string) bool { return a != "" && a != "0" && c != "" && CompareLSN(a, c) > 0 }
 	switch {
 	case after(b.FirstLSN, b.LastLSN):
 		return Errorf(EINVALID, "backup set: first_lsn %s is after last_lsn %s", b.FirstLSN, b.LastLSN)
@@ -151,14 +151,6 @@ func (b *BackupSet) checkLSNs() error {
 		return Errorf(EINVALID, "backup set: a data backup's checkpoint_lsn %s is before its first_lsn %s", b.CheckpointLSN, b.FirstLSN)
 	}
 	return nil
-}
-
-// lsnCmp compares canonical LSNs (decimal text without leading zeros).
-func lsnCmp(a, b string) int {
-	if len(a) != len(b) {
-		return len(a) - len(b)
-	}
-	return strings.Compare(a, b)
 }
 
 // PutBackupSets stores backup sets in one transaction and returns how many
@@ -195,6 +187,7 @@ func (db *DB) PutBackupSets(ctx context.Context, sets []BackupSet) (added int64,
 	}
 	insSet, selSet, insMedia, insFile := stmts[0], stmts[1], stmts[2], stmts[3]
 	ids := map[string]int64{}
+	members := map[agKey]agMember{}
 	for i := range sets {
 		b := &sets[i]
 		key := strings.ToLower(b.Instance)
@@ -219,15 +212,16 @@ func (db *DB) PutBackupSets(ctx context.Context, sets []BackupSet) (added int64,
 			return 0, fmt.Errorf("store: put backup set %s: %w", b.Origin, err)
 		}
 		if ag := strings.TrimSpace(b.AvailabilityGroup); ag != "" {
-			// The import names the AG: a membership without a group
-			// database id, which a collector's later reading completes.
-			if _, err := tx.ExecContext(ctx, `INSERT INTO ag_database (instance_id, database_name, ag_name, listener, group_database_id, observed_utc)
-				VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET observed_utc = MAX(observed_utc, excluded.observed_utc),
-				listener = CASE WHEN excluded.listener <> '' THEN excluded.listener ELSE listener END,
-				group_database_id = CASE WHEN excluded.group_database_id <> '' THEN excluded.group_database_id ELSE group_database_id END`,
-				inst, b.Database, ag, strings.TrimSpace(b.AGListener), strings.ToUpper(strings.Trim(b.GroupDatabaseID, "{} ")), ms(b.Finish)); err != nil {
-				return 0, fmt.Errorf("store: put backup set %s: availability group: %w", b.Origin, err)
+			k := agKey{inst, b.Database, ag}
+			m := members[k]
+			m.at = max(m.at, ms(b.Finish))
+			if l := strings.TrimSpace(b.AGListener); l != "" {
+				m.listener = l
 			}
+			if g := strings.ToUpper(strings.Trim(b.GroupDatabaseID, "{} ")); g != "" {
+				m.groupDB = g
+			}
+			members[k] = m
 		}
 		n, _ := res.RowsAffected()
 		added += n
@@ -246,10 +240,33 @@ func (db *DB) PutBackupSets(ctx context.Context, sets []BackupSet) (added int64,
 			}
 		}
 	}
+	// The sets that name an AG record its membership, once per database:
+	// without a group database id when only the AG's name is known (an
+	// import), which a collector's later reading completes.
+	for k, m := range members {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO ag_database (instance_id, database_name, ag_name, listener, group_database_id, observed_utc)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET observed_utc = MAX(observed_utc, excluded.observed_utc),
+			listener = CASE WHEN excluded.listener <> '' THEN excluded.listener ELSE listener END,
+			group_database_id = CASE WHEN excluded.group_database_id <> '' THEN excluded.group_database_id ELSE group_database_id END`,
+			k.instance, k.database, k.ag, m.listener, m.groupDB, m.at); err != nil {
+			return 0, fmt.Errorf("store: put backup sets: availability group %s: %w", k.ag, err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("store: put backup sets: %w", err)
 	}
 	return added, nil
+}
+
+// agKey and agMember gather PutBackupSets' availability-group memberships.
+type agKey struct {
+	instance     int64
+	database, ag string
+}
+
+type agMember struct {
+	listener, groupDB string
+	at                int64
 }
 
 const (

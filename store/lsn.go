@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -73,4 +74,13 @@ func CanonicalLSN(s string) (string, error) {
 		return "", fmt.Errorf("lsn %q: more than 25 digits", s)
 	}
 	return s, nil
+}
+
+// CompareLSN compares two canonical numeric LSNs (CanonicalLSN's digits,
+// no leading zeros): by length, then digit by digit.
+func CompareLSN(a, b string) int {
+	if len(a) != len(b) {
+		return cmp.Compare(len(a), len(b))
+	}
+	return strings.Compare(a, b)
 }

@@ -101,5 +101,5 @@ func (c *Calibration) finish() {
 // estimate would have given (median error 8 %)".
 func (c Calibration) Sentence() string {
 	return fmt.Sprintf("of %s's last %d %s restores, %d took within the range this estimate would have given before each (median error %.0f %%)",
-		c.Instance, c.Restores, kindName(c.Kind), c.Inside, 100*c.MedianError)
+		c.Instance, c.Restores, kindWord(c.Kind), c.Inside, 100*c.MedianError)
 }

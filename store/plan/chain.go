@@ -364,15 +364,7 @@ func forkNotes(sets []store.BackupSet, steps []Step) []string {
 	return out
 }
 
-// Cmp compares two canonical numeric LSNs.
-func Cmp(a, b string) int {
-	if len(a) != len(b) {
-		if len(a) < len(b) {
-			return -1
-		}
-		return 1
-	}
-	return strings.Compare(a, b)
-}
+// Cmp compares two canonical numeric LSNs (store.CompareLSN).
+func Cmp(a, b string) int { return store.CompareLSN(a, b) }
 
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }

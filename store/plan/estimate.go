@@ -200,7 +200,7 @@ type RegressionRef struct {
 // … since 15 Oct 2026".
 func (r RegressionRef) Sentence(database, instance string) string {
 	return fmt.Sprintf("%s regression %d: %s restores of %s on %s run at %.2f× their speed before %s; the %s step's estimate rests on %s",
-		capital(r.Status), r.ID, kindName(r.Kind), database, instance, r.Ratio, day(r.ChangedAt), kindName(r.Kind), r.Basis)
+		capital(r.Status), r.ID, kindWord(r.Kind), database, instance, r.Ratio, day(r.ChangedAt), kindWord(r.Kind), r.Basis)
 }
 
 func capital(s string) string {

@@ -49,7 +49,7 @@ func Rate(f Facts, q Query) Estimate {
 		cfg = analysis.DefaultConfig()
 	}
 	cfg.Bootstrap = 0 // the interval of a ratio is not needed here
-	kind := kindName(q.Kind)
+	kind := kindWord(q.Kind)
 	own := map[string][]store.RestoreRate{} // the target's series of the kind, by database
 	var fleet []store.RestoreRate
 	for _, r := range f.Rates {
@@ -111,7 +111,7 @@ func seriesRate(f Facts, q Query, series []store.RestoreRate, cfg analysis.Confi
 	}
 	sort.SliceStable(series, func(i, j int) bool { return series[i].At.Before(series[j].At) })
 	cur, fd := present(series, cfg)
-	kind := kindName(q.Kind)
+	kind := kindWord(q.Kind)
 	if b := q.Buffers; b != nil && !mostlyUse(cur, b) {
 		// The script sets buffers the present regime does not use: the
 		// restores that used them are what the script's restore will be
@@ -268,18 +268,6 @@ func tQuantile90(df int) float64 {
 		return 1.31
 	}
 	return 1.2816
-}
-
-func kindName(k store.Kind) string {
-	switch k {
-	case store.KindFull:
-		return "full"
-	case store.KindDiff:
-		return "differential"
-	case store.KindLog:
-		return "log"
-	}
-	return string(k)
 }
 
 // day is "15 Oct 2026".
