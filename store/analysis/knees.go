@@ -20,15 +20,13 @@ const CurveTolerance = 2 * time.Minute
 // it (trace flag 3213 logs it with every restore where it is on).
 const alignmentLookback = 50
 
-// KneeStore is what the knee findings read; *store.DB satisfies it.
+// KneeStore is what the knee findings read; the SQLite warehouse satisfies it.
 type KneeStore interface {
 	InflightCurves(ctx context.Context, since time.Time) ([]store.InflightCurve, error)
 	Restores(ctx context.Context, q store.RestoreQuery) (store.RestorePage, error)
 	ListInstances(ctx context.Context, name string) ([]store.InstanceSummary, error)
 	BackupOfDevices(ctx context.Context, devices []string) (*store.DeviceBackup, error)
 }
-
-var _ KneeStore = (*store.DB)(nil)
 
 // Knees returns the knee findings of every progress curve the warehouse
 // keeps (running or finished), newest start first, with their facts read

@@ -147,13 +147,11 @@ func known(ms []map[string]string, factor string) int {
 	return n
 }
 
-// NextStepStore is what RegressionNextSteps reads; *store.DB satisfies it.
+// NextStepStore is what RegressionNextSteps reads; the SQLite warehouse satisfies it.
 type NextStepStore interface {
 	ChartPoints(ctx context.Context, f store.RestoreFilter) ([]store.ChartPoint, error)
 	RestoreFactors(ctx context.Context, ids []int64) (map[int64]map[string]string, error)
 }
-
-var _ NextStepStore = (*store.DB)(nil)
 
 // nextStepRestores caps the restores read on each side of the change.
 const nextStepRestores = 200

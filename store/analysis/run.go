@@ -59,17 +59,29 @@ var chunkRestores int64 = 500_000
 // groupsRun counts the groups Run has judged, for tests.
 var groupsRun atomic.Int64
 
+// Warehouse is what Run reads its series from and writes its findings to;
+// the SQLite warehouse satisfies it.
+type Warehouse interface {
+	InstanceIDs(ctx context.Context) ([]int64, error)
+	RestoresPerInstance(ctx context.Context) (int64, error)
+	AnalysisPending(ctx context.Context) (map[int64]int64, error)
+	LoadSeries(ctx context.Context, ids []int64) ([]store.SeriesRestores, error)
+	RestoreFactors(ctx context.Context, ids []int64) (map[int64]map[string]string, error)
+	SaveFindings(ctx context.Context, instanceID, pending int64, series []store.Series, regs []store.Regression, exp []store.Exposure) error
+	Report(p store.Progress)
+}
+
 // Run judges every series of the given instances (all when ids is nil) and
 // stores the findings: series verdicts, regressions with what changed and the
 // known issues that match, and per-instance known-issue exposure.
 //
 // The series are read in one pass per group of instances
-// (store.DB.LoadSeries; see chunkRestores). One worker per core then takes
+// (Warehouse.LoadSeries; see chunkRestores). One worker per core then takes
 // the instances in turn: it judges their series and reads the factors (what
 // changed) of the few that show a change; the findings are stored in
 // instance order as they come, on the writer connection, while the workers
 // go on.
-func Run(ctx context.Context, db *store.DB, ids []int64, opt Options) (RunStats, error) {
+func Run(ctx context.Context, db Warehouse, ids []int64, opt Options) (RunStats, error) {
 	var st RunStats
 	if opt.KnownIssues == nil {
 		opt.KnownIssues = DefaultKnownIssues()
@@ -118,7 +130,7 @@ func Run(ctx context.Context, db *store.DB, ids []int64, opt Options) (RunStats,
 
 // runGroup judges the instances ids (sorted), reading load (nil: every
 // instance) with LoadSeries; done and total place it in Run's progress.
-func runGroup(ctx context.Context, db *store.DB, ids, load []int64, opt Options, done, total int) (RunStats, error) {
+func runGroup(ctx context.Context, db Warehouse, ids, load []int64, opt Options, done, total int) (RunStats, error) {
 	var st RunStats
 	groupsRun.Add(1)
 	// The marks are read before the restores: a derivation committed after
@@ -187,7 +199,7 @@ func runGroup(ctx context.Context, db *store.DB, ids, load []int64, opt Options,
 
 // judge judges the series of one instance and fills in its findings. buf is
 // scratch space handed from one call to the next.
-func (w *findings) judge(ctx context.Context, db *store.DB, opt Options, buf []Point) ([]Point, error) {
+func (w *findings) judge(ctx context.Context, db Warehouse, opt Options, buf []Point) ([]Point, error) {
 	res := make([]judged, len(w.series))
 	var changed []int64
 	for k := range w.series {
