@@ -24,7 +24,7 @@ type RelativeSpeed struct {
 // baseline. With an empty filter it reads every measured restore once,
 // which is what the fleet-wide build cohorts need; callers cache it.
 func (db *DB) RelativeSpeeds(ctx context.Context, f RestoreFilter) ([]RelativeSpeed, error) {
-	where, args, ok, err := db.cond(ctx, f.normal())
+	where, args, ok, err := db.cond(ctx, f.Normal())
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ type ChartPoint struct {
 // f.Limit, with only the columns a chart needs. A series (instance,
 // database and kind) is one seek on restore_series, whose order this is.
 func (db *DB) ChartPoints(ctx context.Context, f RestoreFilter) ([]ChartPoint, error) {
-	where, args, ok, err := db.cond(ctx, f.normal())
+	where, args, ok, err := db.cond(ctx, f.Normal())
 	if err != nil || !ok {
 		return nil, err
 	}

@@ -64,13 +64,13 @@ func (db *DB) NewImport(ctx context.Context, source, file string) (*Import, erro
 }
 
 // History implements Sink.
-func (im *Import) History(h HistoryRow) error { return im.add(&h) }
+func (im *Import) History(h HistoryRow) error { return im.add(&h, h.Origin) }
 
 // LogRestore implements Sink.
-func (im *Import) LogRestore(l LogRestore) error { return im.add(&l) }
+func (im *Import) LogRestore(l LogRestore) error { return im.add(&l, l.Origin) }
 
 // Host implements Sink.
-func (im *Import) Host(h HostSnapshot) error { return im.add(&h) }
+func (im *Import) Host(h HostSnapshot) error { return im.add(&h, h.Origin) }
 
 // Reject implements Sink.
 func (im *Import) Reject(r Reject) {
@@ -87,28 +87,28 @@ func (im *Import) Handed() (read int64, rejects []Reject) {
 	return im.summary.Read, im.summary.Rejects
 }
 
-// record is what an import batches: each record validates itself and says
-// where it came from.
+// record is what an import batches: each record validates itself.
 type record interface {
 	Validate() error
-	origin() Origin
 }
 
-func (h *HistoryRow) origin() Origin   { return h.Origin }
-func (l *LogRestore) origin() Origin   { return l.Origin }
-func (h *HostSnapshot) origin() Origin { return h.Origin }
+// encodedHistory is a history row with its facts array, encoded by add on
+// the parser's goroutine rather than by the committer.
+type encodedHistory struct {
+	*HistoryRow
+	facts string
+}
 
-func (im *Import) add(rec record) error {
+// add validates rec (which came from o) and batches it.
+func (im *Import) add(rec record, o Origin) error {
 	im.summary.Read++
 	normaliseNames(rec) // one server is one instance whichever reader named it
 	if err := rec.Validate(); err != nil {
-		o := rec.origin()
 		im.Reject(Reject{File: o.File, Line: o.Line, Reason: err.Error()})
 		return nil
 	}
 	if h, ok := rec.(*HistoryRow); ok {
-		// Encoded here, on the parser's goroutine, not the committer's.
-		h.facts = string(appendHistoryFacts(make([]byte, 0, 384), h))
+		rec = &encodedHistory{h, string(appendHistoryFacts(make([]byte, 0, 384), h))}
 	}
 	im.batch = append(im.batch, rec)
 	if len(im.batch) >= im.batchSize {
@@ -179,7 +179,7 @@ func (im *Import) commit(batch []record) error {
 	for _, rec := range batch {
 		var added bool
 		switch r := rec.(type) {
-		case *HistoryRow:
+		case *encodedHistory:
 			n, k, err := w.history(r)
 			if err != nil {
 				return fmt.Errorf("store: import batch: %w", err)

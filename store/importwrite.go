@@ -169,12 +169,12 @@ func (w *batchWriter) insertRows(q string, full bool, args []any) (int64, error)
 // history queues h for a multi-row insert and, when a statement is full,
 // writes it; it returns how many rows the write added and how many it
 // carried.
-func (w *batchWriter) history(h *HistoryRow) (added, carried int, err error) {
+func (w *batchWriter) history(h *encodedHistory) (added, carried int, err error) {
 	id, err := w.instanceID(h.Instance)
 	if err != nil {
 		return 0, 0, err
 	}
-	w.hist.args = append(w.hist.args, id, historyKey(h), ms(h.RestoreDate), h.facts, h.Origin.String())
+	w.hist.args = append(w.hist.args, id, historyKey(h.HistoryRow), ms(h.RestoreDate), h.facts, h.Origin.String())
 	w.hist.rows = append(w.hist.rows, queuedRow{id, h.Instance, ms(h.RestoreDate)})
 	if len(w.hist.rows) < historyPerInsert {
 		return 0, 0, nil

@@ -337,7 +337,7 @@ type resolved struct {
 // resolve turns f into codes; ok is false when f names a kind, database or
 // source no restore has.
 func (o *RestoreOrders) resolve(f RestoreFilter) (resolved, bool) {
-	f = f.normal()
+	f = f.Normal()
 	var kind uint8
 	if f.Kind != "" {
 		if kind = kindCodes[f.Kind]; kind == 0 || !o.mayHave(kind) {

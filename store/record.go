@@ -56,8 +56,6 @@ type HistoryRow struct {
 	DestinationFiles []string
 
 	Origin Origin
-
-	facts string // the facts array, encoded by Import.add
 }
 
 // Validate reports whether the row holds the minimum a restore needs.

@@ -32,9 +32,9 @@ type RestoreFilter struct {
 	Offset int
 }
 
-// normal returns f with its names in the warehouse's form (as Import
+// Normal returns f with its names in the warehouse's form (as Import
 // stores them) and its build without surrounding space or a trailing dot.
-func (f RestoreFilter) normal() RestoreFilter {
+func (f RestoreFilter) Normal() RestoreFilter {
 	if f.Instance != "" {
 		f.Instance = InstanceName(f.Instance)
 	}

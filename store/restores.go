@@ -54,7 +54,7 @@ type RestorePage struct {
 
 // Restores answers every query of restores by a filter.
 func (db *DB) Restores(ctx context.Context, q RestoreQuery) (RestorePage, error) {
-	f := q.Filter.normal()
+	f := q.Filter.Normal()
 	switch f.Sort {
 	case "at", "duration", "throughput", "instance", "database":
 	default:
