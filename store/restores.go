@@ -217,8 +217,8 @@ func (db *DB) collect(ctx context.Context, query string, args []any) ([]Restore,
 	return out, err
 }
 
-// ListRestores returns the restores matching f and how many match: a test
-// convenience over Restores, which every caller in the program uses.
+// ListRestores returns the restores matching f and how many match (Restores
+// with a plain query).
 func (db *DB) ListRestores(ctx context.Context, f RestoreFilter) ([]Restore, int, error) {
 	p, err := db.Restores(ctx, RestoreQuery{Filter: f})
 	return p.Restores, p.Total, err

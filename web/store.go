@@ -25,6 +25,7 @@ type Store interface {
 	// Restores answers every list, export and API page of restores: one
 	// filter, one meaning (store.RestoreQuery).
 	Restores(ctx context.Context, q store.RestoreQuery) (store.RestorePage, error)
+	ListRestores(ctx context.Context, f store.RestoreFilter) ([]store.Restore, int, error) // the knee findings' read
 	UpdateOrders(ctx context.Context, old *store.RestoreOrders) (*store.RestoreOrders, error)
 	RestoresByID(ctx context.Context, ids []int64) ([]store.Restore, error)
 	GetRestoreDetail(ctx context.Context, id int64) (*store.RestoreDetail, error)

@@ -23,7 +23,7 @@ const alignmentLookback = 50
 // KneeStore is what the knee findings read; the SQLite warehouse satisfies it.
 type KneeStore interface {
 	InflightCurves(ctx context.Context, since time.Time) ([]store.InflightCurve, error)
-	Restores(ctx context.Context, q store.RestoreQuery) (store.RestorePage, error)
+	ListRestores(ctx context.Context, f store.RestoreFilter) ([]store.Restore, int, error)
 	ListInstances(ctx context.Context, name string) ([]store.InstanceSummary, error)
 	BackupOfDevices(ctx context.Context, devices []string) (*store.DeviceBackup, error)
 }
@@ -105,13 +105,13 @@ func (k *CurveFacts) Of(ctx context.Context, c store.InflightCurve) (KneeFacts, 
 // restoreOf is the warehouse's restore of the curve's database on its
 // instance that started within CurveTolerance of the curve, nil when none.
 func (k *CurveFacts) restoreOf(ctx context.Context, c store.InflightCurve) (*store.Restore, error) {
-	p, err := k.db.Restores(ctx, store.RestoreQuery{Filter: store.RestoreFilter{Instance: c.Instance, Database: c.Database,
-		From: c.StartUTC, To: c.LastSeen.Add(24 * time.Hour), Limit: 20}})
+	rs, _, err := k.db.ListRestores(ctx, store.RestoreFilter{Instance: c.Instance, Database: c.Database,
+		From: c.StartUTC, To: c.LastSeen.Add(24 * time.Hour), Limit: 20})
 	if err != nil {
 		return nil, fmt.Errorf("analysis: knee of %s on %s: %w", c.Database, c.Instance, err)
 	}
-	for i := range p.Restores {
-		r := &p.Restores[i]
+	for i := range rs {
+		r := &rs[i]
 		if r.StartedAt != nil && r.StartedAt.Sub(c.StartUTC).Abs() <= CurveTolerance {
 			return r, nil
 		}
@@ -133,11 +133,11 @@ func (k *CurveFacts) instance(ctx context.Context, name string) (instFacts, erro
 	if len(is) > 0 {
 		in.build = is[0].Build
 	}
-	p, err := k.db.Restores(ctx, store.RestoreQuery{Filter: store.RestoreFilter{Instance: name, Limit: alignmentLookback}})
+	rs, _, err := k.db.ListRestores(ctx, store.RestoreFilter{Instance: name, Limit: alignmentLookback})
 	if err != nil {
 		return in, fmt.Errorf("analysis: knees of %s: %w", name, err)
 	}
-	for _, r := range p.Restores {
+	for _, r := range rs {
 		if r.IOAlignment != nil {
 			in.alignment = *r.IOAlignment
 			in.alignmentSource = fmt.Sprintf("the buffer report of the instance's restore of %s on %s", r.Database, r.At.Format(time.DateOnly))
