@@ -187,7 +187,7 @@ func EngineRateAgrees(pages int64, seconds, mbps float64) bool {
 	if pages <= 0 || seconds < 0 || mbps < 0 {
 		return true // nothing to check against
 	}
-	mb := float64(pages) * 8192 / mib
+	mb := float64(pages) * 8192 / (1 << 20) // the engine's MB is a MiB
 	const tick = 0.001
 	if mbps < mb/(seconds+tick)/rateSlack-tick {
 		return false
