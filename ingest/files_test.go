@@ -11,6 +11,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
 // folderFixture lays out a DBA's hand-over folder from the parsers' own
@@ -51,7 +52,7 @@ func folderFixture(t *testing.T) string {
 func restoreSet(t *testing.T, db *store.DB) []string {
 	t.Helper()
 	var out []string
-	err := db.EachRestore(context.Background(), store.RestoreFilter{}, func(r *store.Restore) error {
+	err := storetest.EachRestore(context.Background(), db, store.RestoreFilter{}, func(r *store.Restore) error {
 		d := "?"
 		if r.DurationS != nil {
 			d = fmt.Sprintf("%.3f %s", *r.DurationS, r.DurationSource)
@@ -66,16 +67,6 @@ func restoreSet(t *testing.T, db *store.DB) []string {
 	return out
 }
 
-func openDB(t *testing.T, path string) *store.DB {
-	t.Helper()
-	db, err := store.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 func TestFolderImportDetectsKindsAndNamesInstances(t *testing.T) {
 	ctx := context.Background()
 	root := folderFixture(t)
@@ -86,7 +77,7 @@ func TestFolderImportDetectsKindsAndNamesInstances(t *testing.T) {
 	if len(files) != 7 {
 		t.Fatalf("expanded %d files, want 7: %+v", len(files), files)
 	}
-	db := openDB(t, filepath.Join(t.TempDir(), "folder.db"))
+	db := storetest.OpenAt(t, filepath.Join(t.TempDir(), "folder.db"))
 	l := ingest.NewLoader(db, ingest.LoaderOptions{})
 	run, err := l.StoreFiles(ctx, files, ingest.FilesOptions{InstanceFromDir: true, Workers: 2})
 	if err != nil {
@@ -148,7 +139,7 @@ func TestFolderImportDetectsKindsAndNamesInstances(t *testing.T) {
 
 	// The same files imported one at a time with their kind and instance
 	// given, the way the README did it before, give the same restores.
-	one := openDB(t, filepath.Join(t.TempDir(), "one.db"))
+	one := storetest.OpenAt(t, filepath.Join(t.TempDir(), "one.db"))
 	for _, f := range []struct {
 		path     string
 		kind     ingest.FileKind

@@ -10,6 +10,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/ingest/unwrap"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
 // TestPastedFolder imports testdata/pasted — real output in the wrappers
@@ -23,7 +24,7 @@ func TestPastedFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := openDB(t, filepath.Join(t.TempDir(), "pasted.db"))
+	db := storetest.OpenAt(t, filepath.Join(t.TempDir(), "pasted.db"))
 	l := ingest.NewLoader(db, ingest.LoaderOptions{})
 	run, err := l.StoreFiles(ctx, files, ingest.FilesOptions{InstanceFromDir: true,
 		Options: ingest.Options{At: time.Date(2025, 3, 1, 2, 0, 0, 0, time.UTC)}})
@@ -100,7 +101,7 @@ func TestPastedFolder(t *testing.T) {
 
 	got := map[string]*store.Restore{}
 	n := map[string]int{}
-	err = db.EachRestore(ctx, store.RestoreFilter{}, func(r *store.Restore) error {
+	err = storetest.EachRestore(ctx, db, store.RestoreFilter{}, func(r *store.Restore) error {
 		k := r.Instance + "|" + r.Database + "|" + string(r.Kind)
 		n[k]++
 		c := *r

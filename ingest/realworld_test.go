@@ -11,6 +11,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
 // TestRealWorldFolder imports testdata/realworld — real, attributed error
@@ -29,7 +30,7 @@ func TestRealWorldFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := openDB(t, filepath.Join(t.TempDir(), "realworld.db"))
+	db := storetest.OpenAt(t, filepath.Join(t.TempDir(), "realworld.db"))
 	l := ingest.NewLoader(db, ingest.LoaderOptions{})
 	at := time.Date(2025, 3, 1, 2, 0, 0, 0, time.UTC)
 	run, err := l.StoreFiles(ctx, files, ingest.FilesOptions{InstanceFromDir: true,
@@ -57,7 +58,7 @@ func TestRealWorldFolder(t *testing.T) {
 
 	got := map[string]int{}
 	timedByDbatools := 0
-	err = db.EachRestore(ctx, store.RestoreFilter{}, func(r *store.Restore) error {
+	err = storetest.EachRestore(ctx, db, store.RestoreFilter{}, func(r *store.Restore) error {
 		got[r.Instance+"|"+r.Database+"|"+string(r.Kind)]++
 		if r.DurationSource == "dbatools_file_restore_time" {
 			timedByDbatools++

@@ -399,21 +399,6 @@ func (db *DB) backupChildren(ctx context.Context, instance, database string, fro
 	return rows.Err()
 }
 
-// BackupWatermark returns the newest backup finish stored for an instance,
-// where an incremental collector resumes; zero when none is stored.
-func (db *DB) BackupWatermark(ctx context.Context, instance string) (time.Time, error) {
-	var last sql.NullInt64
-	err := db.read.QueryRowContext(ctx, `SELECT MAX(b.finish_utc) FROM backup_set b JOIN instance i ON i.id = b.instance_id
-		WHERE i.name = ?`, InstanceName(instance)).Scan(&last)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("store: backup watermark: %w", err)
-	}
-	if !last.Valid {
-		return time.Time{}, nil
-	}
-	return unixMs(last.Int64), nil
-}
-
 // BackupSets stores backup sets in the import's warehouse (PutBackupSets:
 // they are not batched with the import's restore records) and counts them
 // in the import's summary: read, added, and the rest as duplicates.

@@ -89,10 +89,6 @@ func TestPutBackupSetsIdempotent(t *testing.T) {
 	if part, _ := db.BackupSets(ctx, "SQL01", "Sales", got[1].Finish); len(part) != 2 || len(part[1].Media) != 1 {
 		t.Errorf("from the log's finish: %+v; want both sets", part)
 	}
-	w, err := db.BackupWatermark(ctx, "sql01")
-	if err != nil || !w.Equal(got[1].Finish) {
-		t.Errorf("watermark %v %v", w, err)
-	}
 	data, log, err := db.FileFolders(ctx, "SQL01")
 	if err != nil || data != `D:\Data` || log != `L:\Log` {
 		t.Errorf("folders %q %q %v", data, log, err)

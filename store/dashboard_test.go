@@ -10,6 +10,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
 // dashFleet writes two instances: SQLA with 12 full restores (the last 2
@@ -81,15 +82,15 @@ func dashFleet(t *testing.T) *store.DB {
 func TestPageRestoresCountsFiltersAndOrders(t *testing.T) {
 	db := dashFleet(t)
 	ctx := context.Background()
-	rs, total, exact, err := db.PageRestores(ctx, store.RestoreFilter{Limit: 5}, 10)
+	rs, total, exact, err := storetest.PageRestores(ctx, db, store.RestoreFilter{Limit: 5}, 10)
 	if err != nil || len(rs) != 5 || total != 10 || exact {
 		t.Fatalf("capped count: %d rows, total %d exact %v, %v; want 5, 10, false", len(rs), total, exact, err)
 	}
-	if _, total, exact, _ = db.PageRestores(ctx, store.RestoreFilter{}, 0); total != 24 || !exact {
+	if _, total, exact, _ = storetest.PageRestores(ctx, db, store.RestoreFilter{}, 0); total != 24 || !exact {
 		t.Errorf("uncapped count %d %v, want 24 exact", total, exact)
 	}
 	// Ordering by a measure leaves out the restores whose measure is unknown.
-	rs, total, _, err = db.PageRestores(ctx, store.RestoreFilter{Instance: "sqla", Kind: store.KindFull, Sort: "duration", Asc: true}, 0)
+	rs, total, _, err = storetest.PageRestores(ctx, db, store.RestoreFilter{Instance: "sqla", Kind: store.KindFull, Sort: "duration", Asc: true}, 0)
 	if err != nil || total != 10 || len(rs) != 10 {
 		t.Fatalf("shortest first: %d of %d, %v; want the 10 with a duration", len(rs), total, err)
 	}
@@ -107,7 +108,7 @@ func TestPageRestoresCountsFiltersAndOrders(t *testing.T) {
 		{store.RestoreFilter{From: time.Date(2025, 1, 3, 0, 0, 0, 0, time.UTC), To: time.Date(2025, 1, 5, 0, 0, 0, 0, time.UTC)}, 4},
 		{store.RestoreFilter{Database: "Sales", Sort: "throughput"}, 22},
 	} {
-		if _, got, _, err := db.PageRestores(ctx, c.f, 0); err != nil || got != c.want {
+		if _, got, _, err := storetest.PageRestores(ctx, db, c.f, 0); err != nil || got != c.want {
 			t.Errorf("filter %+v: %d restores, %v; want %d", c.f, got, err, c.want)
 		}
 	}
@@ -267,7 +268,7 @@ func TestRestoreOrdersMatchPageRestores(t *testing.T) {
 							if !o.Serves(f) {
 								t.Fatalf("%+v not served", f)
 							}
-							want, wtotal, wexact, err := db.PageRestores(ctx, f, page[2])
+							want, wtotal, wexact, err := storetest.PageRestores(ctx, db, f, page[2])
 							if err != nil {
 								t.Fatal(err)
 							}
@@ -303,7 +304,7 @@ func TestRestoreOrdersMatchPageRestores(t *testing.T) {
 	// The overview's figures.
 	first, last := o.Span()
 	var all []store.Restore
-	all, _, _, err = db.PageRestores(ctx, store.RestoreFilter{Sort: "at", Asc: true}, 0)
+	all, _, _, err = storetest.PageRestores(ctx, db, store.RestoreFilter{Sort: "at", Asc: true}, 0)
 	if err != nil || len(all) != 24 {
 		t.Fatalf("all restores: %d, %v", len(all), err)
 	}
@@ -311,7 +312,7 @@ func TestRestoreOrdersMatchPageRestores(t *testing.T) {
 		t.Errorf("span %v–%v, want %v–%v", first, last, all[0].At, all[len(all)-1].At)
 	}
 	from, to := day.AddDate(0, 0, 3), day.AddDate(0, 0, 13)
-	_, want, _, _ := db.PageRestores(ctx, store.RestoreFilter{From: from, To: to}, 0)
+	_, want, _, _ := storetest.PageRestores(ctx, db, store.RestoreFilter{From: from, To: to}, 0)
 	if got := o.Count(from, to); got != int64(want) || want == 0 {
 		t.Errorf("count in [%v, %v): %d, want %d", from, to, got, want)
 	}
@@ -322,7 +323,7 @@ func TestRestoreOrdersMatchPageRestores(t *testing.T) {
 	if len(ms) != 3 {
 		t.Fatalf("measured: %v", ms)
 	}
-	newest, _, _, _ := db.PageRestores(ctx, store.RestoreFilter{Build: "13.0", Sort: "throughput"}, 0)
+	newest, _, _, _ := storetest.PageRestores(ctx, db, store.RestoreFilter{Build: "13.0", Sort: "throughput"}, 0)
 	measured := map[int64]bool{}
 	for _, r := range newest {
 		measured[r.ID] = true

@@ -10,6 +10,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest/csv"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
 // The dbatools fixtures (testdata/realworld/dbatools, whose README cites
@@ -89,7 +90,7 @@ func restoreLines(t *testing.T, db *store.DB) []restoreLine {
 // are two restores (the duplicate check keyed them on the time alone: added
 // 1, duplicates 1); importing them again adds nothing.
 func TestHistoryWithoutIDSameSecond(t *testing.T) {
-	db := open(t)
+	db := storetest.Open(t)
 	at := local("2026-11-14 01:30:05.000")
 	row := func(dbName, dev string) store.HistoryRow {
 		return store.HistoryRow{Instance: billing, RestoreDate: at, Database: dbName, RestoreType: "D", BackupType: "D",
@@ -131,7 +132,7 @@ func TestOneRestoreWithAndWithoutID(t *testing.T) {
 		{"Billing", store.KindLog, "2026-11-14 02:06:40.000", "-", store.DurationUnknown, 1205},
 	}
 	for _, order := range [][]string{{culture, invariant, published}, {published, culture, invariant}, {invariant, published, culture}} {
-		db := open(t)
+		db := storetest.Open(t)
 		for _, f := range order {
 			importFile(t, db, f)
 		}
@@ -144,7 +145,7 @@ func TestOneRestoreWithAndWithoutID(t *testing.T) {
 	}
 	// Without the published export the restores come from the invariant
 	// rendering (milliseconds) and have no restore_history_id to show.
-	db := open(t)
+	db := storetest.Open(t)
 	importFile(t, db, culture)
 	importFile(t, db, invariant)
 	got := restoreLines(t, db)
@@ -161,7 +162,7 @@ func TestOneRestoreWithAndWithoutID(t *testing.T) {
 func TestRestoreDbaDatabasePairs(t *testing.T) {
 	ctx := context.Background()
 	restores := filepath.Join(dbatoolsDir, "restoredbadatabase_ps7_en-GB.csv")
-	db := open(t)
+	db := storetest.Open(t)
 	sum := importFile(t, db, restores)
 	if sum.Added != 3 || sum.Untimed != 3 {
 		t.Errorf("Restore-DbaDatabase alone: added %d, untimed %d; want 3, 3", sum.Added, sum.Untimed)
@@ -212,7 +213,7 @@ func TestRestoreDbaDatabasePairs(t *testing.T) {
 // source, never silently dropped.
 func TestUntimedRestoresAreCounted(t *testing.T) {
 	ctx := context.Background()
-	db := open(t)
+	db := storetest.Open(t)
 	msg := store.LogRestore{Instance: "SQL01", Database: "Sales", Kind: store.KindFull, Has3014: true,
 		Statement: "RESTORE DATABASE", Pages: 1000, Seconds: 2.5, MBps: 3.1,
 		Origin: store.Origin{Source: "messages", File: "out.txt", Line: 4}}
@@ -241,7 +242,7 @@ func TestUntimedRestoresAreCounted(t *testing.T) {
 		}
 	}
 	// With one nightly restore the row fits one history row, and pairs.
-	db = open(t)
+	db = storetest.Open(t)
 	sum = importAll(t, db, h(2, "2026-11-02"), dba, msg)
 	if sum.Untimed != 1 {
 		t.Errorf("one nightly restore: untimed %d, want 1 (the messages)", sum.Untimed)

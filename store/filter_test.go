@@ -10,6 +10,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
 // demoFleet imports a small demo fleet (ingest/demo) into a new warehouse.
@@ -20,7 +21,7 @@ func demoFleet(t *testing.T) *store.DB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := open(t)
+	db := storetest.Open(t)
 	if _, err := demo.Import(ctx, db, fleet, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +194,7 @@ func TestRestoreFilterOneMeaning(t *testing.T) {
 				// The series shapes: the same restores, in series order.
 				f.Limit, f.Offset = 0, 0
 				var streamed []int64
-				if err := db.EachRestore(ctx, f, func(r *store.Restore) error {
+				if err := storetest.EachRestore(ctx, db, f, func(r *store.Restore) error {
 					streamed = append(streamed, r.ID)
 					return nil
 				}); err != nil {
@@ -236,7 +237,7 @@ func TestRestoreFilterOneMeaning(t *testing.T) {
 // page only the first).
 func TestBuildFilterWholeComponents(t *testing.T) {
 	ctx := context.Background()
-	db := open(t)
+	db := storetest.Open(t)
 	var recs []any
 	for i, v := range []string{"15.0.4153.1", "15.0.4153.10", "15.0.41531.2"} {
 		inst := fmt.Sprintf("SQL%d", i)
@@ -269,7 +270,7 @@ func TestBuildFilterWholeComponents(t *testing.T) {
 			shapes[name] = p.Restores
 		}
 		var each []store.Restore
-		if err := db.EachRestore(ctx, f, func(r *store.Restore) error { each = append(each, *r); return nil }); err != nil {
+		if err := storetest.EachRestore(ctx, db, f, func(r *store.Restore) error { each = append(each, *r); return nil }); err != nil {
 			t.Fatal(err)
 		}
 		shapes["each"] = each

@@ -224,28 +224,6 @@ func (db *DB) ListRestores(ctx context.Context, f RestoreFilter) ([]Restore, int
 	return p.Restores, p.Total, err
 }
 
-// PageRestores returns one page of the restores matching f and how many
-// match, counted up to countCap: a test convenience over Restores, which
-// every caller in the program uses.
-func (db *DB) PageRestores(ctx context.Context, f RestoreFilter, countCap int) ([]Restore, int, bool, error) {
-	p, err := db.Restores(ctx, RestoreQuery{Filter: f, CountCap: countCap})
-	return p.Restores, p.Total, p.Exact, err
-}
-
-// RestoresAfter returns at most f.Limit restores matching f in series
-// order after the restore after: a test convenience over Restores.
-func (db *DB) RestoresAfter(ctx context.Context, f RestoreFilter, after int64) ([]Restore, error) {
-	p, err := db.Restores(ctx, RestoreQuery{Filter: f, Series: true, After: after})
-	return p.Restores, err
-}
-
-// EachRestore calls fn for every restore matching f in series order,
-// streaming: a test convenience over Restores.
-func (db *DB) EachRestore(ctx context.Context, f RestoreFilter, fn func(*Restore) error) error {
-	_, err := db.Restores(ctx, RestoreQuery{Filter: f, Series: true, Each: fn})
-	return err
-}
-
 // GetRestore returns one restore.
 func (db *DB) GetRestore(ctx context.Context, id int64) (*Restore, error) {
 	rs, err := db.RestoresByID(ctx, []int64{id})

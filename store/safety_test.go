@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
 // TestUpgradeFromEveryMigration opens warehouses left at each earlier schema
@@ -67,7 +68,7 @@ func TestUpgradeFromEveryMigration(t *testing.T) {
 
 func TestBackupIsAConsistentCopy(t *testing.T) {
 	ctx := context.Background()
-	db := open(t)
+	db := storetest.Open(t)
 	h, l, hs := fixture()
 	importAll(t, db, h, l, hs)
 	out := filepath.Join(t.TempDir(), "copy.db")
@@ -93,7 +94,7 @@ func TestBackupIsAConsistentCopy(t *testing.T) {
 
 func TestPruneKeepsWhatRetentionAllows(t *testing.T) {
 	ctx := context.Background()
-	db := open(t)
+	db := storetest.Open(t)
 	old, l, hs := fixture()
 	young := old
 	young.RestoreHistoryID = 8
@@ -152,7 +153,7 @@ func TestHistoryFactsMigration(t *testing.T) {
 	defer old.Close()
 	importAll(t, old, l, hs)
 
-	fresh := open(t)
+	fresh := storetest.Open(t)
 	importAll(t, fresh, h, l, hs)
 	a, b := list(t, old), list(t, fresh)
 	if len(a) != 1 || len(b) != 1 {

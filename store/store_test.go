@@ -10,17 +10,8 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
-
-func open(t *testing.T) *store.DB {
-	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
 
 func local(s string) time.Time {
 	t, err := time.Parse("2006-01-02 15:04:05.000", s)
@@ -99,10 +90,10 @@ func list(t *testing.T, db *store.DB) []store.Restore {
 
 func TestMatchingIsOrderIndependentAndIdempotent(t *testing.T) {
 	h, l, hs := fixture()
-	a := open(t)
+	a := storetest.Open(t)
 	importAll(t, a, h)
 	importAll(t, a, l, hs)
-	b := open(t)
+	b := storetest.Open(t)
 	importAll(t, b, hs, l)
 	importAll(t, b, h)
 	sum := importAll(t, b, h, l, hs)
@@ -146,7 +137,7 @@ func TestMatchingIsOrderIndependentAndIdempotent(t *testing.T) {
 
 func TestHistoryOnlyKeepsUnknownDuration(t *testing.T) {
 	h, _, _ := fixture()
-	db := open(t)
+	db := storetest.Open(t)
 	importAll(t, db, h)
 	rs := list(t, db)
 	if len(rs) != 1 {
@@ -163,7 +154,7 @@ func TestHistoryOnlyKeepsUnknownDuration(t *testing.T) {
 func TestVerifyOnlyIsNotARestore(t *testing.T) {
 	h, _, _ := fixture()
 	h.RestoreType = "V"
-	db := open(t)
+	db := storetest.Open(t)
 	importAll(t, db, h)
 	if rs := list(t, db); len(rs) != 0 {
 		t.Fatalf("VERIFYONLY row became a restore: %+v", rs)
@@ -173,7 +164,7 @@ func TestVerifyOnlyIsNotARestore(t *testing.T) {
 func TestZeroSecondsIsUnknown(t *testing.T) {
 	_, l, _ := fixture()
 	l.Seconds = 0
-	db := open(t)
+	db := storetest.Open(t)
 	importAll(t, db, l)
 	rs := list(t, db)
 	if len(rs) != 1 || rs[0].DurationS != nil {
@@ -182,7 +173,7 @@ func TestZeroSecondsIsUnknown(t *testing.T) {
 }
 
 func TestRestoreDateSemanticsMeasured(t *testing.T) {
-	db := open(t)
+	db := storetest.Open(t)
 	var recs []any
 	for i := 0; i < 4; i++ {
 		h, l, _ := fixture()
@@ -260,7 +251,7 @@ func TestOverlappingHistoryImport(t *testing.T) {
 		h.Origin.Line = i + 2
 		rows = append(rows, h)
 	}
-	db := open(t)
+	db := storetest.Open(t)
 	first := append(append([]any{}, rows[:60]...), rows[0]) // a duplicate inside the file too
 	if sum := importAll(t, db, first...); sum.Added != 60 || sum.Duplicates != 1 {
 		t.Errorf("first import: added %d duplicates %d, want 60 and 1", sum.Added, sum.Duplicates)
@@ -288,7 +279,7 @@ func TestOverlappingLogImport(t *testing.T) {
 		l.Origin.Line = 40 + i
 		lines = append(lines, l)
 	}
-	db := open(t)
+	db := storetest.Open(t)
 	first := append(append([]any{}, lines[:60:60]...), lines[0]) // a duplicate inside the file too
 	if sum := importAll(t, db, first...); sum.Added != 60 || sum.Duplicates != 1 {
 		t.Errorf("first import: added %d duplicates %d, want 60 and 1", sum.Added, sum.Duplicates)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest/mssql"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/storetest"
 	"github.com/restorewatch/restorewatch/web"
 )
 
@@ -20,7 +21,7 @@ import (
 // banner names ten of them, not all. Before, one page held every instance
 // and the banner named them all.
 func TestCollectorPaged(t *testing.T) {
-	db := emptyDB(t)
+	db := storetest.Open(t)
 	const n = 450
 	var names []string
 	for i := range n {

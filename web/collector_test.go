@@ -8,6 +8,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest/mssql"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/storetest"
 	"github.com/restorewatch/restorewatch/web"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -43,7 +44,7 @@ func addRun(t *testing.T, db *store.DB, instance, status string, started, finish
 }
 
 func TestCollectorPage(t *testing.T) {
-	db := emptyDB(t)
+	db := storetest.Open(t)
 	ago := func(d time.Duration) time.Time { return liveNow.Add(-d) }
 	addRun(t, db, rptInstance, store.RunPartial, ago(20*time.Minute), ago(19*time.Minute),
 		map[string]int64{"history": 10}, map[string]string{"errorlog": "permission denied"}, nil)
@@ -139,7 +140,7 @@ func sampleFinished(t *testing.T, db *store.DB) {
 }
 
 func TestLivePage(t *testing.T) {
-	db := emptyDB(t)
+	db := storetest.Open(t)
 	sampleSlowdown(t, db)
 	sampleFinished(t, db)
 	_, ts := serve(t, web.Config{DB: db, Now: func() time.Time { return liveNow }})
@@ -171,7 +172,7 @@ func TestLivePage(t *testing.T) {
 }
 
 func TestCollectorAndLiveEmpty(t *testing.T) {
-	_, ts := serve(t, web.Config{DB: emptyDB(t), Now: func() time.Time { return liveNow }})
+	_, ts := serve(t, web.Config{DB: storetest.Open(t), Now: func() time.Time { return liveNow }})
 	c := client(t)
 	for path, wants := range map[string][]string{
 		"/collector": {"No collector has run", "<code>restorewatch collect --config FILE</code>", "<code>restorewatch serve --config FILE</code>"},
@@ -193,7 +194,7 @@ func TestCollectorAndLiveEmpty(t *testing.T) {
 // TestCollectorPageUsesConfiguredInterval: with a two-hour pass interval a
 // run from two hours ago is fresh, and the page names that interval.
 func TestCollectorPageUsesConfiguredInterval(t *testing.T) {
-	db := emptyDB(t)
+	db := storetest.Open(t)
 	addRun(t, db, etlInstance, store.RunOK, liveNow.Add(-2*time.Hour), liveNow.Add(-2*time.Hour+time.Minute), nil, nil, nil)
 	for _, c := range []struct {
 		interval  time.Duration
@@ -215,7 +216,7 @@ func TestCollectorPageUsesConfiguredInterval(t *testing.T) {
 // collector's warning note: the page shows it as a warning, on the run and
 // above the table, never as an ordinary note.
 func TestCollectorPageWarnsOfUnprotectedLogins(t *testing.T) {
-	db := emptyDB(t)
+	db := storetest.Open(t)
 	warning := `encrypt = "false": only the login is encrypted, and only when the server offers TLS`
 	addRun(t, db, rptInstance, store.RunOK, liveNow.Add(-4*time.Minute), liveNow.Add(-3*time.Minute),
 		map[string]int64{"history": 3}, nil, []string{mssql.InsecureNote + warning, "history: row cap reached, the next pass continues"})

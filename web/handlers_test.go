@@ -17,12 +17,13 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/storetest"
 	"github.com/restorewatch/restorewatch/web"
 	"github.com/restorewatch/restorewatch/web/view"
 )
 
 func TestEmptyWarehouseSaysWhatToDo(t *testing.T) {
-	_, ts := serve(t, web.Config{DB: emptyDB(t)})
+	_, ts := serve(t, web.Config{DB: storetest.Open(t)})
 	c := client(t)
 	for _, p := range []string{"/", "/restores", "/instances", "/regressions", "/builds", "/compare", "/import",
 		"/compare?a=build:1.0.0.0&b=x"} {
@@ -308,7 +309,7 @@ func TestReportFunctionsWriteSelfContainedHTML(t *testing.T) {
 }
 
 func TestStartServesAndShutsDown(t *testing.T) {
-	s := web.New(web.Config{DB: emptyDB(t), Addr: "127.0.0.1:0"})
+	s := web.New(web.Config{DB: storetest.Open(t), Addr: "127.0.0.1:0"})
 	if err := s.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +328,7 @@ func TestStartServesAndShutsDown(t *testing.T) {
 	if _, err := http.Get("http://" + addr + "/healthz"); err == nil {
 		t.Error("the server still answers after Shutdown")
 	}
-	if err := web.New(web.Config{DB: emptyDB(t), Addr: "256.0.0.1:1"}).Start(context.Background()); store.ErrorCode(err) != store.EUNAVAILABLE {
+	if err := web.New(web.Config{DB: storetest.Open(t), Addr: "256.0.0.1:1"}).Start(context.Background()); store.ErrorCode(err) != store.EUNAVAILABLE {
 		t.Errorf("listening on a bad address: %v, want unavailable", err)
 	}
 }
@@ -347,7 +348,7 @@ func TestAPIRestoresPages(t *testing.T) {
 			f.Instance = hostileInstance
 		}
 		var want []int64
-		if err := db.EachRestore(t.Context(), f, func(r *store.Restore) error { want = append(want, r.ID); return nil }); err != nil {
+		if err := storetest.EachRestore(t.Context(), db, f, func(r *store.Restore) error { want = append(want, r.ID); return nil }); err != nil {
 			t.Fatal(err)
 		}
 		var got []int64

@@ -152,17 +152,6 @@ func importHostile(ctx context.Context, db *store.DB) error {
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
-// emptyDB is a fresh warehouse with nothing in it.
-func emptyDB(t testing.TB) *store.DB {
-	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "empty.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 // copyDemo gives a test that writes its own copy of the demo warehouse.
 func copyDemo(t testing.TB) *store.DB {
 	t.Helper()

@@ -15,6 +15,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/storetest"
 	"github.com/restorewatch/restorewatch/web"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -43,7 +44,7 @@ func following() *http.Client { return &http.Client{Timeout: 30 * time.Second} }
 // only from the collector's samples; every link /live shows answers 200,
 // and the database page shows the curve and its knee.
 func TestLiveLinksAnswerForEveryName(t *testing.T) {
-	db := emptyDB(t)
+	db := storetest.Open(t)
 	ctx := t.Context()
 	inst := `SQL\PROD'S "EU"`
 	im, err := db.NewImport(ctx, "test", "host")

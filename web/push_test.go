@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/storetest"
 	"github.com/restorewatch/restorewatch/web"
 )
 
@@ -61,7 +62,7 @@ func pushReq(t *testing.T, base, auth, body string) (int, string) {
 // reaches the handler, and the dashboard's own token is refused there.
 func TestPushTakesCollectorTokensOnly(t *testing.T) {
 	sink := &fakePush{}
-	_, ts := serve(t, web.Config{DB: emptyDB(t), Token: "dashboard-token", ProtectReads: true, Push: sink})
+	_, ts := serve(t, web.Config{DB: storetest.Open(t), Token: "dashboard-token", ProtectReads: true, Push: sink})
 	if code, body := pushReq(t, ts.URL, "Bearer "+collectorToken, "batch"); code != http.StatusOK || !strings.Contains(body, `"status":"applied"`) {
 		t.Errorf("collector token: %d %s", code, body)
 	}
@@ -83,7 +84,7 @@ func TestPushTakesCollectorTokensOnly(t *testing.T) {
 // token waits (429), as for the dashboard's token.
 func TestPushWrongTokensAreRateLimited(t *testing.T) {
 	sink := &fakePush{}
-	_, ts := serve(t, web.Config{DB: emptyDB(t), Push: sink})
+	_, ts := serve(t, web.Config{DB: storetest.Open(t), Push: sink})
 	limited := false
 	for i := 0; i < 30 && !limited; i++ {
 		code, _ := pushReq(t, ts.URL, "Bearer rwc_wrong", "batch")
@@ -100,12 +101,12 @@ func TestPushWrongTokensAreRateLimited(t *testing.T) {
 // A server without a push sink says so; a body over the limit is refused
 // from its length before it is read.
 func TestPushUnavailableAndTooLarge(t *testing.T) {
-	_, ts := serve(t, web.Config{DB: emptyDB(t)})
+	_, ts := serve(t, web.Config{DB: storetest.Open(t)})
 	if code, _ := pushReq(t, ts.URL, "Bearer "+collectorToken, "batch"); code != http.StatusNotFound {
 		t.Errorf("no sink: %d, want 404", code)
 	}
 	sink := &fakePush{}
-	_, ts = serve(t, web.Config{DB: emptyDB(t), Push: sink})
+	_, ts = serve(t, web.Config{DB: storetest.Open(t), Push: sink})
 	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/api/push", strings.NewReader("x"))
 	req.ContentLength = 64 << 20
 	req.Header.Set("Authorization", "Bearer "+collectorToken)

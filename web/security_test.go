@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/storetest"
 	"github.com/restorewatch/restorewatch/web"
 )
 
@@ -218,7 +219,7 @@ func TestUploadLimits(t *testing.T) {
 }
 
 func TestThemeLinkStaysOnThisServer(t *testing.T) {
-	_, ts := serve(t, web.Config{DB: emptyDB(t)})
+	_, ts := serve(t, web.Config{DB: storetest.Open(t)})
 	c := client(t)
 	// The raw query is sent as written, so each bypass reaches the server
 	// exactly as a crafted link would.

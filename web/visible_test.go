@@ -9,6 +9,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/storetest"
 	"github.com/restorewatch/restorewatch/web"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -17,7 +18,7 @@ import (
 // in a pushed origin file (issue 28 item 6), show as their code points on
 // every page, never raw (escaped HTML would still render them).
 func TestInvisibleCharactersShowAsCodePoints(t *testing.T) {
-	db := emptyDB(t)
+	db := storetest.Open(t)
 	ctx := context.Background()
 	at := time.Date(2026, 3, 2, 6, 10, 0, 0, time.UTC)
 	off := 0

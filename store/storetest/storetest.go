@@ -1,0 +1,46 @@
+// Package storetest holds what tests across the project need of a
+// warehouse and the program never does: a fresh warehouse in the test's
+// temporary folder, closed when the test ends, and the reads of restores
+// that only tests make (a counted page, every match streamed), each a
+// plain query of DB.Restores so a test reads what a page reads.
+package storetest
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/restorewatch/restorewatch/store"
+)
+
+// Open creates an empty warehouse in tb's temporary folder.
+func Open(tb testing.TB) *store.DB {
+	tb.Helper()
+	return OpenAt(tb, filepath.Join(tb.TempDir(), "warehouse.db"))
+}
+
+// OpenAt opens (creating if need be) the warehouse at path and closes it
+// when the test ends.
+func OpenAt(tb testing.TB, path string) *store.DB {
+	tb.Helper()
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// PageRestores returns one page of the restores matching f and how many
+// match, counted up to countCap (0: all), and whether that count is whole.
+func PageRestores(ctx context.Context, db *store.DB, f store.RestoreFilter, countCap int) ([]store.Restore, int, bool, error) {
+	p, err := db.Restores(ctx, store.RestoreQuery{Filter: f, CountCap: countCap})
+	return p.Restores, p.Total, p.Exact, err
+}
+
+// EachRestore calls fn for every restore matching f in series order,
+// streamed.
+func EachRestore(ctx context.Context, db *store.DB, f store.RestoreFilter, fn func(*store.Restore) error) error {
+	_, err := db.Restores(ctx, store.RestoreQuery{Filter: f, Series: true, Each: fn})
+	return err
+}
