@@ -12,7 +12,7 @@ import (
 // availability group database, as the collector reads it from
 // sys.dm_hadr_database_replica_states: GroupDatabaseID identifies the AG
 // database on every replica. The collector tags the database's backup
-// sets with it (BackupSet.AvailabilityGroup …), and PutBackupSets records
+// sets with it (BackupSet.AvailabilityGroup …), and an import records
 // it: pushed from another zone, it travels with them.
 type AGMembership struct {
 	Database        string `json:"database"`

@@ -153,112 +153,91 @@ func (b *BackupSet) checkLSNs() error {
 	return nil
 }
 
-// PutBackupSets stores backup sets in one transaction and returns how many
-// were new. A set already stored (same instance and backup_set_uuid) is not
+// backupSet writes one backup set of the batch and reports whether it was
+// new. A set already stored (same instance and backup_set_uuid) is not
 // added again, but media families and files it did not have yet are: an
 // export splits one set over several rows, which may arrive in separate
-// calls. Invalid sets are an EINVALID error naming the first one's origin;
-// nothing of the call is then stored.
-func (db *DB) PutBackupSets(ctx context.Context, sets []BackupSet) (added int64, err error) {
-	for i := range sets {
-		b := &sets[i]
-		b.Instance, b.Database = InstanceName(b.Instance), DatabaseName(b.Database)
-		b.UUID = strings.ToUpper(strings.Trim(strings.TrimSpace(b.UUID), "{}"))
-		if err := b.Validate(); err != nil {
-			if o := b.Origin.String(); o != "" { // a pushed set has no origin: no ": backup set"
-				return 0, Errorf(EINVALID, "%s: %s", o, err.Error())
-			}
-			return 0, err
-		}
-	}
-	tx, err := db.write.BeginTx(ctx, nil)
+// batches or imports.
+func (w *batchWriter) backupSet(b *BackupSet) (added bool, err error) {
+	inst, err := w.instanceID(b.Instance)
 	if err != nil {
-		return 0, fmt.Errorf("store: put backup sets: %w", err)
+		return false, err
 	}
-	defer tx.Rollback()
-	// Prepared once per call: a large export arrives in batches of
-	// a thousand sets, each with its stripes and files.
-	var stmts [4]*sql.Stmt
-	for i, q := range []string{insertBackupSet, selectBackupSetID, insertBackupMedia, insertBackupFile} {
-		if stmts[i], err = tx.PrepareContext(ctx, q); err != nil {
-			return 0, fmt.Errorf("store: put backup sets: %w", err)
-		}
-		defer stmts[i].Close()
+	ins, err := w.stmt(insertBackupSet)
+	if err != nil {
+		return false, err
 	}
-	insSet, selSet, insMedia, insFile := stmts[0], stmts[1], stmts[2], stmts[3]
-	ids := map[string]int64{}
-	members := map[agKey]agMember{}
-	for i := range sets {
-		b := &sets[i]
-		key := strings.ToLower(b.Instance)
-		inst, ok := ids[key]
-		if !ok {
-			err := tx.QueryRowContext(ctx, `SELECT id FROM instance WHERE name = ?`, b.Instance).Scan(&inst)
-			if err == sql.ErrNoRows {
-				err = tx.QueryRowContext(ctx, `INSERT INTO instance (name, created_at) VALUES (?, ?) RETURNING id`,
-					b.Instance, db.now().UnixMilli()).Scan(&inst)
-			}
-			if err != nil {
-				return 0, fmt.Errorf("store: put backup sets: instance %q: %w", b.Instance, err)
-			}
-			ids[key] = inst
+	res, err := ins.ExecContext(w.im.ctx, inst, b.Database, b.UUID, nullZero(b.MediaSetID), b.Families, b.Type, b.CopyOnly, b.Damaged, b.Checksums,
+		b.BulkLogged, b.FirstLSN, b.LastLSN, b.CheckpointLSN, b.DatabaseBackupLSN, b.DiffBaseLSN,
+		strings.ToUpper(b.DiffBaseGUID), b.ForkPointLSN, strings.ToUpper(b.FirstForkGUID), strings.ToUpper(b.LastForkGUID),
+		ms(b.Start), ms(b.Finish), nullInt(b.UTCOffset), nullZero(b.Size), nullZero(b.CompressedSize), b.SoftwareBuild, b.ServerName,
+		b.MachineName, b.RecoveryModel, b.Origin.String(), strings.ToUpper(strings.Trim(b.FamilyGUID, "{} ")))
+	if err != nil {
+		return false, fmt.Errorf("backup set %s: %w", b.Origin, err)
+	}
+	if ag := strings.TrimSpace(b.AvailabilityGroup); ag != "" {
+		if w.members == nil {
+			w.members = map[agKey]agMember{}
 		}
-		res, err := insSet.ExecContext(ctx, inst, b.Database, b.UUID, nullZero(b.MediaSetID), b.Families, b.Type, b.CopyOnly, b.Damaged, b.Checksums,
-			b.BulkLogged, b.FirstLSN, b.LastLSN, b.CheckpointLSN, b.DatabaseBackupLSN, b.DiffBaseLSN,
-			strings.ToUpper(b.DiffBaseGUID), b.ForkPointLSN, strings.ToUpper(b.FirstForkGUID), strings.ToUpper(b.LastForkGUID),
-			ms(b.Start), ms(b.Finish), nullInt(b.UTCOffset), nullZero(b.Size), nullZero(b.CompressedSize), b.SoftwareBuild, b.ServerName,
-			b.MachineName, b.RecoveryModel, b.Origin.String(), strings.ToUpper(strings.Trim(b.FamilyGUID, "{} ")))
-		if err != nil {
-			return 0, fmt.Errorf("store: put backup set %s: %w", b.Origin, err)
+		k := agKey{inst, b.Database, ag}
+		m := w.members[k]
+		m.at = max(m.at, ms(b.Finish))
+		if l := strings.TrimSpace(b.AGListener); l != "" {
+			m.listener = l
 		}
-		if ag := strings.TrimSpace(b.AvailabilityGroup); ag != "" {
-			k := agKey{inst, b.Database, ag}
-			m := members[k]
-			m.at = max(m.at, ms(b.Finish))
-			if l := strings.TrimSpace(b.AGListener); l != "" {
-				m.listener = l
-			}
-			if g := strings.ToUpper(strings.Trim(b.GroupDatabaseID, "{} ")); g != "" {
-				m.groupDB = g
-			}
-			members[k] = m
+		if g := strings.ToUpper(strings.Trim(b.GroupDatabaseID, "{} ")); g != "" {
+			m.groupDB = g
 		}
-		n, _ := res.RowsAffected()
-		added += n
-		var setID int64
-		if err := selSet.QueryRowContext(ctx, inst, b.UUID).Scan(&setID); err != nil {
-			return 0, fmt.Errorf("store: put backup set %s: %w", b.Origin, err)
-		}
-		for _, m := range b.Media {
-			if _, err := insMedia.ExecContext(ctx, setID, m.Family, m.Mirror, nullZero(int64(m.DeviceType)), m.Device); err != nil {
-				return 0, fmt.Errorf("store: put backup media %s: %w", b.Origin, err)
-			}
-		}
-		for _, f := range b.Files {
-			if _, err := insFile.ExecContext(ctx, setID, f.LogicalName, f.PhysicalName, f.Type, nullZero(f.Size), f.Filegroup); err != nil {
-				return 0, fmt.Errorf("store: put backup file %s: %w", b.Origin, err)
-			}
+		w.members[k] = m
+	}
+	n, _ := res.RowsAffected()
+	sel, err := w.stmt(selectBackupSetID)
+	if err != nil {
+		return false, err
+	}
+	var setID int64
+	if err := sel.QueryRowContext(w.im.ctx, inst, b.UUID).Scan(&setID); err != nil {
+		return false, fmt.Errorf("backup set %s: %w", b.Origin, err)
+	}
+	media, err := w.stmt(insertBackupMedia)
+	if err != nil {
+		return false, err
+	}
+	for _, m := range b.Media {
+		if _, err := media.ExecContext(w.im.ctx, setID, m.Family, m.Mirror, nullZero(int64(m.DeviceType)), m.Device); err != nil {
+			return false, fmt.Errorf("backup media %s: %w", b.Origin, err)
 		}
 	}
-	// The sets that name an AG record its membership, once per database:
-	// without a group database id when only the AG's name is known (an
-	// import), which a collector's later reading completes.
-	for k, m := range members {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO ag_database (instance_id, database_name, ag_name, listener, group_database_id, observed_utc)
+	files, err := w.stmt(insertBackupFile)
+	if err != nil {
+		return false, err
+	}
+	for _, f := range b.Files {
+		if _, err := files.ExecContext(w.im.ctx, setID, f.LogicalName, f.PhysicalName, f.Type, nullZero(f.Size), f.Filegroup); err != nil {
+			return false, fmt.Errorf("backup file %s: %w", b.Origin, err)
+		}
+	}
+	return n > 0, nil
+}
+
+// flushMembers records the availability-group memberships the batch's sets
+// named, once per database: without a group database id when only the AG's
+// name is known (an import), which a collector's later reading completes.
+func (w *batchWriter) flushMembers() error {
+	for k, m := range w.members {
+		if _, err := w.tx.ExecContext(w.im.ctx, `INSERT INTO ag_database (instance_id, database_name, ag_name, listener, group_database_id, observed_utc)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET observed_utc = MAX(observed_utc, excluded.observed_utc),
 			listener = CASE WHEN excluded.listener <> '' THEN excluded.listener ELSE listener END,
 			group_database_id = CASE WHEN excluded.group_database_id <> '' THEN excluded.group_database_id ELSE group_database_id END`,
 			k.instance, k.database, k.ag, m.listener, m.groupDB, m.at); err != nil {
-			return 0, fmt.Errorf("store: put backup sets: availability group %s: %w", k.ag, err)
+			return fmt.Errorf("availability group %s: %w", k.ag, err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("store: put backup sets: %w", err)
-	}
-	return added, nil
+	clear(w.members)
+	return nil
 }
 
-// agKey and agMember gather PutBackupSets' availability-group memberships.
+// agKey and agMember gather a batch's availability-group memberships.
 type agKey struct {
 	instance     int64
 	database, ag string
@@ -397,23 +376,6 @@ func (db *DB) backupChildren(ctx context.Context, instance, database string, fro
 		out[idx[id]].Files = append(out[idx[id]].Files, f)
 	}
 	return rows.Err()
-}
-
-// BackupSets stores backup sets in the import's warehouse (PutBackupSets:
-// they are not batched with the import's restore records) and counts them
-// in the import's summary: read, added, and the rest as duplicates.
-func (im *Import) BackupSets(ctx context.Context, sets []BackupSet) (int64, error) {
-	if err := im.wait(); err != nil {
-		return 0, err
-	}
-	added, err := im.db.PutBackupSets(ctx, sets)
-	if err != nil {
-		return 0, err
-	}
-	im.summary.Read += int64(len(sets))
-	im.summary.Added += added
-	im.summary.Duplicates += int64(len(sets)) - added
-	return added, nil
 }
 
 // BackupDatabases lists every (instance, database) with a backup history,

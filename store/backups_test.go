@@ -2,23 +2,13 @@ package store_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
-
-func backupDB(t *testing.T) *store.DB {
-	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
 
 func backupSets() []store.BackupSet {
 	t0 := time.Date(2026, 11, 1, 22, 0, 0, 0, time.UTC)
@@ -44,14 +34,14 @@ func backupSets() []store.BackupSet {
 
 // Rows of one set (one per stripe and file, as the export writes them)
 // merge into one set; importing the same rows again adds nothing.
-func TestPutBackupSetsIdempotent(t *testing.T) {
+func TestBackupSetsImportIdempotent(t *testing.T) {
 	ctx := context.Background()
-	db := backupDB(t)
-	added, err := db.PutBackupSets(ctx, backupSets())
+	db := storetest.Open(t)
+	added, err := storetest.BackupSets(ctx, db, backupSets())
 	if err != nil || added != 2 {
 		t.Fatalf("added %d, %v; want 2 sets", added, err)
 	}
-	added, err = db.PutBackupSets(ctx, backupSets())
+	added, err = storetest.BackupSets(ctx, db, backupSets())
 	if err != nil || added != 0 {
 		t.Fatalf("re-import added %d, %v", added, err)
 	}
@@ -95,17 +85,20 @@ func TestPutBackupSetsIdempotent(t *testing.T) {
 	}
 }
 
-func TestPutBackupSetsRejectsAll(t *testing.T) {
+// An invalid set is rejected with its file and line and the rest of the
+// import is stored, as with any other record.
+func TestInvalidBackupSetIsRejectedWithItsLine(t *testing.T) {
 	ctx := context.Background()
-	db := backupDB(t)
+	db := storetest.Open(t)
 	sets := backupSets()
 	sets[2].LastLSN = "39:1:2"
-	_, err := db.PutBackupSets(ctx, sets)
-	if store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "backups.csv:4") || !strings.Contains(err.Error(), "last_lsn") {
-		t.Fatalf("err %v", err)
+	sum := importSets(t, db, sets)
+	if len(sum.Rejects) != 1 || sum.Rejects[0].File != "backups.csv" || sum.Rejects[0].Line != 4 ||
+		!strings.Contains(sum.Rejects[0].Reason, "last_lsn") {
+		t.Fatalf("rejects %v, want backups.csv:4 on its last_lsn", sum.Rejects)
 	}
-	if got, _ := db.BackupSets(ctx, "SQL01", "Sales", time.Time{}); len(got) != 0 {
-		t.Errorf("%d sets stored from a call with an invalid one", len(got))
+	if got, _ := db.BackupSets(ctx, "SQL01", "Sales", time.Time{}); len(got) != 1 || got[0].Type != "D" {
+		t.Errorf("stored %+v, want the full beside the rejected log", got)
 	}
 	for _, bad := range []func(*store.BackupSet){
 		func(b *store.BackupSet) { b.Type = "X" },
@@ -114,18 +107,38 @@ func TestPutBackupSetsRejectsAll(t *testing.T) {
 		func(b *store.BackupSet) { b.Media[0].Device = "" },
 	} {
 		s := backupSets()[:1]
+		s[0].UUID = "6C1B0E1E-0000-4A8E-9E1B-0000000000FF"
 		bad(&s[0])
-		if _, err := db.PutBackupSets(ctx, s); store.ErrorCode(err) != store.EINVALID {
-			t.Errorf("accepted %+v", s[0])
+		if sum := importSets(t, db, s); len(sum.Rejects) != 1 || sum.Added != 0 {
+			t.Errorf("%+v: added %d, rejects %v", s[0], sum.Added, sum.Rejects)
 		}
 	}
+}
+
+// importSets imports sets in one import and returns its summary.
+func importSets(t *testing.T, db *store.DB, sets []store.BackupSet) store.ImportSummary {
+	t.Helper()
+	im, err := db.NewImport(context.Background(), "test", "backups.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range sets {
+		if err := im.BackupSet(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, err := im.Commit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
 }
 
 // An instance's backup history, database by database: the newest backup of
 // each type, whatever the name holds; an instance without one lists none.
 func TestInstanceBackups(t *testing.T) {
 	ctx := context.Background()
-	db := backupDB(t)
+	db := storetest.Open(t)
 	sets := backupSets()
 	t0 := sets[0].Start
 	odd := `Ops <"DW"> & 'x'`
@@ -138,7 +151,7 @@ func TestInstanceBackups(t *testing.T) {
 			Origin: store.Origin{File: "backups.csv", Line: 6}},
 		store.BackupSet{Instance: "SQL02", Database: "Other", UUID: "6C1B0E1E-0000-4A8E-9E1B-000000000012", Type: "D",
 			FirstLSN: "1", LastLSN: "2", Start: t0, Finish: t0.Add(5 * time.Hour), Origin: store.Origin{File: "backups.csv", Line: 7}})
-	if _, err := db.PutBackupSets(ctx, sets); err != nil {
+	if _, err := storetest.BackupSets(ctx, db, sets); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.InstanceBackups(ctx, "sql01")

@@ -27,3 +27,20 @@ func TestErrorfWraps(t *testing.T) {
 		t.Errorf("without %%w: %+v, want nothing wrapped", plain)
 	}
 }
+
+// A reject reads as file:line: reason, and without the parts it lacks (a
+// pushed record has no file): never ":0: …".
+func TestRejectString(t *testing.T) {
+	for _, c := range []struct {
+		r    store.Reject
+		want string
+	}{
+		{store.Reject{File: "backups.csv", Line: 4, Reason: "bad"}, "backups.csv:4: bad"},
+		{store.Reject{File: "SQLB01", Reason: "bad"}, "SQLB01: bad"},
+		{store.Reject{Reason: "backup set: type Z"}, "backup set: type Z"},
+	} {
+		if got := c.r.String(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.r, got, c.want)
+		}
+	}
+}

@@ -72,6 +72,10 @@ func (im *Import) LogRestore(l LogRestore) error { return im.add(&l, l.Origin) }
 // Host implements Sink.
 func (im *Import) Host(h HostSnapshot) error { return im.add(&h, h.Origin) }
 
+// BackupSet implements Sink. A set adds no fact to derive restores from:
+// it marks no instance for reconciliation.
+func (im *Import) BackupSet(b BackupSet) error { return im.add(&b, b.Origin) }
+
 // Reject implements Sink.
 func (im *Import) Reject(r Reject) {
 	if len(im.summary.Rejects) < im.maxRej {
@@ -195,6 +199,8 @@ func (im *Import) commit(batch []record) error {
 			continue
 		case *HostSnapshot:
 			added, err = w.host(r)
+		case *BackupSet:
+			added, err = w.backupSet(r)
 		}
 		if err != nil {
 			return fmt.Errorf("store: import batch: %w", err)
@@ -204,6 +210,9 @@ func (im *Import) commit(batch []record) error {
 		} else {
 			count(0, 1)
 		}
+	}
+	if err := w.flushMembers(); err != nil {
+		return fmt.Errorf("store: import batch: %w", err)
 	}
 	for _, flush := range []func() (int, int, error){w.flushHistory, w.flushLogs} {
 		n, k, err := flush()

@@ -18,7 +18,10 @@ type batchWriter struct {
 	tx    *sql.Tx
 	im    *Import
 	dirty map[int64]int64 // instance -> the earliest local time of a fact added (wholeInstance: not one time)
-	stmts map[string]*sql.Stmt
+	// members are the availability-group memberships the batch's backup
+	// sets named (flushMembers).
+	members map[agKey]agMember
+	stmts   map[string]*sql.Stmt
 
 	hist rowQueue // history rows, historyCols values each
 	logs rowQueue // log restores, logCols values each

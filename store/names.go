@@ -103,5 +103,8 @@ func normaliseNames(rec record) {
 		r.Instance, r.Database = InstanceName(r.Instance), DatabaseName(r.Database)
 	case *HostSnapshot:
 		r.Instance = InstanceName(r.Instance)
+	case *BackupSet:
+		r.Instance, r.Database = InstanceName(r.Instance), DatabaseName(r.Database)
+		r.UUID = strings.ToUpper(strings.Trim(strings.TrimSpace(r.UUID), "{}"))
 	}
 }

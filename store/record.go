@@ -256,7 +256,17 @@ type Reject struct {
 }
 
 // String formats the reject as "file:line: reason".
-func (r Reject) String() string { return fmt.Sprintf("%s:%d: %s", r.File, r.Line, r.Reason) }
+// A reject without a line (a pushed record, which has no file) is
+// "file: reason", one without a file the reason alone.
+func (r Reject) String() string {
+	switch {
+	case r.File == "":
+		return r.Reason
+	case r.Line <= 0:
+		return r.File + ": " + r.Reason
+	}
+	return fmt.Sprintf("%s:%d: %s", r.File, r.Line, r.Reason)
+}
 
 // Kind is the kind of restore (derive.Kind).
 type Kind = derive.Kind

@@ -8,6 +8,9 @@ type Sink interface {
 	History(HistoryRow) error
 	LogRestore(LogRestore) error
 	Host(HostSnapshot) error
+	// BackupSet receives one msdb backup set, or a piece of one (some of its
+	// stripes or files): pieces of the same set (instance and uuid) merge.
+	BackupSet(BackupSet) error
 	Reject(Reject)
 }
 
@@ -16,6 +19,7 @@ type Collect struct {
 	Histories   []HistoryRow
 	LogRestores []LogRestore
 	Hosts       []HostSnapshot
+	BackupSets  []BackupSet
 	Rejects     []Reject
 }
 
@@ -30,6 +34,9 @@ func (c *Collect) LogRestore(l LogRestore) error {
 
 // Host implements Sink.
 func (c *Collect) Host(h HostSnapshot) error { c.Hosts = append(c.Hosts, h); return nil }
+
+// BackupSet implements Sink.
+func (c *Collect) BackupSet(b BackupSet) error { c.BackupSets = append(c.BackupSets, b); return nil }
 
 // Reject implements Sink.
 func (c *Collect) Reject(r Reject) { c.Rejects = append(c.Rejects, r) }

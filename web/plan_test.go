@@ -18,6 +18,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/plan"
+	"github.com/restorewatch/restorewatch/store/storetest"
 	"github.com/restorewatch/restorewatch/web"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -219,7 +220,7 @@ func TestInstancePageLinksItsBackupsPlans(t *testing.T) {
 	ctx := t.Context()
 	const prod, hostile = "PROD-ONLY01", `Sales<script>alert("x")</script>&'`
 	t0 := time.Date(2026, 11, 30, 22, 0, 0, 0, time.UTC)
-	if _, err := db.PutBackupSets(ctx, []store.BackupSet{{Instance: prod, Database: hostile,
+	if _, err := storetest.BackupSets(ctx, db, []store.BackupSet{{Instance: prod, Database: hostile,
 		UUID: "0C1B0E1E-0000-4A8E-9E1B-0000000000A1", Type: "D", FirstLSN: "42000000010000001", LastLSN: "42000000010500001",
 		CheckpointLSN: "42000000010000101", Start: t0, Finish: t0.Add(20 * time.Minute), Size: 10 << 30,
 		Media:  []store.BackupMedia{{Family: 1, DeviceType: 2, Device: `D:\Backup\Sales.bak`}},
@@ -309,7 +310,7 @@ func TestPlanFollowsNewBackups(t *testing.T) {
 	next.Media = []store.BackupMedia{{Family: 1, DeviceType: 2, Device: `D:\Backup\DW_Sales_next.trn`}}
 	next.Files = nil
 	next.Origin = store.Origin{File: "next.csv", Line: 2}
-	if added, err := db.PutBackupSets(t.Context(), []store.BackupSet{next}); err != nil || added != 1 {
+	if added, err := storetest.BackupSets(t.Context(), db, []store.BackupSet{next}); err != nil || added != 1 {
 		t.Fatalf("added %d, %v", added, err)
 	}
 	code, after := apiPlan(t, c, ts.URL, inst, name, "")

@@ -36,7 +36,11 @@ func backups(ctx context.Context, f *fleet, path string, n int, stdout io.Writer
 		return err
 	}
 	defer db.Close()
-	var total, added int64
+	im, err := db.NewImport(ctx, "fleet", "backups")
+	if err != nil {
+		return err
+	}
+	var total int64
 	for i := range min(n, f.instances) {
 		var sets []store.BackupSet
 		lastDay := map[string]string{} // log-shipped database -> the local day of its previous log
@@ -63,13 +67,21 @@ func backups(ctx context.Context, f *fleet, path string, n int, stdout io.Writer
 		if err != nil {
 			return err
 		}
-		k, err := db.PutBackupSets(ctx, sets)
-		if err != nil {
-			return err
+		for _, b := range sets {
+			if err := im.BackupSet(b); err != nil {
+				return err
+			}
 		}
 		total += int64(len(sets))
-		added += k
 	}
+	sum, err := im.Commit()
+	if err != nil {
+		return err
+	}
+	if len(sum.Rejects) > 0 {
+		return fmt.Errorf("backups: %d sets rejected, the first %s", len(sum.Rejects), sum.Rejects[0])
+	}
+	added := sum.Added
 	fmt.Fprintf(stdout, "fleet: %s: %d backup sets of %d source servers (%d new), in %.1f s\n",
 		path, total, min(n, f.instances), added, time.Since(start).Seconds())
 	return nil

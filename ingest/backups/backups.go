@@ -343,31 +343,24 @@ func hasFile(fs []store.BackupFile, name string) bool {
 	return false
 }
 
-// Putter is a sink that also stores backup sets: a store.Import does
-// (through its warehouse); a sink without it (a dry run) stores nothing.
-type Putter interface {
-	BackupSets(ctx context.Context, sets []store.BackupSet) (int64, error)
-}
-
-// Store streams a file into sink: its sets go to the warehouse in batches
-// as they are read (memory stays flat whatever the file's size), rejects
-// to sink.Reject. Stats.Sets counts the sets that were new to the warehouse
-// (every set read when the sink stores none).
+// Store streams a file into sink: its sets as they are read (memory stays
+// flat whatever the file's size; pieces of one set that lie apart in the
+// file merge in the warehouse), rejects to sink.Reject. Stats.Sets counts
+// the sets (or pieces) handed on.
 func Store(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stats, error) {
-	put, stores := sink.(Putter)
-	var added int64
+	var n int64
 	st, err := scan(ctx, r, opt, func(sets []store.BackupSet) error {
-		if !stores {
-			added += int64(len(sets))
-			return nil
+		for _, b := range sets {
+			if err := sink.BackupSet(b); err != nil {
+				return err
+			}
 		}
-		n, err := put.BackupSets(ctx, sets)
-		added += n
-		return err
+		n += int64(len(sets))
+		return nil
 	})
 	for _, x := range st.Rejects {
 		sink.Reject(x)
 	}
-	st.Sets = added
+	st.Sets = n
 	return st, err
 }

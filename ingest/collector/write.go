@@ -219,7 +219,14 @@ func (c *collector) write(ctx context.Context, in mssql.Instance, f *fetched, ru
 		if backups.More {
 			run.Notes = append(run.Notes, "backups: row cap reached, the next pass continues")
 		}
-		if _, err := l.PutBackupSets(ctx, backups.Sets); err != nil {
+		if _, err := l.Records(ctx, "live", in.Name, func(s store.Sink) error {
+			for _, b := range backups.Sets {
+				if err := s.BackupSet(b); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
 			c.storeFailed(err)
 			run.Errors["warehouse"] = err.Error()
 		} else {
@@ -239,11 +246,10 @@ func (c *collector) derive(ctx context.Context, l Writer, in mssql.Instance, run
 	}
 }
 
-// Writer stores what a pass read: an ingest.Loader and the warehouse's
-// backup sets, or the push client of collect --push.
+// Writer stores what a pass read: an ingest.Loader, or the push client of
+// collect --push.
 type Writer interface {
 	Records(ctx context.Context, source, name string, fn func(store.Sink) error) (store.ImportSummary, error)
-	PutBackupSets(ctx context.Context, sets []store.BackupSet) (int64, error)
 	Derive(ctx context.Context) (ingest.Derived, error)
 }
 
@@ -253,21 +259,11 @@ type RunWriter interface {
 	FinishedRun(ctx context.Context, run store.CollectorRun) error
 }
 
-// local is the Writer of a collector writing its own warehouse.
-type local struct {
-	*ingest.Loader
-	db *store.DB
-}
-
-func (w local) PutBackupSets(ctx context.Context, sets []store.BackupSet) (int64, error) {
-	return w.db.PutBackupSets(ctx, sets)
-}
-
 func (c *collector) writer() Writer {
 	if c.opt.Writer != nil {
 		return c.opt.Writer()
 	}
-	return local{ingest.NewLoader(c.db, ingest.LoaderOptions{Analysis: c.opt.Analysis}), c.db}
+	return ingest.NewLoader(c.db, ingest.LoaderOptions{Analysis: c.opt.Analysis})
 }
 
 // status sums a pass up.

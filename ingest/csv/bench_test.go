@@ -19,6 +19,7 @@ type discard struct{}
 func (discard) History(store.HistoryRow) error    { return nil }
 func (discard) LogRestore(store.LogRestore) error { return nil }
 func (discard) Host(store.HostSnapshot) error     { return nil }
+func (discard) BackupSet(store.BackupSet) error   { return nil }
 func (discard) Reject(store.Reject)               {}
 
 // genCSV renders n rows the way sqlcmd -s"," -W saves the export query.

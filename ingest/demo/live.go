@@ -120,7 +120,17 @@ func warehouseBackup(ctx context.Context, db *store.DB, instance string, restore
 	for i, d := range analysis.StatementDevices(warehouseStatement) {
 		set.Media = append(set.Media, store.BackupMedia{Family: i + 1, DeviceType: 2, Device: d})
 	}
-	_, err := db.PutBackupSets(ctx, []store.BackupSet{set})
+	im, err := db.NewImport(ctx, "demo", "backups")
+	if err != nil {
+		return err
+	}
+	if err := im.BackupSet(set); err != nil {
+		return err
+	}
+	sum, err := im.Commit()
+	if err == nil && len(sum.Rejects) > 0 {
+		err = fmt.Errorf("demo: backup set rejected: %s", sum.Rejects[0])
+	}
 	return err
 }
 

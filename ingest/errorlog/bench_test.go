@@ -102,6 +102,7 @@ type countSink struct{ restores, hosts, rejects int }
 func (c *countSink) History(store.HistoryRow) error    { return nil }
 func (c *countSink) LogRestore(store.LogRestore) error { c.restores++; return nil }
 func (c *countSink) Host(store.HostSnapshot) error     { c.hosts++; return nil }
+func (c *countSink) BackupSet(store.BackupSet) error   { return nil }
 func (c *countSink) Reject(store.Reject)               { c.rejects++ }
 
 func benchParse(b *testing.B, utf16 bool) {

@@ -127,6 +127,9 @@ func (k *stepSink) History(store.HistoryRow) error { return nil }
 // Host implements store.Sink; step text holds no host facts.
 func (k *stepSink) Host(store.HostSnapshot) error { return nil }
 
+// BackupSet implements store.Sink; step text holds no backup sets.
+func (k *stepSink) BackupSet(store.BackupSet) error { return nil }
+
 // Reject implements store.Sink: a 3014 line without a database counts as skipped.
 func (k *stepSink) Reject(store.Reject) { k.res.Skipped++ }
 

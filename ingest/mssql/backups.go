@@ -41,7 +41,7 @@ type BackupResult struct {
 
 // Backups reads the backup history after mark (backup_history.sql), at
 // most maxSets sets, with their devices and, for fulls, their files.
-// Re-reading sets the warehouse holds is harmless: PutBackupSets keys them
+// Re-reading sets the warehouse holds is harmless: an import keys them
 // by backup_set_uuid.
 func (s *Session) Backups(ctx context.Context, mark BackupMark, maxSets int) (res *BackupResult, err error) {
 	var minID, maxID sql.NullInt64

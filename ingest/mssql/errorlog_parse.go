@@ -135,6 +135,9 @@ func (w *windowSink) Host(h store.HostSnapshot) error {
 	return nil
 }
 
+// BackupSet implements store.Sink; an error log holds no backup sets.
+func (w *windowSink) BackupSet(store.BackupSet) error { return nil }
+
 // Reject implements store.Sink: rejects are counted, not stored, because
 // overlapping windows would report the same line again on every pass.
 func (w *windowSink) Reject(store.Reject) { w.res.Rejects++ }

@@ -150,27 +150,6 @@ func (c *Client) Records(ctx context.Context, source, name string, fn func(store
 	return sum, err
 }
 
-// PutBackupSets writes backup sets to the spool in batches of their own,
-// synced before it returns; how many are new is known to the server.
-func (c *Client) PutBackupSets(ctx context.Context, sets []store.BackupSet) (int64, error) {
-	if len(sets) == 0 {
-		return 0, nil
-	}
-	w := &batchWriter{c: c, source: "backups", name: sets[0].Instance}
-	for i := range sets {
-		w.lines = append(w.lines, line{Backup: &sets[i]})
-		if len(w.lines) >= BatchRecords {
-			if err := w.flush(false); err != nil {
-				return 0, err
-			}
-		}
-	}
-	if len(w.lines) == 0 {
-		return 0, nil
-	}
-	return 0, w.flush(false)
-}
-
 // FinishedRun spools a pass's run record, so the central server's
 // collector page shows how the zone's passes went.
 func (c *Client) FinishedRun(ctx context.Context, run store.CollectorRun) error {
@@ -203,6 +182,8 @@ func (w *batchWriter) History(h store.HistoryRow) error { return w.add(line{Hist
 func (w *batchWriter) LogRestore(l store.LogRestore) error { return w.add(line{Log: &l}) }
 
 func (w *batchWriter) Host(h store.HostSnapshot) error { return w.add(line{Host: &h}) }
+
+func (w *batchWriter) BackupSet(b store.BackupSet) error { return w.add(line{Backup: &b}) }
 
 func (w *batchWriter) Reject(r store.Reject) {
 	w.rejects = append(w.rejects, r)

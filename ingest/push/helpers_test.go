@@ -41,6 +41,13 @@ func records(t *testing.T) *store.Collect {
 	if len(c.LogRestores) < 3 || len(c.Hosts) == 0 {
 		t.Fatalf("fixture gave %d restores and %d host snapshots", len(c.LogRestores), len(c.Hosts))
 	}
+	// A pass reads msdb's backup history too: one full, shaped like
+	// Microsoft's backupset documentation describes it.
+	t0 := time.Date(2026, 11, 1, 22, 0, 0, 0, time.UTC)
+	c.BackupSets = []store.BackupSet{{Instance: "SQLPROD01\\PROD", Database: "Sales", UUID: "6C1B0E1E-0000-4A8E-9E1B-0000000000C1",
+		Type: "D", Families: 1, FirstLSN: "39000000010000001", LastLSN: "39000000010500001", CheckpointLSN: "39000000010000101",
+		Start: t0, Finish: t0.Add(20 * time.Minute), Size: 40 << 30, SoftwareBuild: "16.0.4135",
+		Media: []store.BackupMedia{{Family: 1, DeviceType: 2, Device: `D:\Backup\Sales.bak`}}}}
 	return &c
 }
 
@@ -53,6 +60,11 @@ func feed(c *store.Collect) func(store.Sink) error {
 		}
 		for _, l := range c.LogRestores {
 			if err := s.LogRestore(l); err != nil {
+				return err
+			}
+		}
+		for _, b := range c.BackupSets {
+			if err := s.BackupSet(b); err != nil {
 				return err
 			}
 		}

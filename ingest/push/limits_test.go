@@ -94,12 +94,6 @@ func TestRecordLimitsNameTheLine(t *testing.T) {
 	if _, err := push.Decode(bytes.NewReader(tagged)); err == nil || !strings.Contains(err.Error(), "tag") {
 		t.Errorf("a 2,000-byte tag value: %v", err)
 	}
-	// Through the store as well: a set without an origin is not ": backup set: …".
-	db, _ := openDB(t)
-	_, err := db.PutBackupSets(context.Background(), []store.BackupSet{{Instance: "SQLB01", Database: "Sales", UUID: "X", Type: "Z"}})
-	if err == nil || strings.HasPrefix(err.Error(), ":") {
-		t.Errorf("a set without origin: %v, want a message without a leading ':'", err)
-	}
 }
 
 // gate is a request body that blocks until opened and counts the pushes

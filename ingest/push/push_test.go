@@ -31,7 +31,7 @@ func TestSpoolRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := int64(len(c.Hosts) + len(c.LogRestores)); sum.Read != want {
+	if want := int64(len(c.Hosts) + len(c.LogRestores) + len(c.BackupSets)); sum.Read != want {
 		t.Errorf("Read = %d, want %d", sum.Read, want)
 	}
 	files := spooled(t, dir)
@@ -51,7 +51,8 @@ func TestSpoolRoundTrip(t *testing.T) {
 	if err := b.Feed(&got); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got.LogRestores, c.LogRestores) || !reflect.DeepEqual(got.Hosts, c.Hosts) {
+	if !reflect.DeepEqual(got.LogRestores, c.LogRestores) || !reflect.DeepEqual(got.Hosts, c.Hosts) ||
+		!reflect.DeepEqual(got.BackupSets, c.BackupSets) {
 		t.Errorf("the batch does not hold the records handed in:\ngot  %+v\nwant %+v", got.LogRestores, c.LogRestores)
 	}
 	if b.Name != "SQLPROD01\\PROD" || b.Source != "live" || !strings.Contains(files[0], b.Batch) {

@@ -110,17 +110,16 @@ func (r *Receiver) Push(ctx context.Context, collector string, body io.Reader) (
 	if err := r.db.AuthorizePush(wctx, collector, b.Instances()); err != nil {
 		return Result{}, err
 	}
-	extras, added, err := r.putExtras(wctx, b)
+	runs, err := r.putRuns(wctx, b)
 	if err != nil {
 		return Result{}, err
 	}
-	if b.Records > 0 && extras == b.Records {
-		// Backup history and run records only: no restore to store or
-		// derive.
-		if err := r.db.RecordPush(wctx, collector, b.Batch, int64(b.Records), added); err != nil {
+	if b.Records > 0 && runs == b.Records {
+		// Run records only: nothing to import or derive.
+		if err := r.db.RecordPush(wctx, collector, b.Batch, int64(b.Records), 0); err != nil {
 			return Result{}, err
 		}
-		res.Status, res.Added = Applied, added
+		res.Status = Applied
 		return res, nil
 	}
 	if b.Tags != nil && b.Name != "" {
@@ -148,25 +147,20 @@ func (r *Receiver) Push(ctx context.Context, collector string, body io.Reader) (
 	return res, nil
 }
 
-// putExtras stores what a batch holds besides records: backup sets (each
-// set once, by its uuid) and run records. It returns how many lines they
-// were and how many sets were new.
-func (r *Receiver) putExtras(ctx context.Context, b *Batch) (n int, added int64, err error) {
-	sets, runs := b.BackupSets(), b.Runs()
-	if len(sets) > 0 {
-		if added, err = r.db.PutBackupSets(ctx, sets); err != nil {
-			return 0, 0, err
-		}
-	}
+// putRuns stores the batch's collector run records, each with a new id on
+// this server, and returns how many lines they were.
+func (r *Receiver) putRuns(ctx context.Context, b *Batch) (int, error) {
+	runs := b.Runs()
 	for _, run := range runs {
 		// A new id on this server; the times, status, counts and errors
 		// as the zone's collector recorded them.
+		var err error
 		if run.ID, err = r.db.StartRun(ctx, run.Instance, run.Started); err == nil {
 			err = r.db.FinishRun(ctx, run)
 		}
 		if err != nil {
-			return 0, 0, err
+			return 0, err
 		}
 	}
-	return len(sets) + len(runs), added, nil
+	return len(runs), nil
 }

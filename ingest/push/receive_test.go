@@ -104,6 +104,9 @@ func TestPushAppliesOnceAndReplaysAddNothing(t *testing.T) {
 	if restores != len(c.LogRestores) || logs != len(c.LogRestores) {
 		t.Fatalf("central holds %d restores from %d log records, want %d", restores, logs, len(c.LogRestores))
 	}
+	if sets := count(t, path, `SELECT COUNT(*) FROM backup_set`); sets != len(c.BackupSets) {
+		t.Fatalf("central holds %d backup sets, want the pass's %d", sets, len(c.BackupSets))
+	}
 
 	// The acknowledgement was lost: the collector sends the same file again.
 	res := post(t, ts, tok, saved)
@@ -128,6 +131,9 @@ func TestPushAppliesOnceAndReplaysAddNothing(t *testing.T) {
 	}
 	if got := count(t, path, `SELECT COUNT(*) FROM log_restore`); got != logs {
 		t.Errorf("log records %d after replays, want %d", got, logs)
+	}
+	if got := count(t, path, `SELECT COUNT(*) FROM backup_set`); got != len(c.BackupSets) {
+		t.Errorf("backup sets %d after replays, want %d", got, len(c.BackupSets))
 	}
 	if got := count(t, path, `SELECT COUNT(*) FROM push_batch`); got != 2 {
 		t.Errorf("%d batches remembered, want 2", got)

@@ -111,18 +111,6 @@ type Batch struct {
 	lines []line
 }
 
-// BackupSets returns the batch's backup sets (msdb backup history, for
-// restore plans), which are not restores and go around the import.
-func (b *Batch) BackupSets() []store.BackupSet {
-	var out []store.BackupSet
-	for _, l := range b.lines {
-		if l.Backup != nil {
-			out = append(out, *l.Backup)
-		}
-	}
-	return out
-}
-
 // Runs returns the batch's collector run records.
 func (b *Batch) Runs() []store.CollectorRun {
 	var out []store.CollectorRun
@@ -158,8 +146,8 @@ func (b *Batch) Instances() []string {
 	return out
 }
 
-// Feed hands the batch's records to sink in their order; backup sets and
-// run records are not records (see BackupSets and Runs).
+// Feed hands the batch's records and backup sets to sink in their order;
+// run records are not records (see Runs).
 func (b *Batch) Feed(sink store.Sink) error {
 	for _, l := range b.lines {
 		var err error
@@ -170,6 +158,8 @@ func (b *Batch) Feed(sink store.Sink) error {
 			err = sink.LogRestore(*l.Log)
 		case l.Host != nil:
 			err = sink.Host(*l.Host)
+		case l.Backup != nil:
+			err = sink.BackupSet(*l.Backup)
 		case l.Reject != nil:
 			sink.Reject(*l.Reject)
 		}

@@ -44,3 +44,23 @@ func EachRestore(ctx context.Context, db *store.DB, f store.RestoreFilter, fn fu
 	_, err := db.Restores(ctx, store.RestoreQuery{Filter: f, Series: true, Each: fn})
 	return err
 }
+
+// BackupSets imports sets the way every source hands them in (one import,
+// through its Sink) and returns how many were new; a set the import
+// rejected is an EINVALID error naming it.
+func BackupSets(ctx context.Context, db *store.DB, sets []store.BackupSet) (int64, error) {
+	im, err := db.NewImport(ctx, "test", "backups")
+	if err != nil {
+		return 0, err
+	}
+	for _, b := range sets {
+		if err := im.BackupSet(b); err != nil {
+			return 0, err
+		}
+	}
+	sum, err := im.Commit()
+	if err == nil && len(sum.Rejects) > 0 {
+		err = store.Errorf(store.EINVALID, "%d backup sets rejected, the first %s", len(sum.Rejects), sum.Rejects[0])
+	}
+	return sum.Added, err
+}
