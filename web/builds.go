@@ -153,7 +153,7 @@ func (s *Server) buildIssues(build string) []view.IssueRef {
 	}
 	var out []view.IssueRef
 	for _, ki := range analysis.MatchKnownIssues(s.issues, build, all) {
-		if len(ki.Affected) == 0 || containsFix(ki, build) {
+		if len(ki.Affected) == 0 || analysis.ContainsFix(ki, build) {
 			continue
 		}
 		out = append(out, view.IssueRef{ID: ki.ID, Title: ki.Title, Conditions: "if " + lowerFirst(conditionWords(ki.Conditions))})
