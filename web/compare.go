@@ -190,7 +190,7 @@ func (s *Server) compareModel(ctx context.Context, rawA, rawB string) (view.Comp
 
 func measure(name string, c analysis.Comparison, f func(float64) string) view.CompareMeasure {
 	return view.CompareMeasure{Measure: name, A: f(c.MedianA), B: f(c.MedianB), Ratio: view.Ratio(c.Ratio),
-		Interval: view.Interval(c.RatioLow, c.RatioHigh), PValue: view.PValue(c.PValue), Slower: c.Ratio <= slowCohort && c.PValue < 0.05}
+		Interval: view.Interval(c.RatioLow, c.RatioHigh), PValue: view.PValue(c.PValue), Slower: c.Ratio <= analysis.SlowRatio && c.PValue < 0.05}
 }
 
 func compareSide(op operand, rs []store.RelativeSpeed, rel, raw analysis.Comparison, isA bool) view.CompareSide {
