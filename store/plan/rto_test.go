@@ -114,8 +114,8 @@ func TestProjectRTO(t *testing.T) {
 	tags := map[string]string{"rto": "1h"}
 	cs := []store.RTOCandidate{
 		{Instance: "SQL01", Database: "Sales", Tags: tags, FullBytes: 1, MiBps: 1000},
-		{Instance: "SQL01", Database: "Small", Tags: tags, FullBytes: 1 << 30, MiBps: 1000},   // 1 s
-		{Instance: "SQL01", Database: "Big", Tags: tags, FullBytes: 100 << 30, MiBps: 10},     // 2.8 h
+		{Instance: "SQL01", Database: "Small", Tags: tags, FullBytes: 1 << 30, MiBps: 1000}, // 1 s
+		{Instance: "SQL01", Database: "Big", Tags: tags, FullBytes: 100 << 30, MiBps: 10},   // 2.8 h
 		{Instance: "SQL01", Database: "Unmeasured", Tags: tags, FullBytes: 100 << 30, MiBps: 0},
 	}
 	rto, err := plan.ProjectRTO(t.Context(), src, cs, 0, analysis.Config{})
