@@ -48,7 +48,7 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 			outliers = se.Outliers
 		}
 	}
-	perYear := r.HoursLostPerRestore() * r.RestoresPerYear
+	perYear := r.HoursLostPerYear()
 	headline := fmt.Sprintf("%s (%s restores) on %s has restored at %s of its usual throughput since %s",
 		r.Database, r.Kind, r.Instance, view.Ratio(r.Ratio), view.Date(r.ChangedAt))
 	if r.HoursLostPerRestore() > 0 {

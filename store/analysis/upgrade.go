@@ -79,7 +79,7 @@ func Upgrade(r *store.Regression, current string, cat []KnownIssue, before time.
 		return uc
 	}
 	uc.Fix = *best
-	uc.HoursPerYear = r.HoursLostPerRestore() * r.RestoresPerYear
+	uc.HoursPerYear = r.HoursLostPerYear()
 	_, _, uc.Explains = Explains(uc.Issue, r.ChangedFactors)
 	if uc.Explains {
 		// TO-BE is this series before the change, never another database's
