@@ -117,3 +117,16 @@ func TestLostTo(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeExplains: a duration that moved with the backup's size (within
+// 1.25× of it) is explained by it; unknown sizes explain nothing.
+func TestSizeExplains(t *testing.T) {
+	for _, tt := range []struct {
+		size, dur float64
+		want      bool
+	}{{2, 2.2, true}, {2, 1.7, true}, {2, 3, false}, {1, 3, false}, {0, 2, false}, {2, 0, false}, {0.5, 0.45, true}} {
+		if got := analysis.SizeExplains(tt.size, tt.dur); got != tt.want {
+			t.Errorf("size ×%v, duration ×%v: %v, want %v", tt.size, tt.dur, got, tt.want)
+		}
+	}
+}
