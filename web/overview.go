@@ -124,23 +124,8 @@ func (s *Server) overviewTrend(o *store.RestoreOrders, end time.Time, m *view.Ov
 // weeklyMedians takes half a year of full restores' throughput from the
 // fleet's orders and each week's median (NaN for an empty week).
 func weeklyMedians(o *store.RestoreOrders, end time.Time) []float64 {
-	const week = 7 * 24 * time.Hour
-	from := end.Add(-trendWeeks * week)
-	vs := o.Throughputs(store.KindFull, from, end)
-	buckets := make([][]float64, trendWeeks)
-	for _, v := range vs {
-		if i := int(v.At.Sub(from) / week); i >= 0 && i < trendWeeks {
-			buckets[i] = append(buckets[i], v.Value)
-		}
-	}
-	out := make([]float64, trendWeeks)
-	for i, b := range buckets {
-		out[i] = math.NaN()
-		if len(b) > 0 {
-			out[i] = analysis.Median(b)
-		}
-	}
-	return out
+	from := end.Add(-trendWeeks * 7 * 24 * time.Hour)
+	return analysis.WeeklyMedians(o.Throughputs(store.KindFull, from, end), end, trendWeeks)
 }
 
 func (s *Server) overviewRegressions(ctx context.Context, m *view.Overview) error {
