@@ -37,8 +37,8 @@ func (s *Server) resolveNames(ctx context.Context, f *store.RestoreFilter) (stri
 	if f.Database != "" {
 		var names []string
 		if f.Instance == "" {
-			// The fleet's names, from the cached orders: the series of a
-			// 10 M warehouse took 180 ms to list on every view.
+			// The fleet's names, from the cached orders: listing a large
+			// warehouse's series on every view cost more than the page.
 			o, err := s.restoreOrders(ctx)
 			if err != nil {
 				return "", err

@@ -260,9 +260,9 @@ func (s *Server) collectorStatus(ctx context.Context) (view.CollectorStatus, err
 // latestRuns is the collector's latest run of every instance for the
 // overview's status line. Runs do not move the data version, so the cache
 // does not hold them; on a large fleet the read was half of an overview
-// view (1 M restores on 2,000 instances: 51 % of a CPU profile at 8
-// clients), so a read that took runsSlow or more is reused for runsFor. A
-// quick one (a small fleet) is always fresh.
+// view (BENCHMARKS.md, the overview's row), so a read that took runsSlow
+// or more is reused for runsFor. A quick one (a small fleet) is always
+// fresh.
 func (s *Server) latestRuns(ctx context.Context) ([]store.CollectorRun, error) {
 	c := &s.runs
 	c.mu.Lock()

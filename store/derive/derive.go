@@ -135,9 +135,9 @@ func Derive(f *Facts) Instance {
 		semantics = f.Semantics
 	}
 	tl := newTimeline(f)
-	// A Derived is 632 bytes: growing the slice by appending copied
-	// each about twice (with the GC's write barriers), 1.5 s of CPU per
-	// million restores.
+	// A Derived is large: growing the slice by appending copied each
+	// about twice (with the GC's write barriers), a measurable share of a
+	// derivation's CPU.
 	out.Restores = make([]Derived, 0, len(f.History)+len(unmatchedLogs))
 	paired := map[*Log]bool{}
 	for hi := range f.History {
