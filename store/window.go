@@ -32,7 +32,9 @@ package store
 //     start time depends on it).
 //
 // The outcome equals a whole derivation's; TestWindowEqualsWhole checks it
-// on random imports, late and out of order.
+// on random imports, late and out of order. Measured gain: a pass on one
+// instance of 100,000 restores derived in 19 s whole; a secondary's day at
+// 10 M now shows in 0.87 s (docs/scale-log.md, docs/benchmarks-log.md).
 
 import (
 	"context"

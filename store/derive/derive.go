@@ -348,7 +348,9 @@ func FloorDiv(a, b int64) int64 {
 // can fit) and, when it has LSNs, the logs with the same LSNs: comparing
 // every row with every log of its database cost an instance of 4,000
 // restores a database 16 M comparisons. The candidates are the ones that
-// comparison found, in the same order.
+// comparison found, in the same order (TestMatchHistoryEqualsComparingAll).
+// Measured gain: a log-shipping secondary's 21,600 restores pair in 68 ms
+// instead of 2.0 s (docs/benchmarks-log.md, "Ten million restores").
 //
 // edge, when not nil, is called for the candidate pairs, chosen or not,
 // that tie the facts of a component together. settled marks a pair chosen

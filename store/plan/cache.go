@@ -15,7 +15,9 @@ import (
 // FleetRates when set (the dashboard takes them from its cached restore
 // orders, where the store's fleet query scans every restore of a kind).
 // Its answers equal Source's (web's TestPlanFleetRatesFromTheOrders, and
-// TestCachedEqualsItsSource here).
+// TestCachedEqualsItsSource here). Measured gain: a plan page's p95 at 8
+// clients and 10 M restores 25,049 → 322.6 ms (docs/benchmarks-log.md,
+// "Session 10").
 type Cached struct {
 	Source
 	// FleetRates returns the newest perKind measured restores of each kind
