@@ -17,7 +17,8 @@ const MatchedMin = 3
 // threshold's default (SPEC §5) applied to a comparison.
 const SlowRatio = 0.67
 
-// RestoreLister reads restores through one filter; *store.DB has it.
+// RestoreLister reads restores through one filter; the SQLite warehouse
+// satisfies it.
 type RestoreLister interface {
 	Restores(ctx context.Context, q store.RestoreQuery) (store.RestorePage, error)
 }

@@ -128,7 +128,7 @@ func FirstFixAtOrAbove(ki KnownIssue, cur buildref.Version) (buildref.Version, b
 }
 
 // SpeedSource reads measured restores with their speed relative to their
-// own series' usual speed; *store.DB has it.
+// own series' usual speed; the SQLite warehouse satisfies it.
 type SpeedSource interface {
 	RelativeSpeeds(ctx context.Context, f store.RestoreFilter) ([]store.RelativeSpeed, error)
 }
