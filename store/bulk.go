@@ -14,8 +14,8 @@ import (
 // A large reconciliation (a first import of a big export, analyze
 // --rederive) writes restores whose secondary indexes — ordered by time,
 // measure, build, source or database across the fleet, not by instance —
-// take each new row to a random page of each index; at a million restores
-// that was two thirds of an import (BENCHMARKS.md). Such a reconciliation
+// take each new row to a random page of each index, most of a large
+// import's time (docs/benchmarks-log.md). Such a reconciliation
 // drops those indexes first and builds them again at the end, which sorts
 // once instead. The indexes are found in sqlite_master, so an index added by
 // a later migration is handled too; restore_series stays, reconciliation
@@ -146,9 +146,8 @@ func (db *DB) restoreIndexes(ctx context.Context) error {
 		return fmt.Errorf("store: rebuild indexes: %w", err)
 	}
 	// The sort spills what does not fit the cache to temporary files, which
-	// the writer otherwise keeps in memory (temp_store): in memory, a
-	// 2,000,000-row import peaked at 433 MiB of anonymous memory, on files
-	// at 346 MiB (BENCHMARKS.md).
+	// the writer otherwise keeps in memory (temp_store): on files a large
+	// import's peak memory is lower (docs/benchmarks-log.md).
 	if _, err := db.write.ExecContext(ctx, `PRAGMA temp_store = FILE`); err != nil {
 		return fmt.Errorf("store: rebuild indexes: %w", err)
 	}

@@ -13,8 +13,11 @@ import (
 )
 
 // The change log (migration 0020) lets the fleet-wide orders follow an
-// import in time proportional to what it changed: a day of a 10 M-restore
-// fleet is ~30,000 restores, a rebuild reads all 10 M (~30 s).
+// import in time proportional to what it changed: a day of a large fleet
+// is a small fraction of its restores, and a rebuild reads them all.
+// TestOrdersUpdateEqualsRebuild holds the update equal to a rebuild.
+// Measured gain: 1.0–1.7 s an update against 29–44 s a rebuild at 10 M
+// restores (SCALE.md, the measured curve).
 var (
 	// changeLogTxMax is the most restores one reconciliation transaction
 	// logs row by row; past it (a re-derivation of the whole fleet), one

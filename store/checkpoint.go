@@ -10,9 +10,9 @@ import (
 // The writer does not checkpoint the WAL: a goroutine does, on a
 // connection of its own, while the writer goes on writing. With SQLite's
 // default, the commit that takes the WAL past 1,000 pages copies them into
-// the database file before it returns; in a day's import at 10 M restores
-// that was 3 of the writer's 9 s of storing files (each small commit's
-// pages copied one pwrite at a time, the same index pages again and again).
+// the database file before it returns; in a large import that was a third
+// of the writer's time (each small commit's pages copied one pwrite at a
+// time, the same index pages again and again; docs/benchmarks-log.md).
 // A PASSIVE checkpoint never waits for the writer nor blocks it, so the copy
 // overlaps the writing, on the other core, and a page written by several
 // commits within one pass is copied once. writerCheckpointPages keeps

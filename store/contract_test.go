@@ -12,5 +12,7 @@ var (
 	_ analysis.Warehouse     = (*store.DB)(nil)
 	_ analysis.KneeStore     = (*store.DB)(nil)
 	_ analysis.NextStepStore = (*store.DB)(nil)
+	_ analysis.SpeedSource   = (*store.DB)(nil)
+	_ analysis.RestoreLister = (*store.DB)(nil)
 	_ plan.Source            = (*store.DB)(nil)
 )

@@ -15,8 +15,8 @@ import (
 // they stand, to dst and dst-wal, for a scratch warehouse (a dry run's)
 // that opens to a committed state of src, without migrating src and
 // without holding up its writer. VACUUM INTO (Backup) rebuilds every table
-// and index instead: at 10 M restores (14.5 GB) a dry run took 71 s with
-// it, 33 s with this copy.
+// and index instead, which made a large warehouse's dry run twice as long
+// (BENCHMARKS.md, the 10 M import --dry-run row).
 //
 // The copy happens inside a read transaction on src, which SQLite's WAL
 // locks make safe: while it holds a snapshot that reads the log, the log is

@@ -71,7 +71,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 			// to the WAL, and statement journals go to temporary files. 32 MiB
 			// holds them; a larger cache cost more than it saved (modernc's
 			// allocator hands each cached page back to the OS one madvise at a
-			// time: 1.9 s to close a full 128 MiB cache). BENCHMARKS.md.
+			// time, so closing a large cache is slow; docs/benchmarks-log.md).
 			q.Add("_pragma", "cache_size(-32768)")
 			q.Add("_pragma", "temp_store(memory)")
 			q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", writerCheckpointPages))
@@ -100,8 +100,8 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	// Keep every reader open: database/sql keeps two idle by default, so under
 	// eight clients most queries paid for opening a connection (and mapping
-	// the file, and warming its cache) again; measured, a third of the
-	// dashboard's CPU (BENCHMARKS.md).
+	// the file, and warming its cache) again, a large share of the
+	// dashboard's CPU (docs/benchmarks-log.md).
 	n := max(4, runtime.NumCPU()*2)
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)

@@ -79,6 +79,12 @@ func (r *Regression) HoursLostPerRestore() float64 {
 	return (r.CurrentDurationS - r.BaselineDurationS) / 3600
 }
 
+// HoursLostPerYear is HoursLostPerRestore over the restores of a year at
+// the series' recent pace: what pages, report, CLI and API rank and show.
+func (r *Regression) HoursLostPerYear() float64 {
+	return r.HoursLostPerRestore() * r.RestoresPerYear
+}
+
 // Exposure is an instance whose build and restores meet a known issue's
 // conditions, with or without a regression.
 type Exposure struct {

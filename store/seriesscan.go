@@ -24,8 +24,8 @@ import (
 // every instance's when want is nil), one worker and
 // connection per core; sixteen ranges per worker, so that the workers finish
 // together even when other work on the machine slows one of them. The index
-// is a tenth of the table's size, and reading it alone was 17 % of a
-// million-restore analysis (BENCHMARKS.md).
+// is a tenth of the table's size, and reading it alone was a sizeable part
+// of a large analysis (docs/benchmarks-log.md, "Analysis").
 func (db *DB) scanSeries(ctx context.Context, want map[int64]bool) ([]*seriesGroup, error) {
 	var lo, hi sql.NullInt64
 	if want != nil {

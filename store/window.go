@@ -32,7 +32,9 @@ package store
 //     start time depends on it).
 //
 // The outcome equals a whole derivation's; TestWindowEqualsWhole checks it
-// on random imports, late and out of order.
+// on random imports, late and out of order. Measured gain: a pass on one
+// instance of 100,000 restores derived in 19 s whole; a secondary's day at
+// 10 M now shows in 0.87 s (docs/scale-log.md, docs/benchmarks-log.md).
 
 import (
 	"context"
@@ -50,7 +52,7 @@ const (
 	// are read at first: a new history row's reach back to a completion
 	// line. Reading 73 h at first, a completion line's reach (72 h) and
 	// that row's, cost a day of history rows four days of facts read and
-	// derived: 3.4 s of a 10 M fleet's day.
+	// derived, much of a large fleet's day (docs/benchmarks-log.md).
 	windowRead    = int64(time.Hour / time.Millisecond)
 	lsnRowReach   = int64(72 * time.Hour / time.Millisecond) // a row before a line stating its LSNs
 	windowTries   = 4

@@ -16,10 +16,6 @@ import (
 	"github.com/restorewatch/restorewatch/web/view"
 )
 
-// slowCohort is the median relative speed below which a build is marked
-// slow: the regression threshold of SPEC §5 applied to a whole cohort.
-const slowCohort = 0.67
-
 // cohortRow is a cohort with its build's release name.
 type cohortRow struct {
 	analysis.Cohort
@@ -128,7 +124,7 @@ func (s *Server) cohortSection(id, title, lede string, rows []cohortRow, perBuil
 	for _, r := range rows {
 		row := view.CohortRow{Build: r.Group, Release: r.release, N: view.Int(int64(r.N)), Median: view.Ratio(r.Median),
 			CI: view.Interval(r.CILow, r.CIHigh), IQR: view.Ratio(r.Q1) + " – " + view.Ratio(r.Q3),
-			Slow: r.Median <= slowCohort, Instances: view.Unknown, Issues: s.buildIssues(r.Group)}
+			Slow: r.Median <= analysis.SlowRatio, Instances: view.Unknown, Issues: s.buildIssues(r.Group)}
 		if filterKey != "" {
 			row.RestoresURL = view.RestoresURL(filterKey, r.Group)
 			row.Instances = view.Int(perBuild[r.Group])
@@ -153,7 +149,7 @@ func (s *Server) buildIssues(build string) []view.IssueRef {
 	}
 	var out []view.IssueRef
 	for _, ki := range analysis.MatchKnownIssues(s.issues, build, all) {
-		if len(ki.Affected) == 0 || containsFix(ki, build) {
+		if len(ki.Affected) == 0 || analysis.ContainsFix(ki, build) {
 			continue
 		}
 		out = append(out, view.IssueRef{ID: ki.ID, Title: ki.Title, Conditions: "if " + lowerFirst(conditionWords(ki.Conditions))})

@@ -75,11 +75,10 @@ func cachedFrom[T any](ctx context.Context, s *Server, key string, keep bool, co
 		// An update is running: updates follow each other, never overlap.
 		// Meanwhile requests get what it makes, one version behind at most,
 		// and the first request after it starts the next from it, with
-		// every change since. During a day's import at 10 M restores the
-		// change log moves every second and an update of the orders takes
-		// about that long: overlapping, they held several copies of the
-		// orders at once (the server's peak RSS 2.4 GB) and took 45 s of the
-		// import's CPU.
+		// every change since. During a large import the change log moves
+		// about as often as an update of the orders takes: overlapping,
+		// updates held several copies of the orders at once and took the
+		// import's CPU (docs/benchmarks-log.md has the figures).
 		stale = false
 	}
 	if stale {

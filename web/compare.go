@@ -85,8 +85,8 @@ type comparison struct {
 	ra, rb   []store.RelativeSpeed
 	rel, raw analysis.Comparison
 	// matched is the like-for-like view: it reads up to sideLimit whole
-	// restores a side, 0.6 s for two log-shipping secondaries of a 10 M
-	// warehouse, so it is computed with the rest, once per version.
+	// restores a side, too slow for every view of a large warehouse, so it
+	// is computed with the rest, once per version.
 	matched view.Matched
 }
 
@@ -190,7 +190,7 @@ func (s *Server) compareModel(ctx context.Context, rawA, rawB string) (view.Comp
 
 func measure(name string, c analysis.Comparison, f func(float64) string) view.CompareMeasure {
 	return view.CompareMeasure{Measure: name, A: f(c.MedianA), B: f(c.MedianB), Ratio: view.Ratio(c.Ratio),
-		Interval: view.Interval(c.RatioLow, c.RatioHigh), PValue: view.PValue(c.PValue), Slower: c.Ratio <= slowCohort && c.PValue < 0.05}
+		Interval: view.Interval(c.RatioLow, c.RatioHigh), PValue: view.PValue(c.PValue), Slower: c.Ratio <= analysis.SlowRatio && c.PValue < 0.05}
 }
 
 func compareSide(op operand, rs []store.RelativeSpeed, rel, raw analysis.Comparison, isA bool) view.CompareSide {
@@ -234,35 +234,14 @@ func compareBoxes(title, unit, id string, cmp comparison, rel bool) chart.BoxPlo
 	return bp
 }
 
-// hoursNote estimates the time side B loses against side A: each restore
-// on B would take rel(B)/rel(A) of its time at A's relative speed.
+// hoursNote words the time side B loses against side A (analysis.LostTo).
 func hoursNote(cmp comparison) string {
-	// Only a material, significant slowdown is worth hours: 0.99× is noise
-	// even when a large sample makes it "significant".
-	if !(cmp.rel.Ratio > 0) || cmp.rel.Ratio > 0.9 || !finite(cmp.rel.Ratio) || !(cmp.rel.PValue < 0.05) {
+	t, ok := analysis.LostTo(cmp.rel, cmp.rb)
+	if !ok {
 		return ""
 	}
-	var total, n float64
-	var newest time.Time
-	for _, r := range cmp.rb {
-		if r.At.After(newest) {
-			newest = r.At
-		}
-	}
-	var durs []float64
-	for _, r := range cmp.rb {
-		if r.DurationS > 0 && r.At.After(newest.AddDate(-1, 0, 0)) {
-			total += r.DurationS * (1 - cmp.rel.Ratio)
-			n++
-			durs = append(durs, r.DurationS)
-		}
-	}
-	if n == 0 {
-		return ""
-	}
-	per := analysis.Median(durs) * (1 - cmp.rel.Ratio) / 3600
 	return fmt.Sprintf("At the speed of %s, the typical restore on %s would take %s less; over the %s restores of its latest year that is %s.",
-		cmp.a.label, cmp.b.label, view.Hours(per), view.Int(int64(n)), view.Hours(total/3600))
+		cmp.a.label, cmp.b.label, view.Hours(t.PerRestoreH), view.Int(int64(t.Restores)), view.Hours(t.TotalH))
 }
 
 func compareMethod(cmp comparison) []view.MethodItem {

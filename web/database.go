@@ -115,42 +115,16 @@ func (s *Server) databaseProgress(ctx context.Context, instance, database string
 // restoreRows is how many of the newest restores the database page lists.
 const restoreRows = 25
 
-// bufferStretches groups the restores (newest first) that logged buffer
-// settings into stretches of identical settings, oldest stretch last.
+// bufferStretches words the runs of identical buffer settings
+// (analysis.BufferRuns) of the restores rs, newest first.
 func bufferStretches(rs []store.ChartPoint) []view.BufferRow {
-	type stretch struct {
-		key         string
-		first, last *store.ChartPoint
-		mibps       []float64
-		n           int
-	}
-	var out []stretch
-	for i := len(rs) - 1; i >= 0; i-- {
-		r := &rs[i]
-		if r.BufferCount == nil && r.MaxTransferKiB == nil && r.IOAlignment == nil {
-			continue
-		}
-		key := view.IntPtr(r.BufferCount) + "|" + kib(r.MaxTransferKiB) + "|" + bytesAlign(r.IOAlignment)
-		if len(out) == 0 || out[len(out)-1].key != key {
-			out = append(out, stretch{key: key, first: r})
-		}
-		st := &out[len(out)-1]
-		st.last, st.n = r, st.n+1
-		if r.MiBps != nil {
-			st.mibps = append(st.mibps, *r.MiBps)
-		}
-	}
-	rows := make([]view.BufferRow, 0, len(out))
-	for i := len(out) - 1; i >= 0; i-- {
-		st := out[i]
-		med := 0.0
-		if len(st.mibps) > 0 {
-			med = analysis.Median(st.mibps)
-		}
-		rows = append(rows, view.BufferRow{From: view.Time(st.first.At), To: view.Time(st.last.At),
-			FirstURL: view.RestoreURL(st.first.ID), LastURL: view.RestoreURL(st.last.ID), N: view.Int(int64(st.n)),
-			BufferCount: view.IntPtr(st.first.BufferCount), MaxTransfer: kib(st.first.MaxTransferKiB),
-			Alignment: bytesAlign(st.first.IOAlignment), Throughput: view.MiBps(med)})
+	runs := analysis.BufferRuns(rs)
+	rows := make([]view.BufferRow, 0, len(runs))
+	for _, st := range runs {
+		rows = append(rows, view.BufferRow{From: view.Time(st.First.At), To: view.Time(st.Last.At),
+			FirstURL: view.RestoreURL(st.First.ID), LastURL: view.RestoreURL(st.Last.ID), N: view.Int(int64(st.N)),
+			BufferCount: view.IntPtr(st.First.BufferCount), MaxTransfer: kib(st.First.MaxTransferKiB),
+			Alignment: bytesAlign(st.First.IOAlignment), Throughput: view.MiBps(st.MiBps)})
 	}
 	return rows
 }

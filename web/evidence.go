@@ -48,7 +48,7 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 			outliers = se.Outliers
 		}
 	}
-	perYear := r.HoursLostPerRestore() * r.RestoresPerYear
+	perYear := r.HoursLostPerYear()
 	headline := fmt.Sprintf("%s (%s restores) on %s has restored at %s of its usual throughput since %s",
 		r.Database, r.Kind, r.Instance, view.Ratio(r.Ratio), view.Date(r.ChangedAt))
 	if r.HoursLostPerRestore() > 0 {
@@ -145,7 +145,7 @@ func sizeNote(r *store.Regression) string {
 	switch {
 	case r.SizeGrowth <= 0 || r.DurationRatio <= 0:
 		return "The backup sizes or durations on one side are unknown, so duration and size cannot be set against each other."
-	case math.Abs(math.Log(r.DurationRatio/r.SizeGrowth)) < math.Log(1.25):
+	case analysis.SizeExplains(r.SizeGrowth, r.DurationRatio):
 		return fmt.Sprintf("The duration changed %s and the backup size %s: the size explains the duration, and throughput is what changed only if the ratio above says so.",
 			view.Ratio(r.DurationRatio), view.Ratio(r.SizeGrowth))
 	}

@@ -15,8 +15,8 @@ import (
 )
 
 // slowInstances is the warehouse with a list of instances that takes until
-// the request gives up, as a first view after a restart at 10 M restores
-// took 45 s.
+// the request gives up, as a first view after a restart of a large
+// warehouse once did.
 type slowInstances struct {
 	web.Store
 	once    *sync.Once

@@ -2,16 +2,12 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/human"
 )
-
-// suggestions is how many names a "no match" notice offers.
-const suggestions = 5
 
 // resolveNames turns the instance and database a user typed into the
 // names they mean, as the command line does (store/human.MatchNames: the
@@ -34,15 +30,15 @@ func (s *Server) resolveNames(ctx context.Context, f *store.RestoreFilter) (stri
 		}
 		m := human.MatchNames(f.Instance, names)
 		if len(m) != 1 {
-			return notice("instance", f.Instance, m, names), nil
+			return notice("instance", "instances", f.Instance, "", m, names), nil
 		}
 		f.Instance = m[0]
 	}
 	if f.Database != "" {
 		var names []string
 		if f.Instance == "" {
-			// The fleet's names, from the cached orders: the series of a
-			// 10 M warehouse took 180 ms to list on every view.
+			// The fleet's names, from the cached orders: listing a large
+			// warehouse's series on every view cost more than the page.
 			o, err := s.restoreOrders(ctx)
 			if err != nil {
 				return "", err
@@ -61,29 +57,20 @@ func (s *Server) resolveNames(ctx context.Context, f *store.RestoreFilter) (stri
 		}
 		m := human.MatchNames(f.Database, names)
 		if len(m) != 1 {
-			return notice("database", f.Database, m, names), nil
+			where := ""
+			if f.Instance != "" {
+				where = " on " + f.Instance
+			}
+			return notice("database", "databases", f.Database, where, m, names), nil
 		}
 		f.Database = m[0]
 	}
 	return "", nil
 }
 
-// notice says that typed matched no name or several, naming the closest
-// or the matches.
-func notice(what, typed string, matches, names []string) string {
-	if len(matches) > 1 {
-		return fmt.Sprintf("No single %s matches %q: it begins %d names (%s); type more of the one you mean.",
-			what, typed, len(matches), list(matches))
-	}
-	if len(names) == 0 {
-		return fmt.Sprintf("No %s matches %q: the warehouse has none.", what, typed)
-	}
-	return fmt.Sprintf("No %s matches %q. The closest: %s.", what, typed, list(human.Closest(typed, names)))
-}
-
-func list(names []string) string {
-	if len(names) > suggestions {
-		return strings.Join(names[:suggestions], ", ") + fmt.Sprintf(" and %d more", len(names)-suggestions)
-	}
-	return strings.Join(names, ", ")
+// notice is human.NoMatch, the command line's sentence, as a notice: a
+// capital and a full stop.
+func notice(what, plural, typed, where string, matches, names []string) string {
+	m := human.NoMatch(what, plural, typed, where, matches, names)
+	return strings.ToUpper(m[:1]) + m[1:] + "."
 }

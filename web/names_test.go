@@ -35,11 +35,11 @@ func TestRestoreFiltersMatchNames(t *testing.T) {
 		}
 	}
 	code, body := list(url.Values{"instance": {"NOPE"}})
-	if code != http.StatusOK || !strings.Contains(body, `id="no-match"`) || !strings.Contains(body, "No instance matches &#34;NOPE&#34;. The closest:") {
+	if code != http.StatusOK || !strings.Contains(body, `id="no-match"`) || !strings.Contains(body, "No instance NOPE; ") {
 		t.Errorf("an unknown instance: %d, no clear no-match notice", code)
 	}
 	code, body = list(url.Values{"instance": {"RPT-SQL01"}, "database": {"Bilingual"}})
-	if !strings.Contains(body, "No database matches &#34;Bilingual&#34;. The closest: Billing") {
+	if !strings.Contains(body, `No database Bilingual on RPT-SQL01\REPORTING; databases: Billing`) {
 		t.Errorf("an unknown database: %d, no suggestion of Billing", code)
 	}
 	code, body = list(url.Values{"from": {"2025-06-01"}, "to": {"2025-05-01"}})

@@ -6,8 +6,6 @@ import (
 	"math"
 	"net/http"
 	"slices"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/plan"
 	"github.com/restorewatch/restorewatch/web/chart"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -125,23 +124,8 @@ func (s *Server) overviewTrend(o *store.RestoreOrders, end time.Time, m *view.Ov
 // weeklyMedians takes half a year of full restores' throughput from the
 // fleet's orders and each week's median (NaN for an empty week).
 func weeklyMedians(o *store.RestoreOrders, end time.Time) []float64 {
-	const week = 7 * 24 * time.Hour
-	from := end.Add(-trendWeeks * week)
-	vs := o.Throughputs(store.KindFull, from, end)
-	buckets := make([][]float64, trendWeeks)
-	for _, v := range vs {
-		if i := int(v.At.Sub(from) / week); i >= 0 && i < trendWeeks {
-			buckets[i] = append(buckets[i], v.Value)
-		}
-	}
-	out := make([]float64, trendWeeks)
-	for i, b := range buckets {
-		out[i] = math.NaN()
-		if len(b) > 0 {
-			out[i] = analysis.Median(b)
-		}
-	}
-	return out
+	from := end.Add(-trendWeeks * 7 * 24 * time.Hour)
+	return analysis.WeeklyMedians(o.Throughputs(store.KindFull, from, end), end, trendWeeks)
 }
 
 func (s *Server) overviewRegressions(ctx context.Context, m *view.Overview) error {
@@ -162,21 +146,17 @@ func (s *Server) overviewRegressions(ctx context.Context, m *view.Overview) erro
 	return nil
 }
 
-// rtoRisk is one database's projection.
-type rtoRisk struct {
-	c        store.RTOCandidate
-	expected time.Duration
-	target   time.Duration
-	fromPlan bool // the restore plan's total, not size over speed
-	broken   bool // the log chain is broken: the latest backup cannot be reached
-}
-
 // overviewRTO lists the databases over their RTO target, furthest first.
 func (s *Server) overviewRTO(ctx context.Context, m *view.Overview) error {
-	risks, checked, unknown, err := s.rtoRisks(ctx)
+	cs, err := s.db.RTOCandidates(ctx)
 	if err != nil {
 		return err
 	}
+	rto, err := plan.ProjectRTO(ctx, s.planRates(), cs, s.cfg.DefaultRTO, s.cfg.Analysis.Config)
+	if err != nil {
+		return err
+	}
+	risks, checked, unknown := rto.AtRisk, rto.Checked, rto.Unknown
 	m.RTOChecked, m.RTOAtRisk, m.RTOUnknown = view.Int(int64(checked)), view.Int(int64(len(risks))), view.Int(int64(len(unknown)))
 	for _, c := range unknown {
 		m.Unmeasured = append(m.Unmeasured, view.Link{Text: c.Database + " on " + c.Instance, Href: view.DatabaseURL(c.Instance, c.Database)})
@@ -184,16 +164,16 @@ func (s *Server) overviewRTO(ctx context.Context, m *view.Overview) error {
 	m.MoreAtRisk = len(risks) > 10
 	for _, r := range risks[:min(len(risks), 10)] {
 		row := view.RTORow{
-			Instance: r.c.Instance, InstanceURL: view.InstanceURL(r.c.Instance),
-			Database: r.c.Database, DatabaseURL: view.DatabaseURL(r.c.Instance, r.c.Database),
-			Size: view.Bytes(r.c.FullBytes + r.c.DiffBytes + r.c.LogBytes), Throughput: view.MiBps(r.c.MiBps),
-			Expected: view.Duration(r.expected.Seconds()), Target: view.Duration(r.target.Seconds()),
-			Over: view.Ratio(float64(r.expected)/float64(r.target)) + " target",
+			Instance: r.Instance, InstanceURL: view.InstanceURL(r.Instance),
+			Database: r.Database, DatabaseURL: view.DatabaseURL(r.Instance, r.Database),
+			Size: view.Bytes(r.FullBytes + r.DiffBytes + r.LogBytes), Throughput: view.MiBps(r.MiBps),
+			Expected: view.Duration(r.Expected.Seconds()), Target: view.Duration(r.Target.Seconds()),
+			Over: view.Ratio(r.Over()) + " target",
 		}
 		switch {
-		case r.broken:
+		case r.Broken:
 			row.Throughput, row.Expected, row.Over = "restore plan", "log chain broken", "the latest backup cannot be reached"
-		case r.fromPlan:
+		case r.FromPlan:
 			row.Throughput = "restore plan"
 			row.Over += " (full, differential and logs)"
 		}
@@ -202,64 +182,9 @@ func (s *Server) overviewRTO(ctx context.Context, m *view.Overview) error {
 	return nil
 }
 
-// rtoRisks projects every database's restore time against its target: from
-// its restore plan where it has a backup history (planProjections), else
-// from the size of its last full restore and differentials and logs over
-// its recent speed (one index range per database). Databases without
-// either are counted as unknown, not as safe; a broken log chain is a risk
-// whatever the sizes.
-func (s *Server) rtoRisks(ctx context.Context) (risks []rtoRisk, checked int, unknown []store.RTOCandidate, err error) {
-	cs, err := s.db.RTOCandidates(ctx)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	plans, err := s.planProjections(ctx, cs)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	for i, c := range cs {
-		target := s.rtoTarget(c.Tags)
-		if p, ok := plans[i]; ok {
-			checked++
-			if p.broken || p.expected > target {
-				risks = append(risks, rtoRisk{c: c, expected: p.expected, target: target, fromPlan: true, broken: p.broken})
-			}
-			continue
-		}
-		exp, risk := analysis.ProjectRTO(analysis.RTOInput{FullBytes: c.FullBytes, DiffBytes: c.DiffBytes,
-			LogBytes: c.LogBytes, MiBps: c.MiBps, Target: target})
-		if exp == 0 {
-			unknown = append(unknown, c)
-			continue
-		}
-		checked++
-		if risk {
-			risks = append(risks, rtoRisk{c: c, expected: exp, target: target})
-		}
-	}
-	over := func(r rtoRisk) float64 {
-		if r.broken {
-			return math.Inf(1)
-		}
-		return float64(r.expected) / float64(r.target)
-	}
-	sort.SliceStable(risks, func(i, j int) bool { return over(risks[i]) > over(risks[j]) })
-	return risks, checked, unknown, nil
-}
-
-// rtoTarget reads an instance's "rto" tag ("4h", "90m", "1d"), else the
-// default target.
+// rtoTarget is an instance's RTO target (plan.RTOTarget).
 func (s *Server) rtoTarget(tags map[string]string) time.Duration {
-	v := strings.TrimSpace(tags["rto"])
-	if days, ok := strings.CutSuffix(v, "d"); ok {
-		if d, err := time.ParseDuration(days + "h"); err == nil && d > 0 {
-			return 24 * d
-		}
-	}
-	if d, err := time.ParseDuration(v); err == nil && d > 0 {
-		return d
-	}
-	return s.cfg.DefaultRTO
+	return plan.RTOTarget(tags, s.cfg.DefaultRTO)
 }
 
 // exposureRows groups exposures by issue and build, naming up to three
@@ -335,9 +260,9 @@ func (s *Server) collectorStatus(ctx context.Context) (view.CollectorStatus, err
 // latestRuns is the collector's latest run of every instance for the
 // overview's status line. Runs do not move the data version, so the cache
 // does not hold them; on a large fleet the read was half of an overview
-// view (1 M restores on 2,000 instances: 51 % of a CPU profile at 8
-// clients), so a read that took runsSlow or more is reused for runsFor. A
-// quick one (a small fleet) is always fresh.
+// view (BENCHMARKS.md, the overview's row), so a read that took runsSlow
+// or more is reused for runsFor. A quick one (a small fleet) is always
+// fresh.
 func (s *Server) latestRuns(ctx context.Context) ([]store.CollectorRun, error) {
 	c := &s.runs
 	c.mu.Lock()

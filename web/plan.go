@@ -47,13 +47,13 @@ type madePlan struct {
 }
 
 // makePlan makes r's plan once per data version: the people who open a
-// database's plan at 02:00 open the same one, and at 10 M restores a
-// log-shipped database's plan (hundreds of steps) cost 15-20 ms of CPU a
-// view, 107-112 ms p95 at 8 clients on a slow hour (docs/benchmarks-log.md "Session
-// 11"). The plan is shared, never changed, by the views that read it, and
-// never a version behind: where a slow aggregate's views get the previous
-// version while the next one is made, a plan's wait for theirs (a plan
-// without the newest log backup stops short of what can be restored).
+// database's plan at 02:00 open the same one, and a log-shipped database's
+// plan (hundreds of steps) is too costly to make on every view
+// (docs/benchmarks-log.md, "Session 11"). The plan is shared, never
+// changed, by the views that read it, and never a version behind: where a
+// slow aggregate's views get the previous version while the next one is
+// made, a plan's wait for theirs (a plan without the newest log backup
+// stops short of what can be restored).
 func (s *Server) makePlan(ctx context.Context, r plan.Request) (plan.Plan, plan.ScriptOptions, error) {
 	ctx = context.WithValue(ctx, freshKey{}, true)
 	key := strings.Join([]string{"plan", r.Instance, r.Database, r.TargetInstance, r.At.UTC().Format(time.RFC3339Nano),

@@ -170,7 +170,7 @@ func TestBrowserPlan(t *testing.T) {
 }
 
 // A plan's fleet rates come from the dashboard's cached restore orders, not
-// from a scan of every restore (~8 s a plan at 10 M restores): the plan the
+// from a scan of every restore (seconds a plan on a large warehouse): the plan the
 // page serves equals the one the store's own query builds, for the
 // database's own instance and for an instance without restores, whose
 // every step rests on the fleet's rates.

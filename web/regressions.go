@@ -188,7 +188,7 @@ func (s *Server) regressionsModel(list *costList, q regressionQuery) view.Regres
 		counts[r.Status]++
 		if r.Status == q.status {
 			match = append(match, i)
-			hours += r.HoursLostPerRestore() * r.RestoresPerYear
+			hours += r.HoursLostPerYear()
 		}
 	}
 	m := view.Regressions{Status: q.status, Query: q.name, Method: s.thresholdText(), Filtered: q.name != "" || q.kind != ""}
@@ -264,7 +264,7 @@ func (s *Server) handleRegressionStatus(c echo.Context) error {
 func byHoursLost(regs []store.Regression) []store.Regression {
 	out := slices.Clone(regs)
 	slices.SortStableFunc(out, func(a, b store.Regression) int {
-		ha, hb := a.HoursLostPerRestore()*a.RestoresPerYear, b.HoursLostPerRestore()*b.RestoresPerYear
+		ha, hb := a.HoursLostPerYear(), b.HoursLostPerYear()
 		switch {
 		case ha > hb:
 			return -1
@@ -295,7 +295,7 @@ func (s *Server) why(r store.Regression) string {
 
 // regressionRow shapes a regression for a list.
 func (s *Server) regressionRow(r store.Regression) view.RegressionRow {
-	perYear := r.HoursLostPerRestore() * r.RestoresPerYear
+	perYear := r.HoursLostPerYear()
 	return view.RegressionRow{
 		ID: r.ID, URL: view.RegressionURL(r.ID), ReportURL: view.RegressionReportURL(r.ID),
 		Instance: r.Instance, InstanceURL: view.InstanceURL(r.Instance),

@@ -341,8 +341,8 @@ func apiPaging(c echo.Context) (limit int, after int64, err error) {
 
 // restoreOrders returns the fleet's orders, cached until the data change
 // (see cache for when a previous copy is served meanwhile) and then updated
-// from the previous ones with what changed, not rebuilt (a rebuild costs
-// ~3 s a million restores).
+// from the previous ones with what changed, not rebuilt (a rebuild reads
+// every restore; BENCHMARKS.md has its cost).
 func (s *Server) restoreOrders(ctx context.Context) (*store.RestoreOrders, error) {
 	return cachedUpdated(ctx, s, "restore-orders", s.db.UpdateOrders)
 }

@@ -26,8 +26,8 @@ func (c countedRuns) LatestRuns(ctx context.Context) ([]store.CollectorRun, erro
 }
 
 // The overview's collector status reuses a slow read of the latest runs
-// for a few seconds (on 2,000 instances it was half of every overview
-// view: p95 98.9 ms at 8 clients on one page, 14.1 ms after). A quick read
+// for a few seconds (on a large fleet it was half of every overview view;
+// BENCHMARKS.md has the page's figure). A quick read
 // (a small fleet) is not kept; how quick depends on the machine, so only
 // the slow side is held here.
 func TestOverviewReusesASlowReadOfTheLatestRuns(t *testing.T) {

@@ -1,9 +1,8 @@
 // Command cpuindex measures how fast this machine runs the work an import
-// does, right now: the machines these benchmarks run on change speed by 2-5x
-// within hours (docs/benchmarks-log.md "Session 11": the error-log parser's own
-// benchmark at 184 MB/s against 1,055 MB/s recorded earlier, the same
-// binary's batch day 1.6x slower 2.5 hours apart), so a figure without the
-// machine's speed beside it cannot be compared with another.
+// does, right now: the machines these benchmarks run on change speed
+// several times over within hours (BENCHMARKS.md, "The machine";
+// docs/benchmarks-log.md, "Session 11"), so a figure without the machine's
+// speed beside it cannot be compared with another.
 //
 //	cpuindex [-rounds 3]
 //

@@ -315,8 +315,8 @@ func field(h *store.HistoryRow, col string) string {
 // order, then one reconciliation of them all.
 //
 // It used to import and reconcile one instance at a time, and each
-// restore added cost more as the warehouse grew (0.18 ms at 0.5 M, ~1 ms
-// at 2.5 M; SCALE.md): every small reconciliation inserted its restores
+// restore added cost more as the warehouse grew (docs/scale-log.md): every
+// small reconciliation inserted its restores
 // into the restore table's secondary indexes, ordered by time, measure,
 // build, source or database across the fleet, so each row landed on a
 // random page of each index, and those indexes soon outgrew the writer's

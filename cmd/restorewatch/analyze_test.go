@@ -13,7 +13,7 @@ import (
 // TestAnalyzeRederivesOnlyWhenAsked tampers with derived restore rows behind
 // the store's back (content_hash too, which reconciliation compares to skip
 // unchanged rows): a plain analyze keeps the derived rows as every import
-// left them (re-deriving a million restores took 40 s), and --rederive
+// left them (re-deriving a large warehouse takes long), and --rederive
 // rebuilds them from the raw facts.
 func TestAnalyzeRederivesOnlyWhenAsked(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "w.db")

@@ -1,11 +1,6 @@
 package main
 
-import (
-	"strings"
-	"unicode"
-
-	"github.com/restorewatch/restorewatch/store/human"
-)
+import "github.com/restorewatch/restorewatch/store/human"
 
 func formatBytes(b *int64) string {
 	if b == nil || *b <= 0 {
@@ -38,15 +33,5 @@ func namedBuild(n func(string) string, v string) string {
 }
 
 // printable keeps a terminal safe from control characters a server name or
-// database name may hold.
-func printable(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return '?'
-		}
-		return r
-	}, s)
-}
+// database name may hold (human.Printable).
+func printable(s string) string { return human.Printable(s) }

@@ -163,9 +163,9 @@ func (c *ImportCmd) warehouse(ctx context.Context, m *Main) (*store.DB, func(), 
 	cleanup := func() { _ = os.RemoveAll(dir) }
 	scratch := filepath.Join(dir, "dry-run.db")
 	if _, err := os.Stat(m.cli.DB); err == nil {
-		// The copy is the warehouse's size (14.5 GB at 10 M restores): a
-		// temporary folder without room for it fails up front, saying
-		// where, rather than with a full disk halfway.
+		// The copy is the warehouse's size (SCALE.md gives it by fleet
+		// size): a temporary folder without room for it fails up front,
+		// saying where, rather than with a full disk halfway.
 		need := fileSize(m.cli.DB) + fileSize(m.cli.DB+"-wal")
 		if free, ok := scratchFree(dir); ok && free < need+need/10+64<<20 {
 			cleanup()
@@ -175,8 +175,8 @@ func (c *ImportCmd) warehouse(ctx context.Context, m *Main) (*store.DB, func(), 
 		if need >= 1<<30 {
 			fmt.Fprintf(m.Stderr, "dry run: copying the warehouse (%s) to %s first\n", formatBytes(&need), filepath.Dir(dir))
 		}
-		// A copy of the files, not VACUUM INTO: 60 s of a 71 s dry run at
-		// 10 M restores was rebuilding every index into the copy.
+		// A copy of the files, not VACUUM INTO: rebuilding every index into
+		// the copy was most of a large warehouse's dry run.
 		if err := store.CopyFiles(ctx, m.cli.DB, scratch); err != nil {
 			cleanup()
 			return nil, nil, err
@@ -363,12 +363,11 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // derivingGC lets the Go heap grow to five times what is live, unless
 // GOGC says otherwise, until the returned function restores the setting:
-// an import's live Go heap is 10-20 MB while it derives (SQLite's pages
-// live outside it), so at the default 100% a day of 10,000 instances ran
-// 500 collections, 50 a second, and took 8 s to derive instead of 6.5 s;
-// its peak RSS at 10 M goes from ~0.4 to ~0.75 GB. analyze gained nothing
-// from it (3 M: 6.4-7.1 s either way) and serve keeps the default: its live
-// heap (the fleet's orders) is a gigabyte at 10 M restores.
+// an import's live Go heap is small while it derives (SQLite's pages live
+// outside it), so at the default GOGC a large import collected many times
+// a second and derived measurably slower, for a higher peak RSS in
+// exchange (docs/benchmarks-log.md). analyze gained nothing from it and
+// serve keeps the default: its live heap (the fleet's orders) is large.
 func derivingGC() (restore func()) {
 	if os.Getenv("GOGC") != "" {
 		return func() {}

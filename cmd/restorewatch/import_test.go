@@ -109,7 +109,7 @@ func TestImportDryRunWritesNothing(t *testing.T) {
 
 // A dry run copies the warehouse first: a temporary folder without room for
 // the copy stops it before it starts, naming the folder and the sizes, and
-// leaves nothing behind (at 10 M restores the copy is 14 GB).
+// leaves nothing behind (a large warehouse's copy is tens of GB).
 func TestImportDryRunNeedsRoomForItsCopy(t *testing.T) {
 	dir := handover(t)
 	db := filepath.Join(t.TempDir(), "w.db")

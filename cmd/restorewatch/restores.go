@@ -199,7 +199,7 @@ func (c *RestoresCmd) scopes(ctx context.Context, db *store.DB) ([]scope, error)
 			names[i] = s.Name
 		}
 		if instances = human.MatchNames(store.InstanceName(c.Instance), names); instances == nil {
-			return nil, store.Errorf(store.ENOTFOUND, "%s", noMatch("instance", "instances", c.Instance, "", names))
+			return nil, store.Errorf(store.ENOTFOUND, "%s", human.NoMatch("instance", "instances", c.Instance, "", nil, names))
 		}
 	}
 	if c.Database == "" {
@@ -232,7 +232,7 @@ func (c *RestoresCmd) scopes(ctx context.Context, db *store.DB) ([]scope, error)
 		if instances != nil {
 			where = " on " + strings.Join(printables(instances), ", ")
 		}
-		return nil, store.Errorf(store.ENOTFOUND, "%s", noMatch("database", "databases", c.Database, where, names))
+		return nil, store.Errorf(store.ENOTFOUND, "%s", human.NoMatch("database", "databases", c.Database, where, nil, names))
 	}
 	if instances == nil {
 		out := make([]scope, len(databases))

@@ -30,9 +30,9 @@ const (
 // Receiver applies pushed batches to the warehouse, one at a time, through
 // an ingest.Loader: the central server stays the single writer, and a
 // pass's records are stored, derived and analysed as a local collector's
-// pass is. Deriving rebuilds all the restores of an instance (19 s for one
-// of 100,000 restores, SCALE.md), so a pass split into several batches is
-// derived once, after its last batch.
+// pass is. Deriving rebuilds all the restores of an instance (seconds for a
+// large one, SCALE.md), so a pass split into several batches is derived
+// once, after its last batch.
 type Receiver struct {
 	db  *store.DB
 	opt ingest.LoaderOptions

@@ -4,6 +4,9 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"time"
+
+	"github.com/restorewatch/restorewatch/store"
 )
 
 // CohortPoint is one restore placed in a group (an instance build, a source
@@ -161,4 +164,41 @@ func positive(xs []float64) []float64 {
 		}
 	}
 	return out
+}
+
+// TimeLost is the wall time side B of a comparison loses against side A:
+// each restore of B's latest year would take Ratio of its time at A's
+// relative speed. PerRestoreH is the typical restore's hours, TotalH the
+// year's, over Restores restores with a known duration.
+type TimeLost struct {
+	PerRestoreH, TotalH float64
+	Restores            int
+}
+
+// LostTo is the time b (side B's restores) loses at c's ratio; ok is false
+// unless B is materially (at most 0.9×: 0.99× is noise even when a large
+// sample makes it "significant") and significantly (p < 0.05) slower, and
+// some restore of its latest year has a duration.
+func LostTo(c Comparison, b []store.RelativeSpeed) (TimeLost, bool) {
+	if !(c.Ratio > 0) || c.Ratio > 0.9 || math.IsInf(c.Ratio, 0) || !(c.PValue < 0.05) {
+		return TimeLost{}, false
+	}
+	var newest time.Time
+	for _, r := range b {
+		if r.At.After(newest) {
+			newest = r.At
+		}
+	}
+	var total float64
+	var durs []float64
+	for _, r := range b {
+		if r.DurationS > 0 && r.At.After(newest.AddDate(-1, 0, 0)) {
+			total += r.DurationS * (1 - c.Ratio)
+			durs = append(durs, r.DurationS)
+		}
+	}
+	if len(durs) == 0 {
+		return TimeLost{}, false
+	}
+	return TimeLost{PerRestoreH: Median(durs) * (1 - c.Ratio) / 3600, TotalH: total / 3600, Restores: len(durs)}, true
 }

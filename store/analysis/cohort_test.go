@@ -4,7 +4,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
+	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
 )
 
@@ -92,5 +94,39 @@ func TestCompare(t *testing.T) {
 	cb := analysis.Compare(big1, big2, 1)
 	if !(cb.RatioLow < 0.5 && 0.5 < cb.RatioHigh && cb.RatioHigh-cb.RatioLow < 0.02 && cb.PValue < 1e-10) {
 		t.Errorf("large samples: %+v", cb)
+	}
+}
+
+// TestLostTo: side B's restores of its latest year, each at the ratio's
+// share of its time, are the hours lost; a slowdown that is small or not
+// significant costs none, and older restores do not count.
+func TestLostTo(t *testing.T) {
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	b := []store.RelativeSpeed{
+		{At: now, DurationS: 3600}, {At: now.AddDate(0, -1, 0), DurationS: 7200}, {At: now.AddDate(0, -2, 0), DurationS: 10800},
+		{At: now.AddDate(0, -3, 0)},                   // no duration
+		{At: now.AddDate(-2, 0, 0), DurationS: 36000}, // before the latest year
+	}
+	got, ok := analysis.LostTo(analysis.Comparison{Ratio: 0.5, PValue: 0.01}, b)
+	if !ok || got.Restores != 3 || got.PerRestoreH != 1 || got.TotalH != 3 {
+		t.Errorf("LostTo = %+v, %v; want 3 restores, 1 h each typically, 3 h in all", got, ok)
+	}
+	for _, c := range []analysis.Comparison{{Ratio: 0.95, PValue: 0.001}, {Ratio: 0.5, PValue: 0.2}, {Ratio: math.NaN(), PValue: 0.01}} {
+		if _, ok := analysis.LostTo(c, b); ok {
+			t.Errorf("%+v costs hours", c)
+		}
+	}
+}
+
+// TestSizeExplains: a duration that moved with the backup's size (within
+// 1.25× of it) is explained by it; unknown sizes explain nothing.
+func TestSizeExplains(t *testing.T) {
+	for _, tt := range []struct {
+		size, dur float64
+		want      bool
+	}{{2, 2.2, true}, {2, 1.7, true}, {2, 3, false}, {1, 3, false}, {0, 2, false}, {2, 0, false}, {0.5, 0.45, true}} {
+		if got := analysis.SizeExplains(tt.size, tt.dur); got != tt.want {
+			t.Errorf("size ×%v, duration ×%v: %v, want %v", tt.size, tt.dur, got, tt.want)
+		}
 	}
 }

@@ -30,13 +30,20 @@ func noteChange(f Finding) string {
 	return b.String()
 }
 
+// SizeExplains reports whether a change of backup size explains a change
+// of duration: both known and within 1.25× of each other. The analysis'
+// notes and the evidence page judge alike with it.
+func SizeExplains(sizeGrowth, durationRatio float64) bool {
+	return sizeGrowth > 0 && durationRatio > 0 && math.Abs(math.Log(durationRatio/sizeGrowth)) < math.Log(1.25)
+}
+
 func noteDuration(f Finding) string {
 	var b strings.Builder
 	verb := "grew"
 	if f.DurationRatio < 1 {
 		verb = "fell"
 	}
-	explained := f.SizeGrowth > 0 && math.Abs(math.Log(f.DurationRatio/f.SizeGrowth)) < math.Log(1.25)
+	explained := SizeExplains(f.SizeGrowth, f.DurationRatio)
 	switch {
 	case explained && f.SizeGrowth > 1:
 		fmt.Fprintf(&b, "duration grew %s %s because the backup is %s larger; throughput %s (%s), not a regression",

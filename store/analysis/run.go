@@ -51,9 +51,8 @@ type findings struct {
 // are judged in groups of contiguous ids expected to hold about this many
 // restores (from the warehouse's average per instance), so that analysing
 // a fleet, or what a huge import touched, does not hold every point in
-// memory (~220 bytes a restore). Measured on the analysis benchmark's
-// million restores (BENCHMARKS.md): two groups took the same 2.4 s as one
-// and 150 MiB instead of 260.
+// memory. On the analysis benchmark two groups took the same time as one
+// and less memory (docs/benchmarks-log.md, "Analysis").
 var chunkRestores int64 = 500_000
 
 // groupsRun counts the groups Run has judged, for tests.

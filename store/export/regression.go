@@ -50,13 +50,12 @@ type FactorChange struct {
 
 // Regression converts a regression to its exported shape.
 func Regression(r *store.Regression) RegressionRow {
-	lost := r.HoursLostPerRestore()
 	out := RegressionRow{ID: r.ID, Instance: r.Instance, Database: r.Database, Kind: string(r.Kind),
 		Direction: r.Direction, ChangedAt: Time(r.ChangedAt),
 		BaselineMiBps: Round(r.BaselineMiBps, 3), CurrentMiBps: Round(r.CurrentMiBps, 3), Ratio: Round(r.Ratio, 4),
 		RatioLow: Round(r.RatioLow, 4), RatioHigh: Round(r.RatioHigh, 4), BaselineN: r.BaselineN,
 		CurrentN: r.CurrentN, PValue: r.PValue, ChangedFactors: []FactorChange{}, KnownIssues: r.KnownIssues,
-		HoursLostPerRestore: Round(lost, 2), HoursLostPerYear: Round(lost*r.RestoresPerYear, 1),
+		HoursLostPerRestore: Round(r.HoursLostPerRestore(), 2), HoursLostPerYear: Round(r.HoursLostPerYear(), 1),
 		Status: r.Status, Note: r.Note}
 	for _, f := range r.ChangedFactors {
 		out.ChangedFactors = append(out.ChangedFactors, FactorChange{Factor: f.Factor, FactorLabel: human.FactorLabel(f.Factor), Before: f.Before, After: f.After, Score: Round(f.Score, 3)})

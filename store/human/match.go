@@ -2,8 +2,10 @@ package human
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -119,4 +121,63 @@ func levenshtein(a, b string) (prefix, whole int) {
 		prev, cur = cur, prev
 	}
 	return slices.Min(prev), prev[len(rb)]
+}
+
+// A "no match" sentence lists every name when there are at most allNames,
+// else the closest suggestions.
+const (
+	allNames    = 20
+	suggestions = 10
+)
+
+// NoMatch is the one sentence the command line (as its error) and the
+// dashboard (as its notice) say when what a user typed for a what
+// ("instance", plural "instances") names none of names, or, given several
+// matches, more than one: "no instance NOPE; instances: A, B, C", of many
+// "no instance NOPE; closest of the 200 instances: A, B, …", and "no
+// single instance matches RPT: it begins 3 names (A, B, C); type more of
+// the one you mean". where follows the typed name (" on SQL01"). Control
+// characters are shown as "?" (Printable).
+func NoMatch(what, plural, typed, where string, matches, names []string) string {
+	if len(matches) > 1 {
+		return fmt.Sprintf("no single %s matches %s%s: it begins %d names (%s); type more of the one you mean",
+			what, Printable(typed), where, len(matches), listNames(matches))
+	}
+	msg := fmt.Sprintf("no %s %s%s", what, Printable(typed), where)
+	if len(names) == 0 {
+		return msg + fmt.Sprintf("; there are no %s", plural)
+	}
+	s := Closest(typed, names)
+	if len(names) <= allNames {
+		return msg + fmt.Sprintf("; %s: %s", plural, listNames(s))
+	}
+	return msg + fmt.Sprintf("; closest of the %d %s: %s, …", len(names), plural, listNames(s[:suggestions]))
+}
+
+// listNames joins names, at most allNames of them, Printable.
+func listNames(names []string) string {
+	more := ""
+	if len(names) > allNames {
+		names, more = names[:suggestions], ", …"
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = Printable(n)
+	}
+	return strings.Join(out, ", ") + more
+}
+
+// Printable keeps a terminal safe from control characters a server name,
+// a database name or what a user typed may hold: each is shown as "?";
+// an empty name is "-".
+func Printable(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '?'
+		}
+		return r
+	}, s)
 }

@@ -1,7 +1,9 @@
 package human_test
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/restorewatch/restorewatch/store/human"
@@ -53,5 +55,35 @@ func TestClosest(t *testing.T) {
 		if got := human.Closest(tt.text, tt.names); !slices.Equal(got, tt.want) {
 			t.Errorf("Closest(%q, %q) = %q, want %q", tt.text, tt.names, got, tt.want)
 		}
+	}
+}
+
+// TestNoMatchListsClosestFirst: the command line's error and the
+// dashboard's notice list what exists, closest first, every name of a few
+// and the closest ten of many; several matches ask for more of the name.
+func TestNoMatchListsClosestFirst(t *testing.T) {
+	few := []string{"ERP-SQL07", "SQLPROD10", "LS-SQL03"}
+	if got, want := human.NoMatch("instance", "instances", "SQLPROD1", "", nil, few), "no instance SQLPROD1; instances: SQLPROD10, LS-SQL03, ERP-SQL07"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if got, want := human.NoMatch("database", "databases", "x", " on A", nil, nil), "no database x on A; there are no databases"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	var many []string
+	for i := range 200 {
+		many = append(many, fmt.Sprintf("HOST%03d", i))
+	}
+	got := human.NoMatch("instance", "instances", "HOST17Z", "", nil, many)
+	if !strings.HasPrefix(got, "no instance HOST17Z; closest of the 200 instances: HOST170, HOST171, HOST172") ||
+		strings.Count(got, "HOST") != 1+10 || !strings.HasSuffix(got, ", …") {
+		t.Errorf("got %q", got)
+	}
+	if got, want := human.NoMatch("instance", "instances", "SQLP", "", []string{"SQLPROD10", "SQLPROD11"}, many),
+		"no single instance matches SQLP: it begins 2 names (SQLPROD10, SQLPROD11); type more of the one you mean"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	// Control characters in what the user typed or in names never reach the terminal.
+	if got := human.NoMatch("instance", "instances", "a\x1b[2Jb", "", nil, []string{"x\x07y"}); strings.ContainsAny(got, "\x1b\x07") {
+		t.Errorf("got %q", got)
 	}
 }

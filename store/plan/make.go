@@ -138,8 +138,8 @@ const logMargin = 24 * time.Hour
 // that finished before its base started ends at an LSN the base already
 // holds, so neither the chain nor its notes (forkNotes counts logs after
 // the base) can use it; a log-shipped database keeps tens of thousands of
-// them (at 10 M restores, reading a 90-day history of 30-minute logs was
-// 84 % of a plan's time).
+// them, and reading them all was most of such a plan's time
+// (docs/benchmarks-log.md, "Session 10").
 func backupSets(ctx context.Context, src Source, r Request) (store.Replicas, []store.BackupSet, error) {
 	reps, err := src.BackupReplicas(ctx, r.Instance, r.Database)
 	if err != nil {
