@@ -108,7 +108,7 @@ func TestRestoreFilterOneMeaning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	orders := func(context.Context) (*store.RestoreOrders, error) { return cache, nil }
+	orders := func(context.Context) (store.OrderedPages, error) { return cache, nil }
 	// Every value of every field the fleet has, and some it has not.
 	var filters []store.RestoreFilter
 	seen := map[string]bool{}
@@ -172,7 +172,7 @@ func TestRestoreFilterOneMeaning(t *testing.T) {
 					if page[2] > 0 && wantTotal > page[2] {
 						wantTotal, wantExact = page[2], false
 					}
-					for _, o := range []func(context.Context) (*store.RestoreOrders, error){nil, orders} {
+					for _, o := range []func(context.Context) (store.OrderedPages, error){nil, orders} {
 						p, err := db.Restores(ctx, store.RestoreQuery{Filter: f, CountCap: page[2], Orders: o})
 						if err != nil {
 							t.Fatal(err)
@@ -249,7 +249,7 @@ func TestBuildFilterWholeComponents(t *testing.T) {
 				BackupType: "D", Origin: store.Origin{Source: "history", File: "h.csv", Line: i + 2}})
 	}
 	importAll(t, db, recs...)
-	orders := func(ctx context.Context) (*store.RestoreOrders, error) { return db.RestoreOrders(ctx) }
+	orders := func(ctx context.Context) (store.OrderedPages, error) { return db.RestoreOrders(ctx) }
 	for build, want := range map[string][]string{
 		"15.0.4153.1":  {"15.0.4153.1"},
 		"15.0.4153.10": {"15.0.4153.10"},

@@ -39,7 +39,14 @@ type RestoreQuery struct {
 	// answered from them, the rest in SQL. The answer is the same either
 	// way; the orders spare a scan of the table when no index orders the
 	// fleet (since migration 0013).
-	Orders func(context.Context) (*RestoreOrders, error)
+	Orders func(context.Context) (OrderedPages, error)
+}
+
+// OrderedPages is an in-memory order of the fleet's restores that answers a
+// list's page without a scan of the table (RestoreOrders is the one there
+// is).
+type OrderedPages interface {
+	Page(f RestoreFilter, countCap int) (ids []int64, total int, exact bool)
 }
 
 // RestorePage is one page of restores and how many matched.

@@ -151,7 +151,8 @@ func (s *Server) restoresKnees(ctx context.Context, f store.RestoreFilter, rs []
 // RestoreOrders (no index orders the whole fleet by time, a measure, kind,
 // build, database or source server), an instance's through restore_series.
 func (s *Server) pageRestores(ctx context.Context, f store.RestoreFilter) ([]store.Restore, int, bool, error) {
-	p, err := s.db.Restores(ctx, store.RestoreQuery{Filter: f, CountCap: countCap, Orders: s.restoreOrders})
+	orders := func(ctx context.Context) (store.OrderedPages, error) { return s.restoreOrders(ctx) }
+	p, err := s.db.Restores(ctx, store.RestoreQuery{Filter: f, CountCap: countCap, Orders: orders})
 	return p.Restores, p.Total, p.Exact, err
 }
 
