@@ -144,7 +144,13 @@ var updateMinRebuild int64 = 50000
 // log cannot say what changed since — pruned past old's position, or a bulk
 // reconciliation's rebuild marker — or when so much changed that a rebuild
 // costs less. With nothing changed it returns old.
-func (db *DB) UpdateOrders(ctx context.Context, old *RestoreOrders) (*RestoreOrders, error) {
+func (db *DB) UpdateOrders(ctx context.Context, old FleetOrders) (FleetOrders, error) {
+	prev, _ := old.(*RestoreOrders) // none (or not these): built anew
+	return db.updatedOrders(ctx, prev)
+}
+
+// updatedOrders is UpdateOrders on the orders' own type.
+func (db *DB) updatedOrders(ctx context.Context, old *RestoreOrders) (*RestoreOrders, error) {
 	if old == nil {
 		return db.RestoreOrders(ctx)
 	}

@@ -103,7 +103,7 @@ func ordersDiff(got, want *RestoreOrders) string {
 func updateEqualsRebuild(tb testing.TB, db *DB, old *RestoreOrders) *RestoreOrders {
 	tb.Helper()
 	ctx := context.Background()
-	got, err := db.UpdateOrders(ctx, old)
+	got, err := db.updatedOrders(ctx, old)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestOrdersUpdateEqualsRebuild(t *testing.T) {
 						t.Fatalf("round %d: an update changed the orders it started from", round)
 					}
 				}
-				got, err := db.UpdateOrders(ctx, history[len(history)-1])
+				got, err := db.updatedOrders(ctx, history[len(history)-1])
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -276,7 +276,7 @@ func TestOrdersUpdateEqualsRebuild(t *testing.T) {
 					len(last.duration), len(last.throughput), last.names)
 			}
 			// Nothing changed: the same orders.
-			if again, err := db.UpdateOrders(ctx, last); err != nil || again != last {
+			if again, err := db.updatedOrders(ctx, last); err != nil || again != last {
 				t.Fatalf("an update with nothing changed: %p %v, want %p", again, err, last)
 			}
 		})

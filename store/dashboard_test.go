@@ -265,7 +265,7 @@ func TestRestoreOrdersMatchPageRestores(t *testing.T) {
 						for _, page := range [][3]int{{5, 0, 0}, {5, 5, 0}, {4, 2, 6}, {100, 0, 3}, {0, 0, 0}} {
 							f := base
 							f.Sort, f.Asc, f.Kind, f.From, f.To, f.Limit, f.Offset = sort, asc, kind, dates[0], dates[1], page[0], page[1]
-							if !o.Serves(f) {
+							if !f.Fleetwide() {
 								t.Fatalf("%+v not served", f)
 							}
 							want, wtotal, wexact, err := storetest.PageRestores(ctx, db, f, page[2])
@@ -297,8 +297,8 @@ func TestRestoreOrdersMatchPageRestores(t *testing.T) {
 		t.Fatal("no restore listed at all")
 	}
 	for _, f := range []store.RestoreFilter{{Sort: "at", Instance: "SQLA"}, {Sort: "at", IDs: []int64{1}}, {Sort: "database"}} {
-		if o.Serves(f) {
-			t.Errorf("Serves accepts %+v", f)
+		if f.Fleetwide() {
+			t.Errorf("Fleetwide accepts %+v", f)
 		}
 	}
 	// The overview's figures.

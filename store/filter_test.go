@@ -178,7 +178,7 @@ func TestRestoreFilterOneMeaning(t *testing.T) {
 							t.Fatal(err)
 						}
 						queries++
-						if o != nil && (store.RestoreOrders{}).Serves(f) {
+						if o != nil && f.Fleetwide() {
 							memory++
 						}
 						if got := restoreIDs(p.Restores); !slices.Equal(got, wantPage) && !(len(got) == 0 && len(wantPage) == 0) ||

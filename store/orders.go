@@ -299,11 +299,32 @@ func (db *DB) RestoreOrders(ctx context.Context) (*RestoreOrders, error) {
 	return o, nil
 }
 
-// Serves reports whether Page answers f: any order of the list's own (time,
-// duration, throughput) filtered by anything but an instance or a list of
-// ids.
-func (RestoreOrders) Serves(f RestoreFilter) bool {
+// Fleetwide reports whether f asks for a list the fleet's in-memory orders
+// answer (FleetOrders' Page): any order of the list's own (time, duration,
+// throughput) filtered by anything but an instance or a list of ids.
+func (f RestoreFilter) Fleetwide() bool {
 	return (f.Sort == "at" || f.Sort == "duration" || f.Sort == "throughput") && f.Instance == "" && len(f.IDs) == 0
+}
+
+// FleetOrders is the fleet's restores in memory, in order of time and of
+// each measure: what the dashboard's pages ask of them (RestoreOrders is
+// the one there is).
+type FleetOrders interface {
+	OrderedPages
+	// Databases returns the database names of the fleet's restores, not
+	// to be modified.
+	Databases() []string
+	// Measured returns the ids of the newest restores matching f (at most
+	// f.Limit; 0: all) whose throughput is known, newest first; f is
+	// Fleetwide.
+	Measured(f RestoreFilter) []int64
+	// Span returns the times of the oldest and the newest restore.
+	Span() (first, last time.Time)
+	// Count counts the restores that finished in [from, to).
+	Count(from, to time.Time) int64
+	// Throughputs returns the logical MiB/s of the restores of one kind
+	// that finished in [from, to), oldest first, where known and positive.
+	Throughputs(kind Kind, from, to time.Time) []TimeValue
 }
 
 // match is f's filter over restore ids; it is nil when f names a kind,
@@ -413,8 +434,8 @@ func (o *RestoreOrders) Databases() []string { return o.names[nameDatabase] }
 func (o *RestoreOrders) mayHave(k uint8) bool { return o.kinds&(1<<k) != 0 }
 
 // Page returns the ids of one page of the restores matching f (Limit and
-// Offset apply) in PageRestores' order, and how many match, counted up to
-// countCap (0: all). f must be one Serves accepts.
+// Offset apply) in the list's order, and how many match, counted up to
+// countCap (0: all). f must be Fleetwide.
 func (o *RestoreOrders) Page(f RestoreFilter, countCap int) (ids []int64, total int, exact bool) {
 	order := o.byAt
 	switch f.Sort {
@@ -493,8 +514,8 @@ func (o *RestoreOrders) Page(f RestoreFilter, countCap int) (ids []int64, total 
 
 // Measured returns the ids of the newest restores matching f (at most
 // f.Limit; 0: all) whose throughput is known, newest first: the restores
-// RelativeSpeeds reads for a side of a comparison. f must be one Serves
-// accepts (its order and offset do not apply).
+// RelativeSpeeds reads for a side of a comparison. f must be Fleetwide
+// (its order and offset do not apply).
 func (o *RestoreOrders) Measured(f RestoreFilter) []int64 {
 	match := o.match(f)
 	if match == nil {

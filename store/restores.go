@@ -35,7 +35,7 @@ type RestoreQuery struct {
 	// in the query's order, streamed, instead of a page.
 	Each func(*Restore) error
 	// Orders, when set, supplies the fleet's in-memory orders (a cached
-	// DB.RestoreOrders): the pages they serve (RestoreOrders.Serves) are
+	// DB.RestoreOrders): the pages they serve (RestoreFilter.Fleetwide) are
 	// answered from them, the rest in SQL. The answer is the same either
 	// way; the orders spare a scan of the table when no index orders the
 	// fleet (since migration 0013).
@@ -67,7 +67,7 @@ func (db *DB) Restores(ctx context.Context, q RestoreQuery) (RestorePage, error)
 	default:
 		f.Sort = "at"
 	}
-	if q.Orders != nil && !q.Series && q.Each == nil && (RestoreOrders{}).Serves(f) {
+	if q.Orders != nil && !q.Series && q.Each == nil && f.Fleetwide() {
 		o, err := q.Orders(ctx)
 		if err != nil {
 			return RestorePage{}, err

@@ -142,17 +142,17 @@ func TestUpdatesFollowEachOther(t *testing.T) {
 type ordersStore struct {
 	*store.DB
 	mu   sync.Mutex
-	olds []*store.RestoreOrders
+	olds []store.FleetOrders
 }
 
-func (o *ordersStore) UpdateOrders(ctx context.Context, old *store.RestoreOrders) (*store.RestoreOrders, error) {
+func (o *ordersStore) UpdateOrders(ctx context.Context, old store.FleetOrders) (store.FleetOrders, error) {
 	o.mu.Lock()
 	o.olds = append(o.olds, old)
 	o.mu.Unlock()
 	return o.DB.UpdateOrders(ctx, old)
 }
 
-func (o *ordersStore) lastOld() *store.RestoreOrders {
+func (o *ordersStore) lastOld() store.FleetOrders {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.olds[len(o.olds)-1]
@@ -191,7 +191,7 @@ func TestRestoreOrdersFollowImports(t *testing.T) {
 		}
 	}
 	all := store.RestoreFilter{Sort: "at"}
-	check := func(o *store.RestoreOrders, want int) {
+	check := func(o store.FleetOrders, want int) {
 		t.Helper()
 		rebuilt, err := db.UpdateOrders(ctx, nil)
 		if err != nil {

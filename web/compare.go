@@ -65,7 +65,7 @@ func (s *Server) parseOperand(raw string) (operand, error) {
 func (s *Server) relativeSpeeds(ctx context.Context, f store.RestoreFilter) ([]store.RelativeSpeed, error) {
 	served := f
 	served.Sort = "at"
-	if f.Limit <= 0 || !(store.RestoreOrders{}).Serves(served) {
+	if f.Limit <= 0 || !served.Fleetwide() {
 		return s.db.RelativeSpeeds(ctx, f)
 	}
 	o, err := s.restoreOrders(ctx)

@@ -23,6 +23,9 @@ import (
 	"github.com/restorewatch/restorewatch/web"
 )
 
+// The SQLite warehouse is the Store the program serves.
+var _ web.Store = (*store.DB)(nil)
+
 // Names a hostile (or just unusual) server could report. They must be
 // escaped everywhere and survive a round trip through links.
 const (

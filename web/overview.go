@@ -106,7 +106,7 @@ func change(cur, prev int64) string {
 }
 
 // overviewTrend draws the weekly median throughput of full restores.
-func (s *Server) overviewTrend(o *store.RestoreOrders, end time.Time, m *view.Overview) {
+func (s *Server) overviewTrend(o store.FleetOrders, end time.Time, m *view.Overview) {
 	weeks := weeklyMedians(o, end)
 	m.TrendLatest, m.TrendNote = view.Unknown, "no full restore with a measured throughput in the last 26 weeks"
 	for i := len(weeks) - 1; i >= 0; i-- {
@@ -123,7 +123,7 @@ func (s *Server) overviewTrend(o *store.RestoreOrders, end time.Time, m *view.Ov
 
 // weeklyMedians takes half a year of full restores' throughput from the
 // fleet's orders and each week's median (NaN for an empty week).
-func weeklyMedians(o *store.RestoreOrders, end time.Time) []float64 {
+func weeklyMedians(o store.FleetOrders, end time.Time) []float64 {
 	from := end.Add(-trendWeeks * 7 * 24 * time.Hour)
 	return analysis.WeeklyMedians(o.Throughputs(store.KindFull, from, end), end, trendWeeks)
 }

@@ -344,6 +344,6 @@ func apiPaging(c echo.Context) (limit int, after int64, err error) {
 // (see cache for when a previous copy is served meanwhile) and then updated
 // from the previous ones with what changed, not rebuilt (a rebuild reads
 // every restore; BENCHMARKS.md has its cost).
-func (s *Server) restoreOrders(ctx context.Context) (*store.RestoreOrders, error) {
+func (s *Server) restoreOrders(ctx context.Context) (store.FleetOrders, error) {
 	return cachedUpdated(ctx, s, "restore-orders", s.db.UpdateOrders)
 }

@@ -26,7 +26,7 @@ type Store interface {
 	// filter, one meaning (store.RestoreQuery).
 	Restores(ctx context.Context, q store.RestoreQuery) (store.RestorePage, error)
 	ListRestores(ctx context.Context, f store.RestoreFilter) ([]store.Restore, int, error) // the knee findings' read
-	UpdateOrders(ctx context.Context, old *store.RestoreOrders) (*store.RestoreOrders, error)
+	UpdateOrders(ctx context.Context, old store.FleetOrders) (store.FleetOrders, error)
 	RestoresByID(ctx context.Context, ids []int64) ([]store.Restore, error)
 	GetRestoreDetail(ctx context.Context, id int64) (*store.RestoreDetail, error)
 	RelativeSpeeds(ctx context.Context, f store.RestoreFilter) ([]store.RelativeSpeed, error)
@@ -51,4 +51,3 @@ type Store interface {
 	RestoreRatesOf(ctx context.Context, ids []int64) ([]store.RestoreRate, error)
 }
 
-var _ Store = (*store.DB)(nil)
