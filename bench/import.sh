@@ -1,25 +1,32 @@
 #!/usr/bin/env bash
-# Import throughput (BENCHMARKS.md, "Import").
+# Import throughput against C floors (BENCHMARKS.md, "Error-log import" and
+# "History CSV import"; issue 32).
 #
 # (a) A ~200 MB UTF-16LE ERRORLOG (the errorlog benchmark's generator, dumped
-#     with RW_ERRORLOG_BENCH_DUMP): `iconv -f UTF-16LE -t UTF-8 | grep -c 'was
-#     restored'` against `restorewatch import errorlog` into a fresh warehouse,
-#     interleaved, RUNS times each; medians, MiB/s, the ratio (target ≤ 10×,
-#     aim 4×) and max RSS. Then the parser's own Go benchmarks, including
+#     with RW_ERRORLOG_BENCH_DUMP): `iconv -f UTF-16LE -t UTF-8 | grep -c
+#     'Restore\|RESTORE'` against `restorewatch import errorlog` into a fresh
+#     warehouse, alternating, RUNS times each; medians, the ratio (target ≤ 3×)
+#     and max RSS. Then the parser's own Go benchmarks, including
 #     BenchmarkParseFile on the same file (parse alone, no warehouse).
 # (b) A 1,000,000-row history CSV in the SPEC §3.3 format (bench/fleet csv,
-#     400 instances × 50 databases) imported with `restorewatch import
-#     history` into a fresh warehouse: rows/s end to end, which includes the
-#     reconciliation and the analysis the import runs (target 100,000 rows/s),
-#     and the parse-only rate of `go test -bench BenchmarkParse ./ingest/csv/`.
+#     400 instances × 50 databases): `restorewatch import history` into a
+#     fresh warehouse (parse, store, derive, analyse) against the C sqlite3
+#     CLI's `.import` of the same file followed by the same rows into the
+#     same two tables with the same unique keys (bench/csvfloor.sql, on a copy
+#     of an empty warehouse with history_row's and restore's secondary indexes
+#     dropped: "keys"), alternating, RUNS times each; medians and the ratio
+#     (target ≤ 2×). RW_BENCH_SCHEMA=1 adds a third run each time, the same
+#     SQL into the tables with every index the migrations give them ("schema").
+#     Then the parse-only rate of `go test -bench BenchmarkParse ./ingest/csv/`.
 #
 #   bash bench/import.sh
 #
 # Environment (optional): RW_BENCH_DIR (default bench/out, git-ignored; the
 # generated inputs there are reused), RW_BENCH_RUNS (3), RW_BENCH_LOG_MB (100:
-# the UTF-8 size; UTF-16 doubles it), RW_BENCH_ROWS (1000000),
-# RW_BENCH_PROFILE=1 to add a profiled history import and print `pprof -top`.
-# Writes $RW_BENCH_DIR/import-<UTC time>.md.
+# the UTF-8 size; UTF-16 doubles it), RW_BENCH_ROWS (1000000), RW_BENCH_ONLY
+# (a or b: one part), RW_BENCH_SCHEMA=1, RW_BENCH_PROFILE=1 to add a profiled
+# history import and print `pprof -top`. Needs sqlite3 (apt-get install
+# sqlite3). Writes $RW_BENCH_DIR/import-<UTC time>.md.
 set -euo pipefail
 export GOTOOLCHAIN=go1.27.3
 
@@ -38,6 +45,17 @@ TIME=/usr/bin/time
 note() { echo "$@" | tee -a "$OUT"; }
 load() { uptime | sed 's/.*load average: //'; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+div() { awk -v a="$1" -v b="$2" -v p="${3:-2}" 'BEGIN {printf "%.*f", p, a/b}'; }
+# timed CMD...: runs CMD with its output in $DIR/o.txt; sets S (wall
+# seconds), C (user + system CPU seconds) and K (max RSS, MiB).
+timed() {
+	"$TIME" -f '%e %U %S %M' -o "$DIR/t.txt" "$@" >"$DIR/o.txt" 2>"$DIR/e.txt" || true
+	read -r S u s k < <(tail -1 "$DIR/t.txt") # after "Command exited with …"
+	C=$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u+s}')
+	K=$((k / 1024))
+}
+fresh() { rm -f "$1" "$1-wal" "$1-shm"; }
+added() { sed -n 's/.*: read \([0-9]*\), added \([0-9]*\).*/read \1, added \2/p' "$DIR/o.txt" | tail -1; }
 
 note "# Import benchmark, $STAMP"
 note ""
@@ -47,6 +65,7 @@ go build -o "$DIR/rw" ./cmd/restorewatch
 go build -o "$DIR/fleet" ./bench/fleet
 
 # (a) error log ----------------------------------------------------------------
+if [ "${RW_BENCH_ONLY:-a}" = a ]; then
 LOGF=$DIR/ERRORLOG.bench-${LOG_MB}
 if [ ! -s "$LOGF" ]; then
 	RW_ERRORLOG_BENCH_MB=$LOG_MB RW_ERRORLOG_BENCH_DUMP=$LOGF \
@@ -57,39 +76,31 @@ MIB=$(awk -v b="$BYTES" 'BEGIN {printf "%.1f", b/1048576}')
 note ""
 note "## (a) ERRORLOG, UTF-16LE, $MIB MiB ($LOGF)"
 note ""
-note "Commands, interleaved, $RUNS runs each, each import into a new warehouse:"
+note "Commands, alternating, $RUNS runs each, each import into a new warehouse:"
 note ""
-note "- baseline: \`iconv -f UTF-16LE -t UTF-8 $LOGF | grep -c 'was restored'\`"
+note "- baseline: \`iconv -f UTF-16LE -t UTF-8 $LOGF | grep -c 'Restore\\|RESTORE'\`"
 note "- restorewatch: \`rw import errorlog --db NEW.db --instance BENCH $LOGF\`"
 note ""
-note "| run | tool | seconds | MiB/s | max RSS MiB | output | load before |"
-note "|---:|---|---:|---:|---:|---|---|"
+note "| run | tool | seconds | CPU s | MiB/s | max RSS MiB | output | load before |"
+note "|---:|---|---:|---:|---:|---:|---|---|"
 : >"$DIR/a-base.txt"
 : >"$DIR/a-rw.txt"
-RSS_BASE=0
-RSS_RW=0
 for i in $(seq 1 "$RUNS"); do
 	l=$(load)
-	"$TIME" -f '%e %M' -o "$DIR/t.txt" sh -c "iconv -f UTF-16LE -t UTF-8 '$LOGF' | grep -c 'was restored'" >"$DIR/o.txt" || true
-	read -r s k <"$DIR/t.txt"
-	echo "$s" >>"$DIR/a-base.txt"
-	RSS_BASE=$((k > RSS_BASE ? k : RSS_BASE))
-	note "| $i | iconv \\| grep -c | $s | $(awk -v m="$MIB" -v s="$s" 'BEGIN {printf "%.1f", m/s}') | $((k / 1024)) | $(cat "$DIR/o.txt") restores | $l |"
+	timed sh -c "iconv -f UTF-16LE -t UTF-8 '$LOGF' | grep -c 'Restore\|RESTORE'"
+	echo "$S" >>"$DIR/a-base.txt"
+	note "| $i | iconv \\| grep -c | $S | $C | $(div "$MIB" "$S" 1) | $K | $(cat "$DIR/o.txt") lines | $l |"
 
 	l=$(load)
-	rm -f "$DIR/import-a.db" "$DIR/import-a.db-wal" "$DIR/import-a.db-shm"
-	"$TIME" -f '%e %M' -o "$DIR/t.txt" "$DIR/rw" import errorlog --db "$DIR/import-a.db" --instance BENCH "$LOGF" >"$DIR/o.txt"
-	read -r s k <"$DIR/t.txt"
-	echo "$s" >>"$DIR/a-rw.txt"
-	RSS_RW=$((k > RSS_RW ? k : RSS_RW))
-	note "| $i | rw import errorlog | $s | $(awk -v m="$MIB" -v s="$s" 'BEGIN {printf "%.1f", m/s}') | $((k / 1024)) | $(sed -n 's/.*: read \([0-9]*\), added \([0-9]*\).*/read \1, added \2/p' "$DIR/o.txt") | $l |"
+	fresh "$DIR/import-a.db"
+	timed "$DIR/rw" import errorlog --db "$DIR/import-a.db" --instance BENCH "$LOGF"
+	echo "$S" >>"$DIR/a-rw.txt"
+	note "| $i | rw import errorlog | $S | $C | $(div "$MIB" "$S" 1) | $K | $(added) | $l |"
 done
 MB=$(median <"$DIR/a-base.txt")
 MR=$(median <"$DIR/a-rw.txt")
 note ""
-note "Medians: iconv | grep $MB s ($(awk -v m="$MIB" -v s="$MB" 'BEGIN {printf "%.1f", m/s}') MiB/s, max RSS $((RSS_BASE / 1024)) MiB); \
-rw import $MR s ($(awk -v m="$MIB" -v s="$MR" 'BEGIN {printf "%.1f", m/s}') MiB/s, max RSS $((RSS_RW / 1024)) MiB); \
-ratio **$(awk -v a="$MR" -v b="$MB" 'BEGIN {printf "%.1f", a/b}')×** (target ≤ 10×, aim 4×)."
+note "Medians: iconv | grep $MB s, rw import $MR s: ratio **$(div "$MR" "$MB" 2)×** (target ≤ 3×)."
 
 note ""
 note "Parser alone (no warehouse), load $(load):"
@@ -99,36 +110,79 @@ note ""
 note '```'
 RW_ERRORLOG_BENCH_FILE=$LOGF go test -run '^$' -bench . -benchtime 3x ./ingest/errorlog/ 2>&1 | grep -E '^(Benchmark|goos|goarch|cpu)' | tee -a "$OUT"
 note '```'
+fi
 
 # (b) history CSV --------------------------------------------------------------
 CSVF=$DIR/history-$ROWS.csv
+if [ "${RW_BENCH_ONLY:-b}" = b ]; then
+command -v sqlite3 >/dev/null || { echo "import.sh: the sqlite3 CLI is required (apt-get install sqlite3)" >&2; exit 1; }
 [ -s "$CSVF" ] || "$DIR/fleet" csv -o "$CSVF" -rows "$ROWS" -instances 400 -databases 50 >/dev/null
+# An empty warehouse (the migrations' schema) for the floor: an import of a
+# CSV with a header and no rows creates it and adds nothing.
+EMPTY=$DIR/empty.db
+fresh "$EMPTY"
+printf 'instance,restore_history_id,restore_date\r\n' >"$DIR/empty.csv"
+"$DIR/rw" import history --db "$EMPTY" "$DIR/empty.csv" >/dev/null 2>&1 || true
+[ "$(sqlite3 "$EMPTY" "SELECT count(*) FROM sqlite_master WHERE name IN ('history_row', 'restore')")" = 2 ] ||
+	{ echo "import.sh: no empty warehouse made in $EMPTY" >&2; exit 1; }
+sed -e "s|:csvfile:|$CSVF|" -e "s|:origin:|$(basename "$CSVF"):|" bench/csvfloor.sql >"$DIR/csvfloor.sql"
+# floor DB KEEP: a copy of the empty warehouse, with history_row's and
+# restore's secondary indexes dropped unless KEEP is "schema".
+floor() {
+	fresh "$1"
+	cp "$EMPTY" "$1"
+	if [ "$2" != schema ]; then
+		sqlite3 "$1" "$(sqlite3 "$1" "SELECT group_concat('DROP INDEX \"' || name || '\"', ';') FROM sqlite_master
+			WHERE type = 'index' AND tbl_name IN ('history_row', 'restore') AND sql IS NOT NULL")"
+	fi
+}
 note ""
 note "## (b) history CSV, $ROWS rows, $(du -h "$CSVF" | cut -f1) ($CSVF: \`fleet csv -rows $ROWS -instances 400 -databases 50\`)"
 note ""
-note "| run | seconds | rows/s | max RSS MiB | output | load before |"
-note "|---:|---:|---:|---:|---|---|"
+note "Commands, alternating, $RUNS runs each, each into a new warehouse ($(sqlite3 --version | cut -d' ' -f1-2)):"
+note ""
+note "- restorewatch: \`rw import history --db NEW.db $CSVF\`"
+note "- keys: \`sqlite3 COPY.db < bench/csvfloor.sql\` (\`.import\`, then the rows into history_row and restore; COPY.db an empty warehouse without their secondary indexes)"
+[ "${RW_BENCH_SCHEMA:-}" = 1 ] && note "- schema: the same into a copy that keeps every index"
+note ""
+note "| run | tool | seconds | CPU s | rows/s | max RSS MiB | output | load before |"
+note "|---:|---|---:|---:|---:|---:|---|---|"
 : >"$DIR/b-rw.txt"
+: >"$DIR/b-keys.txt"
+: >"$DIR/b-schema.txt"
 for i in $(seq 1 "$RUNS"); do
 	l=$(load)
-	rm -f "$DIR/import-b.db" "$DIR/import-b.db-wal" "$DIR/import-b.db-shm"
-	"$TIME" -f '%e %M' -o "$DIR/t.txt" "$DIR/rw" import history --db "$DIR/import-b.db" "$CSVF" >"$DIR/o.txt"
-	read -r s k <"$DIR/t.txt"
-	echo "$s" >>"$DIR/b-rw.txt"
-	note "| $i | $s | $(awk -v n="$ROWS" -v s="$s" 'BEGIN {printf "%.0f", n/s}') | $((k / 1024)) | $(sed -n 's/.*: read \([0-9]*\), added \([0-9]*\).*/read \1, added \2/p' "$DIR/o.txt") | $l |"
+	fresh "$DIR/import-b.db"
+	timed "$DIR/rw" import history --db "$DIR/import-b.db" "$CSVF"
+	echo "$S" >>"$DIR/b-rw.txt"
+	note "| $i | rw import history | $S | $C | $(div "$ROWS" "$S" 0) | $K | $(added) | $l |"
+	for v in keys $([ "${RW_BENCH_SCHEMA:-}" = 1 ] && echo schema); do
+		l=$(load)
+		floor "$DIR/floor-b.db" "$v"
+		timed sqlite3 "$DIR/floor-b.db" <"$DIR/csvfloor.sql"
+		echo "$S" >>"$DIR/b-$v.txt"
+		note "| $i | sqlite3 ($v) | $S | $C | $(div "$ROWS" "$S" 0) | $K | $(sqlite3 "$DIR/floor-b.db" "SELECT (SELECT count(*) FROM history_row) || ' history rows, ' || (SELECT count(*) FROM restore) || ' restores'") | $l |"
+	done
 done
 MH=$(median <"$DIR/b-rw.txt")
+MK=$(median <"$DIR/b-keys.txt")
 note ""
-note "Command: \`rw import history --db NEW.db $CSVF\`; median $MH s = **$(awk -v n="$ROWS" -v s="$MH" 'BEGIN {printf "%.0f", n/s}') rows/s** end to end (target 100,000 rows/s)."
+note "Medians: rw import $MH s ($(div "$ROWS" "$MH" 0) rows/s), sqlite3 (keys) $MK s: ratio **$(div "$MH" "$MK" 2)×** (target ≤ 2×)."
+if [ "${RW_BENCH_SCHEMA:-}" = 1 ]; then
+	MS=$(median <"$DIR/b-schema.txt")
+	note "sqlite3 (schema) $MS s: ratio $(div "$MH" "$MS" 2)×."
+fi
 note ""
 note "Parser alone, load $(load): \`go test -run '^\$' -bench BenchmarkParse -benchtime 5x ./ingest/csv/\`"
 note ""
 note '```'
 go test -run '^$' -bench BenchmarkParse -benchtime 5x ./ingest/csv/ 2>&1 | grep -E '^Benchmark' | tee -a "$OUT"
 note '```'
+fi
 
 if [ "${RW_BENCH_PROFILE:-}" = 1 ]; then
-	rm -f "$DIR/import-b.db" "$DIR/import-b.db-wal" "$DIR/import-b.db-shm"
+	fresh "$DIR/import-b.db"
+	[ -s "$CSVF" ] || "$DIR/fleet" csv -o "$CSVF" -rows "$ROWS" -instances 400 -databases 50 >/dev/null
 	RW_CPUPROFILE=$DIR/import-history.prof "$DIR/rw" import history --db "$DIR/import-b.db" "$CSVF" >/dev/null
 	note ""
 	note "Profile of one history import (\`RW_CPUPROFILE=$DIR/import-history.prof rw import history …\`, \`go tool pprof -top\`):"
