@@ -2,8 +2,6 @@ package ingest
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -301,33 +299,20 @@ func (l *Loader) storeFile(ctx context.Context, im *store.Import, file File, opt
 	if opt.InstanceFromDir {
 		folder = file.Folder
 	}
-	if r.fingerprint, err = fingerprint(f, r.Kind, folder, opt); err != nil {
-		r.Err = store.Errorf(store.EINVALID, "%s: %v", path, err)
-		return r
-	}
-	if !opt.Reread {
-		prior, ok, err := l.db.ImportedFile(ctx, r.fingerprint)
-		if err != nil {
-			r.Err = err
-			return r
-		}
-		if ok {
-			r.Unchanged = &prior
-			return r
-		}
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		r.Err = err
-		return r
-	}
+	judged := l.judge(ctx, f, path, r.Kind, folder, opt)
 	if r.Kind == "" {
 		kind, why, err := Detect(f)
 		if err != nil {
+			// Skipped only if new: an unchanged file is reported as such.
+			if v := <-judged; v.err != nil || v.unchanged {
+				return r.judged(v)
+			}
 			r.Skipped = err.Error()
 			return r
 		}
 		r.Kind, r.KindWhy = kind, why
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			<-judged
 			r.Err = err
 			return r
 		}
@@ -340,21 +325,28 @@ func (l *Loader) storeFile(ctx context.Context, im *store.Import, file File, opt
 	if opt.InstanceFromDir {
 		in.Fallback = file.Folder
 	}
-	r.Stored, r.Err = parse(ctx, im, in)
+	g := &gate{sink: im, ch: judged}
+	r.Stored, r.Err = parse(ctx, g, in)
+	v, err := g.close()
+	if v.err != nil || v.unchanged {
+		return FileResult{Path: r.Path, Kind: r.Kind, KindWhy: r.KindWhy}.judged(v)
+	}
+	r.fingerprint = v.fingerprint
+	if r.Err == nil {
+		r.Err = err
+	}
 	return r
 }
 
-// fingerprint hashes a file's content with the options that shape its
-// records: the same bytes imported with another --instance are another
-// import.
-func fingerprint(f *os.File, kind FileKind, folder string, opt FilesOptions) (string, error) {
-	h := sha256.New()
-	fmt.Fprintf(h, "restorewatch import v1\x00%s\x00%s\x00%s\x00%s\x00%d\x00%s\x00", kind, opt.Instance,
-		folder, opt.Database, opt.At.UnixNano(), opt.DateFormat)
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
+// judged is r for a file whose verdict ended it: unreadable, or imported
+// before.
+func (r FileResult) judged(v verdict) FileResult {
+	if v.err != nil {
+		r.Err = v.err
+		return r
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	r.Unchanged = &v.prior
+	return r
 }
 
 // Totals sums the results of a run for its closing summary.
