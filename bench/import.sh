@@ -85,22 +85,25 @@ note "| run | tool | seconds | CPU s | MiB/s | max RSS MiB | output | load befor
 note "|---:|---|---:|---:|---:|---:|---|---|"
 : >"$DIR/a-base.txt"
 : >"$DIR/a-rw.txt"
+: >"$DIR/a-pair.txt"
 for i in $(seq 1 "$RUNS"); do
 	l=$(load)
 	timed sh -c "iconv -f UTF-16LE -t UTF-8 '$LOGF' | grep -c 'Restore\|RESTORE'"
 	echo "$S" >>"$DIR/a-base.txt"
+	SB=$S
 	note "| $i | iconv \\| grep -c | $S | $C | $(div "$MIB" "$S" 1) | $K | $(cat "$DIR/o.txt") lines | $l |"
 
 	l=$(load)
 	fresh "$DIR/import-a.db"
 	timed "$DIR/rw" import errorlog --db "$DIR/import-a.db" --instance BENCH "$LOGF"
 	echo "$S" >>"$DIR/a-rw.txt"
-	note "| $i | rw import errorlog | $S | $C | $(div "$MIB" "$S" 1) | $K | $(added) | $l |"
+	div "$S" "$SB" 3 >>"$DIR/a-pair.txt" && echo >>"$DIR/a-pair.txt"
+	note "| $i | rw import errorlog | $S | $C | $(div "$MIB" "$S" 1) | $K | $(added); $(div "$S" "$SB")× the run before | $l |"
 done
 MB=$(median <"$DIR/a-base.txt")
 MR=$(median <"$DIR/a-rw.txt")
 note ""
-note "Medians: iconv | grep $MB s, rw import $MR s: ratio **$(div "$MR" "$MB" 2)×** (target ≤ 3×)."
+note "Median of the back-to-back ratios **$(median <"$DIR/a-pair.txt" | xargs printf '%.2f')×** (target ≤ 3×); medians: iconv | grep $MB s, rw import $MR s."
 
 note ""
 note "Parser alone (no warehouse), load $(load):"
@@ -150,24 +153,35 @@ note "|---:|---|---:|---:|---:|---:|---|---|"
 : >"$DIR/b-rw.txt"
 : >"$DIR/b-keys.txt"
 : >"$DIR/b-schema.txt"
+: >"$DIR/b-pair.txt"
+: >"$DIR/b-rwcpu.txt"
+: >"$DIR/b-keyscpu.txt"
 for i in $(seq 1 "$RUNS"); do
 	l=$(load)
 	fresh "$DIR/import-b.db"
 	timed "$DIR/rw" import history --db "$DIR/import-b.db" "$CSVF"
 	echo "$S" >>"$DIR/b-rw.txt"
+	echo "$C" >>"$DIR/b-rwcpu.txt"
+	SR=$S
 	note "| $i | rw import history | $S | $C | $(div "$ROWS" "$S" 0) | $K | $(added) | $l |"
 	for v in keys $([ "${RW_BENCH_SCHEMA:-}" = 1 ] && echo schema); do
 		l=$(load)
 		floor "$DIR/floor-b.db" "$v"
 		timed sqlite3 "$DIR/floor-b.db" <"$DIR/csvfloor.sql"
 		echo "$S" >>"$DIR/b-$v.txt"
-		note "| $i | sqlite3 ($v) | $S | $C | $(div "$ROWS" "$S" 0) | $K | $(sqlite3 "$DIR/floor-b.db" "SELECT (SELECT count(*) FROM history_row) || ' history rows, ' || (SELECT count(*) FROM restore) || ' restores'") | $l |"
+		pair=""
+		if [ "$v" = keys ]; then
+			echo "$C" >>"$DIR/b-keyscpu.txt"
+			div "$SR" "$S" 3 >>"$DIR/b-pair.txt" && echo >>"$DIR/b-pair.txt"
+			pair="; rw the run before $(div "$SR" "$S")×"
+		fi
+		note "| $i | sqlite3 ($v) | $S | $C | $(div "$ROWS" "$S" 0) | $K | $(sqlite3 "$DIR/floor-b.db" "SELECT (SELECT count(*) FROM history_row) || ' history rows, ' || (SELECT count(*) FROM restore) || ' restores'")$pair | $l |"
 	done
 done
 MH=$(median <"$DIR/b-rw.txt")
 MK=$(median <"$DIR/b-keys.txt")
 note ""
-note "Medians: rw import $MH s ($(div "$ROWS" "$MH" 0) rows/s), sqlite3 (keys) $MK s: ratio **$(div "$MH" "$MK" 2)×** (target ≤ 2×)."
+note "Median of the back-to-back ratios **$(median <"$DIR/b-pair.txt" | xargs printf '%.2f')×** (target ≤ 2×); medians: rw import $MH s ($(div "$ROWS" "$MH" 0) rows/s), sqlite3 (keys) $MK s; CPU (user + system) $(median <"$DIR/b-rwcpu.txt") s against $(median <"$DIR/b-keyscpu.txt") s, $(div "$(median <"$DIR/b-rwcpu.txt")" "$(median <"$DIR/b-keyscpu.txt")")×."
 if [ "${RW_BENCH_SCHEMA:-}" = 1 ]; then
 	MS=$(median <"$DIR/b-schema.txt")
 	note "sqlite3 (schema) $MS s: ratio $(div "$MH" "$MS" 2)×."
