@@ -8,8 +8,8 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 )
 
-// feed hands n history rows and a reject after every tenth to g, as a
-// parser would, and stops at the first error.
+// feed hands n history rows, a reject after every tenth and a backup set
+// after every 25th to g, as parsers would, and stops at the first error.
 func feed(g *gate, n int) (int, error) {
 	for i := range n {
 		if err := g.History(store.HistoryRow{Instance: "A", RestoreHistoryID: int64(i)}); err != nil {
@@ -18,13 +18,18 @@ func feed(g *gate, n int) (int, error) {
 		if i%10 == 9 {
 			g.Reject(store.Reject{Line: i})
 		}
+		if i%25 == 24 {
+			if err := g.BackupSet(store.BackupSet{Instance: "A"}); err != nil {
+				return i, err
+			}
+		}
 	}
 	return n, nil
 }
 
 // A parser that runs ahead of its file's hash: what it hands in before the
 // verdict waits in the gate, then reaches the sink in the order it came,
-// rejects among the rows, exactly once; after a verdict that the file was
+// rejects and backup sets among the rows, exactly once; after a verdict that the file was
 // imported before, nothing reaches the sink and the parse is stopped.
 func TestGateHoldsUntilTheVerdict(t *testing.T) {
 	for _, n := range []int{5, gateHold + 7} {
@@ -47,8 +52,9 @@ func TestGateHoldsUntilTheVerdict(t *testing.T) {
 			if err != nil || v.fingerprint != "f" {
 				t.Fatalf("close: %+v, %v", v, err)
 			}
-			if len(c.Histories) != n || len(c.Rejects) != n/10 {
-				t.Fatalf("sink got %d rows and %d rejects, want %d and %d", len(c.Histories), len(c.Rejects), n, n/10)
+			if len(c.Histories) != n || len(c.Rejects) != n/10 || len(c.BackupSets) != n/25 {
+				t.Fatalf("sink got %d rows, %d rejects and %d backup sets, want %d, %d and %d",
+					len(c.Histories), len(c.Rejects), len(c.BackupSets), n, n/10, n/25)
 			}
 			for i, h := range c.Histories {
 				if h.RestoreHistoryID != int64(i) {
@@ -72,8 +78,9 @@ func TestGateHoldsUntilTheVerdict(t *testing.T) {
 		if v, err := g.close(); err != nil || !v.unchanged {
 			t.Fatalf("close: %+v, %v", v, err)
 		}
-		if len(c.Histories)+len(c.Rejects) != 0 {
-			t.Fatalf("sink got %d rows and %d rejects of a file imported before", len(c.Histories), len(c.Rejects))
+		if len(c.Histories)+len(c.Rejects)+len(c.BackupSets) != 0 {
+			t.Fatalf("sink got %d rows, %d rejects and %d backup sets of a file imported before",
+				len(c.Histories), len(c.Rejects), len(c.BackupSets))
 		}
 	})
 }
