@@ -82,58 +82,26 @@ type gate struct {
 	held    []func() error
 }
 
-func (g *gate) History(h store.HistoryRow) error {
+func (g *gate) History(h store.HistoryRow) error    { return pass(g, h, store.Sink.History) }
+func (g *gate) LogRestore(r store.LogRestore) error { return pass(g, r, store.Sink.LogRestore) }
+func (g *gate) Host(h store.HostSnapshot) error     { return pass(g, h, store.Sink.Host) }
+func (g *gate) BackupSet(b store.BackupSet) error   { return pass(g, b, store.Sink.BackupSet) }
+func (g *gate) Reject(r store.Reject)               { _ = pass(g, r, reject) }
+func reject(s store.Sink, r store.Reject) error     { s.Reject(r); return nil }
+
+// pass hands one record to the sink once the gate is open, and to hold
+// before.
+func pass[T any](g *gate, v T, send func(store.Sink, T) error) error {
 	if g.open {
-		return g.sink.History(h)
+		return send(g.sink, v)
 	}
-	return g.holdHistory(h)
+	return hold(g, v, send)
 }
 
-func (g *gate) LogRestore(r store.LogRestore) error {
-	if g.open {
-		return g.sink.LogRestore(r)
-	}
-	return g.holdLog(r)
-}
-
-func (g *gate) Host(h store.HostSnapshot) error {
-	if g.open {
-		return g.sink.Host(h)
-	}
-	return g.holdHost(h)
-}
-
-func (g *gate) BackupSet(b store.BackupSet) error {
-	if g.open {
-		return g.sink.BackupSet(b)
-	}
-	return g.holdBackup(b)
-}
-
-func (g *gate) Reject(r store.Reject) {
-	if g.open {
-		g.sink.Reject(r)
-		return
-	}
-	_ = g.put(func() error { g.sink.Reject(r); return nil })
-}
-
-// The hold functions make the closures apart from the open paths, so that
-// a record passed on is not moved to the heap for a closure it never needs.
-func (g *gate) holdHistory(h store.HistoryRow) error {
-	return g.put(func() error { return g.sink.History(h) })
-}
-
-func (g *gate) holdLog(r store.LogRestore) error {
-	return g.put(func() error { return g.sink.LogRestore(r) })
-}
-
-func (g *gate) holdHost(h store.HostSnapshot) error {
-	return g.put(func() error { return g.sink.Host(h) })
-}
-
-func (g *gate) holdBackup(b store.BackupSet) error {
-	return g.put(func() error { return g.sink.BackupSet(b) })
+// hold makes the closure apart from pass, so that a record passed on is
+// not moved to the heap for a closure it never needs.
+func hold[T any](g *gate, v T, send func(store.Sink, T) error) error {
+	return g.put(func() error { return send(g.sink, v) })
 }
 
 // put holds one record until the verdict, or hands it on with what was
