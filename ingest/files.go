@@ -326,6 +326,15 @@ func (l *Loader) storeFile(ctx context.Context, im *store.Import, file File, opt
 		in.Fallback = file.Folder
 	}
 	g := &gate{sink: im, ch: judged}
+	if in.Size < overlapFrom {
+		// A small file's hash is quick: waiting for it costs less than
+		// parsing a file an earlier run imported whole (a folder's re-run).
+		v := <-judged
+		if v.err != nil || v.unchanged {
+			return r.judged(v)
+		}
+		g.decide(v)
+	}
 	r.Stored, r.Err = parse(ctx, g, in)
 	v, err := g.close()
 	if v.err != nil || v.unchanged {

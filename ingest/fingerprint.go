@@ -60,6 +60,10 @@ func (l *Loader) judge(ctx context.Context, f *os.File, path string, kind FileKi
 	return ch
 }
 
+// overlapFrom is the size from which a file is parsed while it is hashed;
+// a smaller one is hashed first.
+const overlapFrom = 4 << 20
+
 // errUnchanged stops a parse whose file an earlier run imported whole.
 var errUnchanged = errors.New("imported before")
 
