@@ -365,13 +365,30 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 // GOGC says otherwise, until the returned function restores the setting:
 // an import's live Go heap is small while it derives (SQLite's pages live
 // outside it), so at the default GOGC a large import collected many times
-// a second and derived measurably slower, for a higher peak RSS in
-// exchange (docs/benchmarks-log.md). analyze gained nothing from it and
-// serve keeps the default: its live heap (the fleet's orders) is large.
+// a second and derived measurably slower. The heap is held under
+// derivingLimit all the same (unless GOMEMLIMIT says otherwise): the
+// analysis at the end of an import holds every series it judges, and five
+// times that took a folder import past its memory target
+// (docs/benchmarks-log.md). analyze gained nothing from it and serve keeps
+// the default: its live heap (the fleet's orders) is large.
 func derivingGC() (restore func()) {
 	if os.Getenv("GOGC") != "" {
 		return func() {}
 	}
 	old := debug.SetGCPercent(400)
-	return func() { debug.SetGCPercent(old) }
+	oldLimit := int64(-1)
+	if os.Getenv("GOMEMLIMIT") == "" {
+		oldLimit = debug.SetMemoryLimit(derivingLimit)
+	}
+	return func() {
+		debug.SetGCPercent(old)
+		if oldLimit >= 0 {
+			debug.SetMemoryLimit(oldLimit)
+		}
+	}
 }
+
+// derivingLimit is the soft limit of the Go heap while an import derives:
+// with SQLite's caches beside it, an import stays within the 500 MiB its
+// benchmarks allow.
+const derivingLimit = 256 << 20
