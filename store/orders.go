@@ -337,6 +337,12 @@ type FleetOrders interface {
 	// Throughputs returns the logical MiB/s of the restores of one kind
 	// that finished in [from, to), oldest first, where known and positive.
 	Throughputs(kind Kind, from, to time.Time) []TimeValue
+	// OrdersSeq is the position in the restore change log the orders
+	// reflect, and Scanned whether they were read from every restore (not
+	// updated, nor loaded from what a previous run kept): what a server
+	// keeps for its next start and when.
+	OrdersSeq() int64
+	Scanned() bool
 }
 
 // match is f's filter over restore ids; it is nil when f names a kind,

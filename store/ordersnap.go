@@ -36,7 +36,11 @@ func (o *RestoreOrders) OrdersSeq() int64 { return o.seq }
 // parts are written in transactions of a few parts each, the header last,
 // so an import waits for one of them at most, and a save cut short leaves
 // the previous snapshot the newest complete one.
-func (db *DB) SaveOrders(ctx context.Context, o *RestoreOrders) error {
+func (db *DB) SaveOrders(ctx context.Context, fo FleetOrders) error {
+	o, ok := fo.(*RestoreOrders)
+	if !ok {
+		return fmt.Errorf("store: save orders: %T is not this warehouse's orders", fo)
+	}
 	var gen int64
 	if err := db.write.QueryRowContext(ctx, `SELECT COALESCE(MAX(gen), 0) + 1 FROM order_snapshot`).Scan(&gen); err != nil {
 		return fmt.Errorf("store: save orders: %w", err)
@@ -102,7 +106,16 @@ func (db *DB) SaveOrders(ctx context.Context, o *RestoreOrders) error {
 // change log has not reached (a warehouse put back from an older copy).
 // The orders it returns are as they were saved: UpdateOrders brings them
 // up to date.
-func (db *DB) LoadOrders(ctx context.Context) (*RestoreOrders, error) {
+func (db *DB) LoadOrders(ctx context.Context) (FleetOrders, error) {
+	o, err := db.loadOrders(ctx)
+	if o == nil { // no typed nil in the interface
+		return nil, err
+	}
+	return o, err
+}
+
+// loadOrders is LoadOrders on the orders' own type.
+func (db *DB) loadOrders(ctx context.Context) (*RestoreOrders, error) {
 	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("store: load orders: %w", err)

@@ -64,7 +64,7 @@ func TestOrdersSnapshotRoundTrip(t *testing.T) {
 	snapshotPart = 64 << 10 // many parts, several transactions
 	ctx := context.Background()
 	db := benchWarehouse(t, 20000)
-	if o, err := db.LoadOrders(ctx); err != nil || o != nil {
+	if o, err := db.loadOrders(ctx); err != nil || o != nil {
 		t.Fatalf("before any save: %v, %v; want none", o, err)
 	}
 	read, err := db.RestoreOrders(ctx)
@@ -84,7 +84,7 @@ func TestOrdersSnapshotRoundTrip(t *testing.T) {
 	if parts < 10 {
 		t.Fatalf("%d parts of %d KiB: the test wants several", parts, snapshotPart>>10)
 	}
-	loaded, err := db.LoadOrders(ctx)
+	loaded, err := db.loadOrders(ctx)
 	if err != nil || loaded == nil {
 		t.Fatalf("load: %v, %v", loaded, err)
 	}
@@ -98,7 +98,7 @@ func TestOrdersSnapshotRoundTrip(t *testing.T) {
 
 	// A day's changes: the loaded orders follow them as the read ones do.
 	benchChanges(t, db, 20000, 600, 150, 40, false)
-	updated, err := db.UpdateOrders(ctx, loaded)
+	updated, err := db.updatedOrders(ctx, loaded)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestOrdersSnapshotRoundTrip(t *testing.T) {
 	if err := db.read.QueryRowContext(ctx, `SELECT count(DISTINCT gen) FROM order_snapshot`).Scan(&gens); err != nil {
 		t.Fatal(err)
 	}
-	again, err := db.LoadOrders(ctx)
+	again, err := db.loadOrders(ctx)
 	if err != nil || again == nil || gens != 1 || again.OrdersSeq() != updated.OrdersSeq() {
 		t.Fatalf("after a second save: %d generations, loaded %v (%v)", gens, again, err)
 	}
@@ -155,7 +155,7 @@ func TestOrdersSnapshotRefused(t *testing.T) {
 		if _, err := db.write.ExecContext(ctx, c.damage); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		got, err := db.LoadOrders(ctx)
+		got, err := db.loadOrders(ctx)
 		if err != nil || got != nil {
 			t.Errorf("%s: loaded %v, %v; want none", c.name, got != nil, err)
 		}
@@ -164,7 +164,7 @@ func TestOrdersSnapshotRefused(t *testing.T) {
 	if err := db.SaveOrders(ctx, o); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := db.LoadOrders(ctx); err != nil || got == nil {
+	if got, err := db.loadOrders(ctx); err != nil || got == nil {
 		t.Fatalf("undamaged: %v, %v", got, err)
 	}
 }

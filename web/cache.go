@@ -139,6 +139,9 @@ func (s *Server) compute(key string, e *cacheEntry, f func(context.Context) (any
 	start := time.Now()
 	e.val, e.err = f(ctx)
 	e.took = time.Since(start)
+	if name == key {
+		s.kept(key, e)
+	}
 	if e.took > time.Second {
 		s.log.Info("aggregate computed", "key", name, "duration_ms", e.took.Milliseconds())
 	}
