@@ -136,7 +136,7 @@ func (db *DB) loadOrders(ctx context.Context) (*RestoreOrders, error) {
 	if n <= 0 || m <= 0 || seq > logSeq {
 		return nil, nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT part, body FROM order_snapshot WHERE gen = ? AND part > 0 ORDER BY part`, gen)
+	rows, err := tx.QueryContext(ctx, `SELECT body FROM order_snapshot WHERE gen = ? AND part > 0 ORDER BY part`, gen)
 	if err != nil {
 		return nil, fmt.Errorf("store: load orders: %w", err)
 	}
@@ -148,9 +148,10 @@ func (db *DB) loadOrders(ctx context.Context) (*RestoreOrders, error) {
 			}
 			return nil, errSnapshot
 		}
-		var part int64
-		var b []byte
-		if err := rows.Scan(&part, &b); err != nil {
+		// The part's bytes as the driver read them, not copied again:
+		// the reader is done with one part before it asks for the next.
+		var b sql.RawBytes
+		if err := rows.Scan(&b); err != nil {
 			return nil, err
 		}
 		return b, nil
