@@ -52,8 +52,11 @@ note "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git d
 note "- warehouse: $DB ($(du -hL "$DB" | cut -f1))"
 
 . bench/serve.sh
+# SIGTERM, not serve.sh's SIGINT: a shell's background job may start with
+# SIGINT ignored, and a server stopped before it installs its handler would
+# then never stop.
 stop_server() {
-	kill -INT "$SERVER" 2>/dev/null || true
+	kill -TERM "$SERVER" 2>/dev/null || true
 	wait "$SERVER" 2>/dev/null || true
 	trap - EXIT
 }
@@ -102,6 +105,14 @@ for ((run = 1; run <= RUNS; run++)); do
 	done
 	stop_server
 	note "- run $run: listening after $up s; load before $load_before, after $(load)"
+	# Each route on a server of its own: its first view with nothing
+	# before it but the server's start.
+	for r in "${ROUTES[@]}"; do
+		start_server "$RW" "$DB" "$DIR/firstview-alone-$STAMP.log"
+		SECS[$run,alone,$r]=$(curl -s -o /dev/null --max-time 300 -w '%{http_code} %{time_total}' "$BASE$r")
+		stop_server
+	done
+	note "  - each route alone after a start: load after $(load)"
 	# 8 clients at once on /builds, on a server of their own.
 	printf '/builds /builds\n' >"$DIR/firstview-builds.txt"
 	start_server "$RW" "$DB" "$DIR/firstview-builds$run-$STAMP.log"
@@ -113,15 +124,16 @@ for ((run = 1; run <= RUNS; run++)); do
 done
 
 note ""
-note "First view of each route, one request each in this order after a start (status seconds, per run):"
+note "First view of each route after a start (status seconds): \"in order\" one request each in this order on one"
+note "server, \"alone\" each route the first request of a server of its own."
 note ""
 hdr="| route |" sep="|---|"
-for ((run = 1; run <= RUNS; run++)); do hdr+=" run $run |" sep+="---:|"; done
+for ((run = 1; run <= RUNS; run++)); do hdr+=" run $run in order | run $run alone |" sep+="---:|---:|"; done
 note "$hdr"
 note "$sep"
 for r in "${ROUTES[@]}"; do
 	row="| \`$r\` |"
-	for ((run = 1; run <= RUNS; run++)); do row+=" ${SECS[$run,$r]} |"; done
+	for ((run = 1; run <= RUNS; run++)); do row+=" ${SECS[$run,$r]} | ${SECS[$run,alone,$r]} |"; done
 	note "$row"
 done
 note ""
