@@ -55,4 +55,3 @@ type Store interface {
 	plan.Source
 	RestoreRatesOf(ctx context.Context, ids []int64) ([]store.RestoreRate, error)
 }
-
