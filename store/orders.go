@@ -59,7 +59,14 @@ type RestoreOrders struct {
 	// orders or those they were updated from (a bit may outlive its
 	// restores: it only ever rules a kind out).
 	kinds uint16
+	// scanned is set on orders read from every restore (DB.RestoreOrders),
+	// not updated or loaded: those a server keeps for its next start.
+	scanned bool
 }
+
+// Scanned reports whether o was read from every restore, not updated from
+// other orders or loaded from a snapshot (LoadOrders).
+func (o *RestoreOrders) Scanned() bool { return o.scanned }
 
 const (
 	nameBuild = iota
@@ -246,7 +253,7 @@ func (db *DB) RestoreOrders(ctx context.Context) (*RestoreOrders, error) {
 		return nil, Errorf(EUNAVAILABLE, "restore ids beyond 2^31: the list's orders are unavailable")
 	}
 	b := newOrdersBuilder()
-	b.o.seq = seq
+	b.o.seq, b.o.scanned = seq, true
 	b.o.chunks = make([]*orderChunk, 0, maxID>>chunkBits+1)
 	var durations, throughputs []keyed[float64]
 	// One pass over restore_scan, which covers these columns (the planner
@@ -288,6 +295,12 @@ func (db *DB) RestoreOrders(ctx context.Context) (*RestoreOrders, error) {
 		return cmp.Compare(a, b)
 	})
 	o.duration, o.throughput = sortedIDs(durations), sortedIDs(throughputs)
+	o.splitSources()
+	return o, nil
+}
+
+// splitSources makes bySource from byAt and the source counts.
+func (o *RestoreOrders) splitSources() {
 	o.bySource = make([][]int32, len(o.names[nameSource]))
 	for code, n := range o.counts[nameSource] {
 		o.bySource[code] = make([]int32, 0, n)
@@ -296,7 +309,6 @@ func (db *DB) RestoreOrders(ctx context.Context) (*RestoreOrders, error) {
 		code := o.chunks[id>>chunkBits].source[id&chunkMask]
 		o.bySource[code] = append(o.bySource[code], id)
 	}
-	return o, nil
 }
 
 // Fleetwide reports whether f asks for a list the fleet's in-memory orders
@@ -325,6 +337,12 @@ type FleetOrders interface {
 	// Throughputs returns the logical MiB/s of the restores of one kind
 	// that finished in [from, to), oldest first, where known and positive.
 	Throughputs(kind Kind, from, to time.Time) []TimeValue
+	// OrdersSeq is the position in the restore change log the orders
+	// reflect, and Scanned whether they were read from every restore (not
+	// updated, nor loaded from what a previous run kept): what a server
+	// keeps for its next start and when.
+	OrdersSeq() int64
+	Scanned() bool
 }
 
 // match is f's filter over restore ids; it is nil when f names a kind,

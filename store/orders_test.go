@@ -16,7 +16,7 @@ import (
 // restores, a third without a duration, a quarter without a throughput,
 // builds, databases and source servers as a fleet has them, times not in
 // id order.
-func benchWarehouse(b *testing.B, n int) *DB {
+func benchWarehouse(b testing.TB, n int) *DB {
 	b.Helper()
 	ctx := context.Background()
 	// RW_ORDERS_BENCH_DB keeps a copy of the warehouse to start from the
@@ -82,7 +82,7 @@ func benchWarehouse(b *testing.B, n int) *DB {
 // (a day later), updated restores among the newest tenth (their
 // time, duration and throughput re-derived) or, spread, among them all,
 // and deleted ones among the newest tenth.
-func benchChanges(b *testing.B, db *DB, n, added, updated, deleted int, spread bool) {
+func benchChanges(b testing.TB, db *DB, n, added, updated, deleted int, spread bool) {
 	b.Helper()
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 2))

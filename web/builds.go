@@ -37,17 +37,20 @@ func (s *Server) cohorts(ctx context.Context) (cohortSet, error) {
 		if err != nil {
 			return cohortSet{}, err
 		}
-		set := cohortSet{measured: measured}
-		named := func(cs []analysis.Cohort) []cohortRow {
-			out := make([]cohortRow, len(cs))
-			for i, c := range cs {
-				out[i] = cohortRow{Cohort: c, release: s.cfg.Namer(c.Group)}
-			}
-			return out
-		}
-		set.instance, set.source = named(analysis.CohortsOf(byInst)), named(analysis.CohortsOf(bySrc))
-		return set, nil
+		return s.namedCohorts(analysis.CohortsOf(byInst), analysis.CohortsOf(bySrc), measured), nil
 	})
+}
+
+// namedCohorts is the cohort set with each build's release name.
+func (s *Server) namedCohorts(byInst, bySrc []analysis.Cohort, measured int) cohortSet {
+	named := func(cs []analysis.Cohort) []cohortRow {
+		out := make([]cohortRow, len(cs))
+		for i, c := range cs {
+			out[i] = cohortRow{Cohort: c, release: s.cfg.Namer(c.Group)}
+		}
+		return out
+	}
+	return cohortSet{instance: named(byInst), source: named(bySrc), measured: measured}
 }
 
 func sortCohorts(cs []APICohort) {

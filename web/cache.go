@@ -83,9 +83,11 @@ func cachedFrom[T any](ctx context.Context, s *Server, key string, keep bool, co
 	}
 	if stale {
 		if len(c.entries) > 256 {
-			// Compare pages make many keys; a rare reset keeps memory
-			// bounded (but for updated aggregates: a rebuild costs more).
-			maps.DeleteFunc(c.entries, func(_ string, e *cacheEntry) bool { return !e.keep })
+			// Compare, plan and instance pages make many keys (a name
+			// after a NUL); a rare reset of those keeps memory bounded.
+			// The fleet's aggregates stay: there are few, and at 10 M
+			// restores some take seconds to compute again.
+			maps.DeleteFunc(c.entries, func(k string, e *cacheEntry) bool { return !e.keep && strings.Contains(k, "\x00") })
 		}
 		ne := &cacheEntry{version: version, done: make(chan struct{}), keep: keep}
 		if e != nil {
@@ -139,6 +141,9 @@ func (s *Server) compute(key string, e *cacheEntry, f func(context.Context) (any
 	start := time.Now()
 	e.val, e.err = f(ctx)
 	e.took = time.Since(start)
+	if name == key {
+		s.kept(key, e)
+	}
 	if e.took > time.Second {
 		s.log.Info("aggregate computed", "key", name, "duration_ms", e.took.Milliseconds())
 	}

@@ -107,8 +107,28 @@ func (s *Server) handleInstance(c echo.Context) error {
 }
 
 // instancePage loads what an instance page shows: the instance, its host
-// history, its newest restores, its series, regressions and exposure.
+// history, its newest restores, its series, regressions and exposure,
+// cached until the data change (a log-shipping secondary's chart reads its
+// newest chartLimit restores: over half of a view's cost, paid once per
+// data version, not by every client opening the page), and its knees, read
+// on every view like the overview's.
 func (s *Server) instancePage(ctx context.Context, name string) (view.Instance, error) {
+	m, err := cached(ctx, s, "instance\x00"+name, func(ctx context.Context) (view.Instance, error) {
+		return s.instanceData(ctx, name)
+	})
+	if err != nil {
+		return view.Instance{}, err
+	}
+	ks, err := s.knees(ctx)
+	if err != nil {
+		return view.Instance{}, err
+	}
+	m.Knees = kneeRows(kneesOf(ks, m.Name, ""))
+	return m, nil
+}
+
+// instanceData is an instance page but for its knees.
+func (s *Server) instanceData(ctx context.Context, name string) (view.Instance, error) {
 	in, err := s.db.GetInstance(ctx, name)
 	if err != nil {
 		return view.Instance{}, err
@@ -140,11 +160,6 @@ func (s *Server) instancePage(ctx context.Context, name string) (view.Instance, 
 	m := s.instanceModel(in, hosts, rs, series, regs)
 	m.Backups = backupRows(in.Name, backups)
 	m.Issues = s.instanceIssues(in, exp)
-	ks, err := s.knees(ctx)
-	if err != nil {
-		return view.Instance{}, err
-	}
-	m.Knees = kneeRows(kneesOf(ks, in.Name, ""))
 	return m, nil
 }
 

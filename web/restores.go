@@ -343,7 +343,8 @@ func apiPaging(c echo.Context) (limit int, after int64, err error) {
 // restoreOrders returns the fleet's orders, cached until the data change
 // (see cache for when a previous copy is served meanwhile) and then updated
 // from the previous ones with what changed, not rebuilt (a rebuild reads
-// every restore; BENCHMARKS.md has its cost).
+// every restore; BENCHMARKS.md has its cost); the first ones come from what
+// the previous run kept (updateOrders).
 func (s *Server) restoreOrders(ctx context.Context) (store.FleetOrders, error) {
-	return cachedUpdated(ctx, s, "restore-orders", s.db.UpdateOrders)
+	return cachedUpdated(ctx, s, "restore-orders", s.updateOrders)
 }

@@ -154,6 +154,7 @@ type Server struct {
 	origin    *http.CrossOriginProtection
 	issues    []analysis.KnownIssue
 	runs      runsCache // the overview's collector status
+	keep      keeping   // what the server keeps for its next start (keep.go)
 	css       []byte    // style.css + chart CSS, served as one file
 	cssURL    string
 	report    []byte // report.css + chart CSS
@@ -298,6 +299,10 @@ func (s *Server) Start(ctx context.Context) error {
 	s.ln, s.http = ln, srv
 	s.mu.Unlock()
 	s.log.Info("dashboard listening", "addr", ln.Addr().String(), "tls", s.cfg.TLS != nil, "max_conns", s.cfg.MaxConns)
+	// What the previous run kept, before the first request can ask for it.
+	kctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	s.loadKept(kctx)
+	cancel()
 	go s.warm()
 	go func() {
 		if err := srv.Serve(serveLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -336,5 +341,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if srv == nil {
 		return nil
 	}
-	return srv.Shutdown(ctx)
+	// A save of what the next start reads that is cut short leaves the
+	// previous one in place; one that finishes spares the next start a read
+	// of every restore.
+	return errors.Join(srv.Shutdown(ctx), s.waitKept(ctx))
 }

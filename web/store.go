@@ -27,6 +27,11 @@ type Store interface {
 	Restores(ctx context.Context, q store.RestoreQuery) (store.RestorePage, error)
 	ListRestores(ctx context.Context, f store.RestoreFilter) ([]store.Restore, int, error) // the knee findings' read
 	UpdateOrders(ctx context.Context, old store.FleetOrders) (store.FleetOrders, error)
+	// What a running server keeps for its next start (keep.go).
+	LoadOrders(ctx context.Context) (store.FleetOrders, error)
+	SaveOrders(ctx context.Context, o store.FleetOrders) error
+	Aggregates(ctx context.Context) ([]store.Aggregate, error)
+	SaveAggregate(ctx context.Context, a store.Aggregate) error
 	RestoresByID(ctx context.Context, ids []int64) ([]store.Restore, error)
 	GetRestoreDetail(ctx context.Context, id int64) (*store.RestoreDetail, error)
 	RelativeSpeeds(ctx context.Context, f store.RestoreFilter) ([]store.RelativeSpeed, error)
@@ -50,4 +55,3 @@ type Store interface {
 	plan.Source
 	RestoreRatesOf(ctx context.Context, ids []int64) ([]store.RestoreRate, error)
 }
-

@@ -1,0 +1,144 @@
+package web_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/web"
+)
+
+// slowWarehouse is a warehouse whose whole-fleet reads (the orders, the
+// cohorts) take as long as a large one's, so that the server keeps them
+// for its next start, and which counts those reads.
+type slowWarehouse struct {
+	web.Store
+	scans, cohortReads, loads atomic.Int64
+	hold                      chan struct{} // when set, a load of the kept orders waits for it
+}
+
+func (s *slowWarehouse) UpdateOrders(ctx context.Context, old store.FleetOrders) (store.FleetOrders, error) {
+	if old == nil {
+		s.scans.Add(1)
+		time.Sleep(400 * time.Millisecond)
+	}
+	return s.Store.UpdateOrders(ctx, old)
+}
+
+func (s *slowWarehouse) RelativeByBuild(ctx context.Context) (map[string][]float64, map[string][]float64, int, error) {
+	s.cohortReads.Add(1)
+	time.Sleep(400 * time.Millisecond)
+	return s.Store.RelativeByBuild(ctx)
+}
+
+func (s *slowWarehouse) LoadOrders(ctx context.Context) (store.FleetOrders, error) {
+	if s.hold != nil {
+		select {
+		case <-s.hold:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	o, err := s.Store.LoadOrders(ctx)
+	if o != nil {
+		s.loads.Add(1)
+	}
+	return o, err
+}
+
+// The first pages after a restart come from what the previous run kept:
+// the same bytes as that run served, with no read of every restore.
+func TestRestartShowsWhatWasKept(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "w.db")
+	if err := demoDB(t).Backup(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	pages := []string{"/", "/builds", "/api/builds", "/restores", "/restores?sort=longest&kind=full", "/restores?page=3",
+		"/compare?a=build:13.0.4474.0&b=build:13.0.5026.0"}
+	run := func(w *slowWarehouse) map[string]string {
+		t.Helper()
+		s := web.New(web.Config{DB: w, Addr: "127.0.0.1:0", Version: "test"})
+		if err := s.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		bodies := map[string]string{}
+		held := ""
+		if w.hold != nil {
+			// The overview kept is shown while the orders load.
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				if resp, err := client(t).Get("http://" + s.Addr() + "/"); err == nil {
+					b, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					held = string(b)
+				}
+			}()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Error("the overview waited for the orders to load")
+			}
+			close(w.hold)
+			<-done
+		}
+		for _, p := range pages {
+			code, body, _ := get(t, client(t), "http://"+s.Addr()+p)
+			if code != http.StatusOK {
+				t.Fatalf("%s: %d", p, code)
+			}
+			bodies[p] = body
+		}
+		if w.hold != nil && held != bodies["/"] {
+			t.Errorf("the overview shown while the orders loaded differs from the one after (%d bytes, then %d)", len(held), len(bodies["/"]))
+		}
+		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		if err := s.Shutdown(sctx); err != nil { // waits for what it keeps
+			t.Fatal(err)
+		}
+		return bodies
+	}
+	first := &slowWarehouse{Store: db}
+	want := run(first)
+	if first.scans.Load() != 1 || first.cohortReads.Load() != 1 || first.loads.Load() != 0 {
+		t.Fatalf("first run: %d scans, %d cohort reads, %d loads; want 1, 1, 0", first.scans.Load(), first.cohortReads.Load(), first.loads.Load())
+	}
+	second := &slowWarehouse{Store: db, hold: make(chan struct{})}
+	got := run(second)
+	if second.scans.Load() != 0 || second.cohortReads.Load() != 0 || second.loads.Load() != 1 {
+		t.Fatalf("after the restart: %d scans, %d cohort reads, %d loads; want 0, 0, 1", second.scans.Load(), second.cohortReads.Load(), second.loads.Load())
+	}
+	for _, p := range pages {
+		if got[p] != want[p] {
+			t.Errorf("%s differs after the restart (%d bytes, was %d)", p, len(got[p]), len(want[p]))
+		}
+	}
+
+	// Another release does not show what this one kept.
+	other := &slowWarehouse{Store: db}
+	s := web.New(web.Config{DB: other, Addr: "127.0.0.1:0", Version: "other"})
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := get(t, client(t), "http://"+s.Addr()+"/builds"); code != http.StatusOK {
+		t.Fatalf("/builds of another release: %d", code)
+	}
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if other.cohortReads.Load() != 1 {
+		t.Errorf("another release read the cohorts %d times; want 1 (what this one kept is not its)", other.cohortReads.Load())
+	}
+}
