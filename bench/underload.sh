@@ -13,7 +13,7 @@ busy=()
 stop() { for p in "${busy[@]}"; do kill "$p" 2>/dev/null || true; done; }
 trap stop EXIT
 # Compile first, unloaded: the busy loops are for the tests, not the compiler.
-go test -count=1 -run '^$' ./store/ ./web/ ./ingest/push/ ./ingest/collector/ >/dev/null
+go test -count=1 -run '^$' ./store/sqlite/ ./web/ ./ingest/push/ ./ingest/collector/ >/dev/null
 for _ in $(seq "$(nproc)"); do
 	( while :; do :; done ) &
 	busy+=($!)
@@ -22,8 +22,8 @@ run() { # package, count, tests
 	echo "-- $1 x$2 under load: $3"
 	go test -timeout 10m -count="$2" -run "^($3)\$" "$1"
 }
-run ./store/ $((10 * scale)) 'TestReconcileAheadOfTheWriter|TestCheckpointerCopiesTheWAL'
-run ./store/ $((1 * scale)) 'TestCopyFilesWhileWriting' # 24 s a run unloaded
+run ./store/sqlite/ $((10 * scale)) 'TestReconcileAheadOfTheWriter|TestCheckpointerCopiesTheWAL'
+run ./store/sqlite/ $((1 * scale)) 'TestCopyFilesWhileWriting' # 24 s a run unloaded
 run ./web/ $((5 * scale)) 'TestPlanFollowsNewBackups|TestCacheFreshStaleAndShared|TestUpdatesFollowEachOther'
 run ./ingest/push/ $((10 * scale)) 'TestRunRetriesUntilTheServerIsBack|TestConcurrentPushesBounded'
 run ./ingest/collector/ $((3 * scale)) 'TestHungInstanceCostsOnlyItsTimeout|TestStopsCleanlyOnCancel|TestSlowSampleKeepsSampling|TestUnreachableInstanceIsRetriedWithBackOff'

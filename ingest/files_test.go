@@ -11,6 +11,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
@@ -49,7 +50,7 @@ func folderFixture(t *testing.T) string {
 }
 
 // restoreSet lists every restore of a warehouse in a comparable form.
-func restoreSet(t *testing.T, db *store.DB) []string {
+func restoreSet(t *testing.T, db *sqlite.DB) []string {
 	t.Helper()
 	var out []string
 	err := storetest.EachRestore(context.Background(), db, store.RestoreFilter{}, func(r *store.Restore) error {

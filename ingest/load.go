@@ -15,6 +15,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/messages"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // Loader is the one import pipeline: it stores the records of any number of
@@ -27,7 +28,7 @@ import (
 // store.Import and the warehouse's single writer connection serialises their
 // commits. Derive must not run concurrently with Store on the same Loader.
 type Loader struct {
-	db  *store.DB
+	db  *sqlite.DB
 	opt LoaderOptions
 
 	mu      sync.Mutex
@@ -41,7 +42,7 @@ type LoaderOptions struct {
 }
 
 // NewLoader returns a loader writing to db.
-func NewLoader(db *store.DB, opt LoaderOptions) *Loader {
+func NewLoader(db *sqlite.DB, opt LoaderOptions) *Loader {
 	return &Loader{db: db, opt: opt, touched: map[int64]string{}}
 }
 

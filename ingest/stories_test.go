@@ -8,6 +8,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // TestDemoStoriesAreFound imports the demo fleet through the real importers
@@ -20,7 +21,7 @@ func TestDemoStoriesAreFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(ctx, filepath.Join(dir, "w.db"))
+	db, err := sqlite.Open(ctx, filepath.Join(dir, "w.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

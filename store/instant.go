@@ -1,8 +1,6 @@
 package store
 
-import (
-	"time"
-)
+import "time"
 
 // The instants the warehouse keeps. msdb's dates are SQL Server datetime,
 // which holds 1753-01-01 to 9999-12-31: a value outside cannot have come
@@ -52,8 +50,8 @@ func CheckInstant(field string, t time.Time) error {
 	return nil
 }
 
-// checkInstantPtr is CheckInstant for an optional time.
-func checkInstantPtr(field string, t *time.Time) error {
+// CheckInstantPtr is CheckInstant for an optional time.
+func CheckInstantPtr(field string, t *time.Time) error {
 	if t == nil {
 		return nil
 	}
@@ -93,11 +91,11 @@ var (
 	maxShown = time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC)
 )
 
-// unixMs is the UTC time of a stored millisecond count, held to years 1
+// UnixMs is the UTC time of a stored millisecond count, held to years 1
 // to 9999. No door lets a value beyond the window kept in (CheckInstant),
 // but a warehouse written by an older version or edited by hand may hold
 // one, and one such value must not turn the fleet's API into an error.
-func unixMs(ms int64) time.Time {
+func UnixMs(ms int64) time.Time {
 	switch {
 	case ms < minShown.UnixMilli():
 		return minShown

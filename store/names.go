@@ -91,20 +91,3 @@ func plainDatabase(s string) bool {
 	}
 	return true
 }
-
-// normaliseNames puts the names of a record in the warehouse's form.
-func normaliseNames(rec record) {
-	switch r := rec.(type) {
-	case *HistoryRow:
-		r.Instance, r.Database = InstanceName(r.Instance), DatabaseName(r.Database)
-		r.SourceServer, r.SourceMachine = InstanceName(r.SourceServer), InstanceName(r.SourceMachine)
-		r.SourceDatabase = DatabaseName(r.SourceDatabase)
-	case *LogRestore:
-		r.Instance, r.Database = InstanceName(r.Instance), DatabaseName(r.Database)
-	case *HostSnapshot:
-		r.Instance = InstanceName(r.Instance)
-	case *BackupSet:
-		r.Instance, r.Database = InstanceName(r.Instance), DatabaseName(r.Database)
-		r.UUID = strings.ToUpper(strings.Trim(strings.TrimSpace(r.UUID), "{}"))
-	}
-}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/restorewatch/restorewatch/store/derive"
 )
 
 // The records below are what every source (offline file or live server) hands
@@ -68,8 +66,8 @@ func (h *HistoryRow) Validate() error {
 	case h.Database == "":
 		return Errorf(EINVALID, "history row: destination_database_name is empty")
 	}
-	if err := firstError(CheckInstant("restore_date", h.RestoreDate), checkInstantPtr("stop_at", h.StopAt),
-		checkInstantPtr("backup_start_date", h.BackupStart), checkInstantPtr("backup_finish_date", h.BackupFinish)); err != nil {
+	if err := firstError(CheckInstant("restore_date", h.RestoreDate), CheckInstantPtr("stop_at", h.StopAt),
+		CheckInstantPtr("backup_start_date", h.BackupStart), CheckInstantPtr("backup_finish_date", h.BackupFinish)); err != nil {
 		return Errorf(EINVALID, "history row: %s", ErrorMessage(err))
 	}
 	switch {
@@ -155,10 +153,6 @@ func (l *LogRestore) Validate() error {
 	return nil
 }
 
-// BufferConfig is the trace-flag 3213 "Backup/Restore buffer configuration
-// parameters" block (derive.BufferConfig).
-type BufferConfig = derive.BufferConfig
-
 // Phase is one trace-flag 3004/3014 line of a restore, kept raw with its time.
 type Phase struct {
 	At   time.Time `json:"at"`
@@ -224,22 +218,6 @@ type Origin struct {
 	Line   int
 }
 
-// Source names the reader a record came from (derive.Source): stored with
-// each record, compared in the duplicate check and in derivation.
-type Source = derive.Source
-
-// The sources of records (see derive's constants).
-const (
-	SourceErrorLog     = derive.SourceErrorLog
-	SourceLiveErrorLog = derive.SourceLiveErrorLog
-	SourceHistory      = derive.SourceHistory
-	SourceLive         = derive.SourceLive
-	SourceMessages     = derive.SourceMessages
-	SourceAgent        = derive.SourceAgent
-	SourceDbatools     = derive.SourceDbatools
-	SourceBackups      = derive.SourceBackups
-)
-
 // String formats the origin as file:line.
 func (o Origin) String() string {
 	if o.Line > 0 {
@@ -267,25 +245,6 @@ func (r Reject) String() string {
 	}
 	return fmt.Sprintf("%s:%d: %s", r.File, r.Line, r.Reason)
 }
-
-// Kind is the kind of restore (derive.Kind).
-type Kind = derive.Kind
-
-// The restore kinds of SPEC §6.1; KindVerify rows are kept apart.
-const (
-	KindFull   = derive.KindFull
-	KindDiff   = derive.KindDiff
-	KindLog    = derive.KindLog
-	KindFile   = derive.KindFile
-	KindPage   = derive.KindPage
-	KindVerify = derive.KindVerify
-	KindRevert = derive.KindRevert
-	// KindFullOrDiff: a full or a differential restore; the text did not say.
-	KindFullOrDiff = derive.KindFullOrDiff
-)
-
-// KindOfRestoreType maps restorehistory.restore_type to a Kind.
-func KindOfRestoreType(t string) (Kind, bool) { return derive.KindOfRestoreType(t) }
 
 func isDigits(s string) bool {
 	for i := 0; i < len(s); i++ {

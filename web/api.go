@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/labstack/echo/v4"
-
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/store/export"

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // versionStore is a Store whose only working method is DataVersion.
@@ -140,7 +141,7 @@ func TestUpdatesFollowEachOther(t *testing.T) {
 // ordersStore is a warehouse that remembers which orders each update of the
 // fleet's orders started from.
 type ordersStore struct {
-	*store.DB
+	*sqlite.DB
 	mu   sync.Mutex
 	olds []store.FleetOrders
 }
@@ -163,7 +164,7 @@ func (o *ordersStore) lastOld() store.FleetOrders {
 // of its many keys, and show what a rebuild shows.
 func TestRestoreOrdersFollowImports(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/web/chart"

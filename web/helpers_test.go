@@ -20,11 +20,12 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/web"
 )
 
 // The SQLite warehouse is the Store the program serves.
-var _ web.Store = (*store.DB)(nil)
+var _ web.Store = (*sqlite.DB)(nil)
 
 // Names a hostile (or just unusual) server could report. They must be
 // escaped everywhere and survive a round trip through links.
@@ -54,7 +55,7 @@ func TestMain(m *testing.M) {
 
 // demoDB returns the shared demo warehouse: the demo fleet imported through
 // the real importers, plus instances and databases with hostile names.
-func demoDB(t testing.TB) *store.DB {
+func demoDB(t testing.TB) *sqlite.DB {
 	t.Helper()
 	demoOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "rw-web-")
@@ -68,7 +69,7 @@ func demoDB(t testing.TB) *store.DB {
 	if demoErr != nil {
 		t.Fatal(demoErr)
 	}
-	db, err := store.Open(context.Background(), demoPath)
+	db, err := sqlite.Open(context.Background(), demoPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func demoDB(t testing.TB) *store.DB {
 
 func buildDemo(dir, path string) error {
 	ctx := context.Background()
-	db, err := store.Open(ctx, path)
+	db, err := sqlite.Open(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -99,7 +100,7 @@ func buildDemo(dir, path string) error {
 
 // importHostile adds two instances whose names and databases test
 // escaping, each with a measured series of full restores.
-func importHostile(ctx context.Context, db *store.DB) error {
+func importHostile(ctx context.Context, db *sqlite.DB) error {
 	im, err := db.NewImport(ctx, "test", "hostile.txt")
 	if err != nil {
 		return err
@@ -156,14 +157,14 @@ func importHostile(ctx context.Context, db *store.DB) error {
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 // copyDemo gives a test that writes its own copy of the demo warehouse.
-func copyDemo(t testing.TB) *store.DB {
+func copyDemo(t testing.TB) *sqlite.DB {
 	t.Helper()
 	src := demoDB(t)
 	path := filepath.Join(t.TempDir(), "copy.db")
 	if err := src.Backup(context.Background(), path); err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(context.Background(), path)
+	db, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func serve(t testing.TB, cfg web.Config) (*web.Server, *httptest.Server) {
 		cfg.Now = func() time.Time { return demo.DefaultNow }
 	}
 	cfg.Version = "test"
-	if db, ok := cfg.DB.(*store.DB); ok && cfg.Importer == nil {
+	if db, ok := cfg.DB.(*sqlite.DB); ok && cfg.Importer == nil {
 		cfg.Importer = uploads{db}
 	}
 	s := web.New(cfg)
@@ -191,7 +192,7 @@ func serve(t testing.TB, cfg web.Config) (*web.Server, *httptest.Server) {
 }
 
 // uploads wires the one import pipeline to the dashboard, as serve does.
-type uploads struct{ db *store.DB }
+type uploads struct{ db *sqlite.DB }
 
 func (u uploads) Import(ctx context.Context, up web.Upload) (web.Imported, error) {
 	sum, err := ingest.Import(ctx, u.db, ingest.FileKind(up.Kind), up.Name, up.R, -1,
@@ -243,7 +244,7 @@ func csrf(t testing.TB, c *http.Client, base string) string {
 	return ""
 }
 
-func webConfig(db *store.DB) web.Config { return web.Config{DB: db} }
+func webConfig(db *sqlite.DB) web.Config { return web.Config{DB: db} }
 
 // historyCSV is an upload of the export query's CSV whose line 3 has an
 // impossible date, so the summary must name upload-history.csv:3.

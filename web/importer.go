@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
-
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/web/view"
 )

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/web/chart"
 	"github.com/restorewatch/restorewatch/web/view"

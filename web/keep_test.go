@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/web"
 )
 
@@ -59,7 +60,7 @@ func TestRestartShowsWhatWasKept(t *testing.T) {
 	if err := demoDB(t).Backup(ctx, path); err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(ctx, path)
+	db, err := sqlite.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}

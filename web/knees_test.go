@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"

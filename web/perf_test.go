@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/web"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -31,7 +32,7 @@ func TestPerfWarehouse(t *testing.T) {
 	if err != nil {
 		dur = 20 * time.Second
 	}
-	db, err := store.Open(context.Background(), path)
+	db, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestPerfWarehouse(t *testing.T) {
 	}
 }
 
-func perfURLs(t *testing.T, db *store.DB) []string {
+func perfURLs(t *testing.T, db *sqlite.DB) []string {
 	t.Helper()
 	ctx := context.Background()
 	is, err := db.ListInstances(ctx, "")

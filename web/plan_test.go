@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/plan"

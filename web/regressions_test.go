@@ -15,9 +15,9 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/web"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -33,10 +33,10 @@ const manyRegressions = 250
 // with k's remainder by 7, so the API's order (by ratio) is another one.
 // The regressions of the hostile instance are on hostileDB; every fourth
 // one is a log restore's, the others a full restore's.
-func manyRegressionsDB(t testing.TB) *store.DB {
+func manyRegressionsDB(t testing.TB) *sqlite.DB {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "many.db"))
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "many.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func listed(t *testing.T, body string) []int64 {
 
 // byCost is the store's regressions of a status in the list's order (the
 // most hours lost a year first), their ids only.
-func byCost(t *testing.T, db *store.DB, status string, keep func(store.Regression) bool) []int64 {
+func byCost(t *testing.T, db *sqlite.DB, status string, keep func(store.Regression) bool) []int64 {
 	t.Helper()
 	regs, err := db.ListRegressions(t.Context(), store.RegressionFilter{Status: status})
 	if err != nil {

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-
 	"github.com/restorewatch/restorewatch/static"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"

@@ -26,6 +26,7 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/store/plan"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 func main() {
@@ -42,7 +43,7 @@ func run(ctx context.Context, path string, last int) error {
 	if _, err := os.Stat(path); err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, path)
+	db, err := sqlite.Open(ctx, path)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // backups writes into an estate warehouse the msdb backup history of the
@@ -31,7 +32,7 @@ func backups(ctx context.Context, f *fleet, path string, n int, stdout io.Writer
 		return fmt.Errorf("backups: %w (build the estate first)", err)
 	}
 	start := time.Now()
-	db, err := store.Open(ctx, path)
+	db, err := sqlite.Open(ctx, path)
 	if err != nil {
 		return err
 	}

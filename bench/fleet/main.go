@@ -55,6 +55,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/csv"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 func main() {
@@ -328,7 +329,7 @@ func build(ctx context.Context, f *fleet, path string, stdout, stderr io.Writer)
 		return fmt.Errorf("build: %s exists; choose a new file", path)
 	}
 	start := time.Now()
-	db, err := store.Open(ctx, path)
+	db, err := sqlite.Open(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -337,7 +338,7 @@ func build(ctx context.Context, f *fleet, path string, stdout, stderr io.Writer)
 	// One import per chunk of instances: each commits its batches as it
 	// goes (store.BatchSize records a transaction) and records its run.
 	const chunk = 100
-	var im *store.Import
+	var im *sqlite.Import
 	commit := func() error {
 		if im == nil {
 			return nil
@@ -424,7 +425,7 @@ func build(ctx context.Context, f *fleet, path string, stdout, stderr io.Writer)
 
 // analyze times analysis.Run alone, with the Go heap's peak sampled every 50 ms.
 func analyze(ctx context.Context, path, prof string, stdout io.Writer) error {
-	db, err := store.Open(ctx, path)
+	db, err := sqlite.Open(ctx, path)
 	if err != nil {
 		return err
 	}

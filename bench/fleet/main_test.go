@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
-	_ "modernc.org/sqlite"
-
 	"github.com/restorewatch/restorewatch/ingest/errorlog"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/plan"
+	"github.com/restorewatch/restorewatch/store/sqlite"
+	_ "modernc.org/sqlite"
 )
 
 // small is an estate small enough for a test: 6 instances over a few days,
@@ -325,7 +325,7 @@ func TestEstateBackupsMakePlans(t *testing.T) {
 	if !strings.Contains(out, "of 6 source servers") {
 		t.Errorf("backups: %q", out)
 	}
-	db, err := store.Open(ctx, path)
+	db, err := sqlite.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/push"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // CollectCmd collects from live SQL Server instances (SPEC §3.1).
@@ -138,13 +139,13 @@ func configuredTags(cfg *mssql.Config) func(string) map[string]string {
 	}
 }
 
-func runCollector(ctx context.Context, m *Main, db *store.DB, path string, once bool, opt analysis.Options) error {
+func runCollector(ctx context.Context, m *Main, db *sqlite.DB, path string, once bool, opt analysis.Options) error {
 	return runCollectorWith(ctx, m, db, path, once, collector.Options{Once: once, Logger: m.Logger, Analysis: opt})
 }
 
 // runCollectorWith runs the collector with copt, and the retention of
 // the configuration beside it.
-func runCollectorWith(ctx context.Context, m *Main, db *store.DB, path string, once bool, copt collector.Options) error {
+func runCollectorWith(ctx context.Context, m *Main, db *sqlite.DB, path string, once bool, copt collector.Options) error {
 	cfg, err := loadConfig(path)
 	if err != nil {
 		return store.Errorf(store.EINVALID, "%v", err)

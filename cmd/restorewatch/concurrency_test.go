@@ -20,7 +20,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/ingest/demo"
-	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // busy are the words of SQLite's lock errors; neither a page nor a log line
@@ -218,7 +218,7 @@ func TestImportsWhileServing(t *testing.T) {
 // importFiles opens the warehouse, imports the files in order through
 // ingest.ImportFile (as `restorewatch import` does) and closes it.
 func importFiles(ctx context.Context, path string, files []demo.File) error {
-	db, err := store.Open(ctx, path)
+	db, err := sqlite.Open(ctx, path)
 	if err != nil {
 		return err
 	}

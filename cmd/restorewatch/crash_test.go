@@ -22,6 +22,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 const historyHeader = "instance,restore_history_id,restore_date,destination_database_name,user_name,restore_type,replace,recovery,stop_at,device_count,backup_set_uuid,family_guid,source_server_name,source_machine_name,source_database_name,backup_type,backup_start_date,backup_finish_date,first_lsn,last_lsn,backup_size,compressed_backup_size,software_major_version,software_minor_version,software_build_version,is_copy_only,has_backup_checksums,key_algorithm,media_family_count,device_type,physical_device_names"
@@ -50,7 +51,7 @@ func writeHistory(t *testing.T, path string, n int) {
 // counts reads what the warehouse holds after a crash, checking integrity.
 func counts(t *testing.T, path string) (history, restores, dirty int) {
 	t.Helper()
-	db, err := store.Open(context.Background(), path)
+	db, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		t.Fatalf("reopen after kill: %v", err)
 	}
@@ -156,7 +157,7 @@ func TestKilledImportEqualsCleanImport(t *testing.T) {
 		}
 	}
 	base := filepath.Join(dir, "base.db")
-	db, err := store.Open(ctx, base)
+	db, err := sqlite.Open(ctx, base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +385,7 @@ func dumpWarehouse(t *testing.T, path string) map[string][]string {
 	// Through store, as the pages and the CLI read them: every restore
 	// visible in the fleet-wide orders (restore_scan), each regression's
 	// known issues and hours lost.
-	db, err := store.Open(ctx, path)
+	db, err := sqlite.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}

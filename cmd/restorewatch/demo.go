@@ -11,6 +11,7 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/store/human"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // DemoCmd writes a realistic demo fleet as real files and imports them.
@@ -41,7 +42,7 @@ func (c *DemoCmd) Run(ctx context.Context, m *Main) error {
 // loadDemo fills an empty warehouse with the demo fleet and analyses it
 // with opt (the caller's --ratio, --min-each, --alpha); it refuses one that
 // has data, so a real warehouse is never mixed with made-up restores.
-func loadDemo(ctx context.Context, m *Main, db *store.DB, c *DemoCmd, opt analysis.Options) (demo.Summary, error) {
+func loadDemo(ctx context.Context, m *Main, db *sqlite.DB, c *DemoCmd, opt analysis.Options) (demo.Summary, error) {
 	n, err := db.CountAllRestores(ctx)
 	if err != nil {
 		return demo.Summary{}, err

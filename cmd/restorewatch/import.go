@@ -11,13 +11,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
-
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/ingest/csv"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/human"
+	"github.com/restorewatch/restorewatch/store/sqlite"
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
 )
 
 // ImportCmd imports offline files (SPEC §3.2): any number of files, folders
@@ -151,7 +151,7 @@ func isKindWord(s string) bool { _, err := ingest.ParseKind(s); return err == ni
 // warehouse opens the warehouse, or for --dry-run a scratch copy of it that
 // is deleted afterwards, so the run derives and counts exactly what a real
 // import would while the warehouse itself is never written (nor created).
-func (c *ImportCmd) warehouse(ctx context.Context, m *Main) (*store.DB, func(), error) {
+func (c *ImportCmd) warehouse(ctx context.Context, m *Main) (*sqlite.DB, func(), error) {
 	if !c.DryRun {
 		db, err := m.openDB(ctx)
 		return db, func() {}, err
@@ -177,7 +177,7 @@ func (c *ImportCmd) warehouse(ctx context.Context, m *Main) (*store.DB, func(), 
 		}
 		// A copy of the files, not VACUUM INTO: rebuilding every index into
 		// the copy was most of a large warehouse's dry run.
-		if err := store.CopyFiles(ctx, m.cli.DB, scratch); err != nil {
+		if err := sqlite.CopyFiles(ctx, m.cli.DB, scratch); err != nil {
 			cleanup()
 			return nil, nil, err
 		}
@@ -185,7 +185,7 @@ func (c *ImportCmd) warehouse(ctx context.Context, m *Main) (*store.DB, func(), 
 		cleanup()
 		return nil, nil, err
 	}
-	db, err := store.Open(ctx, scratch)
+	db, err := sqlite.Open(ctx, scratch)
 	if err != nil {
 		cleanup()
 		return nil, nil, err

@@ -19,9 +19,9 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
-
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=…".
@@ -58,7 +58,7 @@ type Main struct {
 
 	cli    CLI
 	kctx   *kong.Context
-	db     *store.DB
+	db     *sqlite.DB
 	closer []func() error
 	// analysis is the command's analysis options (its flags, its
 	// configuration), which completePending analyses with as an import
@@ -128,7 +128,7 @@ func (m *Main) Close() error {
 // openExisting opens the warehouse for a command that only reads it (or,
 // like analyze, needs what is in it): a missing file is an error that says
 // how to make one, never a new empty warehouse left behind.
-func (m *Main) openExisting(ctx context.Context) (*store.DB, error) {
+func (m *Main) openExisting(ctx context.Context) (*sqlite.DB, error) {
 	if m.db == nil {
 		if _, err := os.Stat(m.cli.DB); errors.Is(err, fs.ErrNotExist) {
 			return nil, store.Errorf(store.ENOTFOUND, "no warehouse at %s: run \"restorewatch import …\" or \"restorewatch demo\"", m.cli.DB)
@@ -139,17 +139,17 @@ func (m *Main) openExisting(ctx context.Context) (*store.DB, error) {
 
 // openDB opens the warehouse once per run, creating it when it does not
 // exist: for the commands that write (import, demo, serve, collect).
-func (m *Main) openDB(ctx context.Context) (*store.DB, error) {
+func (m *Main) openDB(ctx context.Context) (*sqlite.DB, error) {
 	if m.db != nil {
 		return m.db, nil
 	}
 	// An upgrade migrates existing data before anything else happens: say
 	// so, or a large warehouse looks hung.
-	if v, err := store.WarehouseSchema(ctx, m.cli.DB); err == nil && v > 0 && v < store.SchemaVersion() {
+	if v, err := sqlite.WarehouseSchema(ctx, m.cli.DB); err == nil && v > 0 && v < sqlite.SchemaVersion() {
 		fmt.Fprintf(m.Stderr, "upgrading the warehouse %s from schema %d to %d (a large warehouse takes a while)\n",
-			m.cli.DB, v, store.SchemaVersion())
+			m.cli.DB, v, sqlite.SchemaVersion())
 	}
-	db, err := store.Open(ctx, m.cli.DB)
+	db, err := sqlite.Open(ctx, m.cli.DB)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func (m *Main) openDB(ctx context.Context) (*store.DB, error) {
 // crashed run left marked pending: derivation, the indexes a large import
 // dropped, and the analysis of the restores derived since the last one,
 // with the command's analysis options as an import analyses.
-func (m *Main) completePending(ctx context.Context, db *store.DB) error {
+func (m *Main) completePending(ctx context.Context, db *sqlite.DB) error {
 	p, err := db.Pending(ctx)
 	if err != nil || !p.Any() {
 		return err
@@ -250,7 +250,7 @@ type VersionCmd struct{}
 
 // Run implements the command.
 func (c *VersionCmd) Run(m *Main) error {
-	fmt.Fprintf(m.Stdout, "restorewatch %s (schema %d)\n", Version, store.SchemaVersion())
+	fmt.Fprintf(m.Stdout, "restorewatch %s (schema %d)\n", Version, sqlite.SchemaVersion())
 	return nil
 }
 

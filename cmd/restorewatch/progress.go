@@ -6,9 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/schollz/progressbar/v3"
 )
 
 // phaseBars draws the warehouse's Progress reports on a terminal, one bar

@@ -14,7 +14,6 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
-
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/web"
 )

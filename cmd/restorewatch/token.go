@@ -13,6 +13,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/push"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/web"
 )
 
@@ -121,7 +122,7 @@ func (c *TokenRevokeCmd) Run(ctx context.Context, m *Main) error {
 // import ingest).
 type pushSink struct{ *push.Receiver }
 
-func newPushSink(db *store.DB, opt analysis.Options, log *slog.Logger) pushSink {
+func newPushSink(db *sqlite.DB, opt analysis.Options, log *slog.Logger) pushSink {
 	return pushSink{push.NewReceiver(db, ingest.LoaderOptions{Analysis: opt}, log)}
 }
 

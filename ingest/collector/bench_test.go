@@ -19,6 +19,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/mssql/mssqltest"
 	"github.com/restorewatch/restorewatch/ingest/mssql/tdstest"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // BenchmarkPass500 measures one --once pass over 500 instances at
@@ -55,7 +56,7 @@ func BenchmarkPass500(b *testing.B) {
 			var cpu float64
 			for b.Loop() {
 				b.StopTimer()
-				db, err := store.Open(context.Background(), b.TempDir()+"/bench.db")
+				db, err := sqlite.Open(context.Background(), b.TempDir()+"/bench.db")
 				if err != nil {
 					b.Fatal(err)
 				}

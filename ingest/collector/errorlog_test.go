@@ -13,6 +13,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/mssql/mssqltest"
 	"github.com/restorewatch/restorewatch/ingest/mssql/tdstest"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // fixtureHistory is what msdb holds for the Sales restores of the fixture.
@@ -75,7 +76,7 @@ func TestErrorLogMatchesFileImport(t *testing.T) {
 	text := string(b)
 	const name = `SQLPROD01\PROD` // as the log's "Server name is" line says
 
-	fileDB, err := store.Open(ctx, t.TempDir()+"/file.db")
+	fileDB, err := sqlite.Open(ctx, t.TempDir()+"/file.db")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/mssql/mssqltest"
 	"github.com/restorewatch/restorewatch/ingest/mssql/tdstest"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // The password is chosen to need escaping in a URL and to be easy to find
@@ -36,7 +37,7 @@ var base = time.Date(2026, 3, 2, 6, 0, 0, 0, time.UTC)
 // fleet is a warehouse plus scripted instances served over TDS.
 type fleet struct {
 	t    *testing.T
-	db   *store.DB
+	db   *sqlite.DB
 	path string
 	cfg  *mssql.Config
 	inst map[string]*mssqltest.Instance
@@ -53,7 +54,7 @@ func newFleet(t *testing.T) *fleet {
 	t.Setenv(passEnv, testPass)
 	t.Setenv(wrongEnv, wrongPass)
 	path := t.TempDir() + "/warehouse.db"
-	db, err := store.Open(context.Background(), path)
+	db, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,12 +15,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	stdcsv "encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-
-	stdcsv "encoding/csv"
 
 	"github.com/restorewatch/restorewatch/ingest/textenc"
 	"github.com/restorewatch/restorewatch/store"

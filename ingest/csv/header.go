@@ -1,13 +1,12 @@
 package csv
 
 import (
+	stdcsv "encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"regexp"
 	"strings"
-
-	stdcsv "encoding/csv"
 
 	"github.com/restorewatch/restorewatch/store"
 )

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	_ "github.com/microsoft/go-mssqldb"
-
 	"github.com/restorewatch/restorewatch/ingest/csv"
 	"github.com/restorewatch/restorewatch/ingest/mssql/mssqltest"
 	"github.com/restorewatch/restorewatch/store"

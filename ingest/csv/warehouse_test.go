@@ -10,10 +10,11 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest/csv"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // importReal imports one dbatools fixture into db and returns the summary.
-func importReal(t *testing.T, db *store.DB, name string) store.ImportSummary {
+func importReal(t *testing.T, db *sqlite.DB, name string) store.ImportSummary {
 	t.Helper()
 	f, err := os.Open(filepath.Join(realworld, name))
 	if err != nil {
@@ -42,7 +43,7 @@ func importReal(t *testing.T, db *store.DB, name string) store.ImportSummary {
 // imported.
 func TestDbatoolsIntoWarehouse(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

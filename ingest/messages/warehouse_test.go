@@ -8,11 +8,12 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest/messages"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // importFile parses one realworld file into the warehouse, as the import
 // command does, and returns the summary.
-func importFile(t *testing.T, db *store.DB, name string, opt messages.Options) store.ImportSummary {
+func importFile(t *testing.T, db *sqlite.DB, name string, opt messages.Options) store.ImportSummary {
 	t.Helper()
 	ctx := context.Background()
 	f, err := os.Open(filepath.Join(realworld, name))
@@ -44,7 +45,7 @@ func importFile(t *testing.T, db *store.DB, name string, opt messages.Options) s
 // added a second, dated copy of each beside the invisible one.)
 func TestUntimedNeverStoredInvisibly(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	mssql "github.com/microsoft/go-mssqldb"
-
 	"github.com/restorewatch/restorewatch/store"
 )
 

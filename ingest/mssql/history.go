@@ -8,7 +8,6 @@ import (
 	"time"
 
 	mssql "github.com/microsoft/go-mssqldb"
-
 	"github.com/restorewatch/restorewatch/store"
 )
 

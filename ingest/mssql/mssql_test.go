@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/microsoft/go-mssqldb/msdsn"
-
 	"github.com/restorewatch/restorewatch/ingest/mssql"
 	"github.com/restorewatch/restorewatch/store"
 )

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	mssqldb "github.com/microsoft/go-mssqldb"
-
 	"github.com/restorewatch/restorewatch/ingest/mssql"
 	"github.com/restorewatch/restorewatch/ingest/mssql/mssqltest"
 	"github.com/restorewatch/restorewatch/store"

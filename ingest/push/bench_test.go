@@ -13,6 +13,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/mssql/mssqltest"
 	"github.com/restorewatch/restorewatch/ingest/push"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // BenchmarkPushApply measures the central side of collect --push: batches
@@ -24,7 +25,7 @@ import (
 //	go test ./ingest/push -run '^$' -bench PushApply -benchtime 20x
 func BenchmarkPushApply(b *testing.B) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(b.TempDir(), "central.db"))
+	db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "central.db"))
 	if err != nil {
 		b.Fatal(err)
 	}

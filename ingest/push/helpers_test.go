@@ -19,6 +19,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/errorlog"
 	"github.com/restorewatch/restorewatch/ingest/push"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/web"
 )
 
@@ -72,10 +73,10 @@ func feed(c *store.Collect) func(store.Sink) error {
 	}
 }
 
-func openDB(t *testing.T) (*store.DB, string) {
+func openDB(t *testing.T) (*sqlite.DB, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "central.db")
-	db, err := store.Open(context.Background(), path)
+	db, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func (s sink) Push(ctx context.Context, collector string, r io.Reader) (web.Push
 
 // central serves a real web.Server with the receiver over TLS. reads
 // counts the calls the server made to read request bodies.
-func central(t *testing.T, db *store.DB) (ts *httptest.Server, reads *atomic.Int64) {
+func central(t *testing.T, db *sqlite.DB) (ts *httptest.Server, reads *atomic.Int64) {
 	t.Helper()
 	srv := web.New(web.Config{DB: db, Push: sink{push.NewReceiver(db, ingest.LoaderOptions{}, nil)}})
 	reads = new(atomic.Int64)

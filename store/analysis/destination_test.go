@@ -9,6 +9,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // TestRegressionOnMovedDataFiles: a restore that slows when its data files
@@ -16,7 +17,7 @@ import (
 // changed.
 func TestRegressionOnMovedDataFiles(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

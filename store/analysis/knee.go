@@ -1,8 +1,6 @@
 package analysis
 
-import (
-	"github.com/restorewatch/restorewatch/store"
-)
+import "github.com/restorewatch/restorewatch/store"
 
 // Knee detection. Throughput is read as percent per second between
 // consecutive samples; the knee is the sample after which the rate stays

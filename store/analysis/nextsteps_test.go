@@ -11,6 +11,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 func facts(steps []analysis.NextStep) []string {
@@ -64,7 +65,7 @@ func TestNextStepsFollowWhatIsMissing(t *testing.T) {
 // not asked for, those they lack (loaded modules) are.
 func TestRegressionNextStepsOnAGeneratedRegression(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "steps.db"))
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "steps.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,15 +12,16 @@ import (
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // runFleet writes 8 instances × 2 databases of daily full restores, 20 each,
 // through the import API. SQL03/Sales slows to 0.4× from its 13th restore,
 // when its backups start coming from a newer source build.
-func runFleet(t *testing.T) *store.DB {
+func runFleet(t *testing.T) *sqlite.DB {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "run.db"))
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "run.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestLoadSeriesReadsTheSameEitherWay(t *testing.T) {
 	}
 }
 
-func listSeries(t *testing.T, db *store.DB) []store.Series {
+func listSeries(t *testing.T, db *sqlite.DB) []store.Series {
 	t.Helper()
 	s, err := db.ListSeries(context.Background(), store.SeriesFilter{})
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/restorewatch/restorewatch/store"
 )
 
 // timeline answers "what did the instance look like at local time t": the
@@ -96,8 +98,8 @@ func build(h *History, l, m, dba *Log, semantics string, tl *timeline) *Derived 
 	if h != nil {
 		d.Key = h.ID
 		r.Database = h.DB
-		r.Kind, _ = KindOfRestoreType(h.RestoreType)
-		sources = append(sources, string(SourceHistory))
+		r.Kind, _ = store.KindOfRestoreType(h.RestoreType)
+		sources = append(sources, string(store.SourceHistory))
 	} else {
 		d.Key = -l.ID
 		r.Database = l.DB
@@ -134,7 +136,7 @@ type engineFacts struct {
 
 // engineOf reads the engine's facts from the log, else the client output,
 // and dbatools' measure; it sets the stated MB/s and adds the sources.
-func engineOf(r *Restore, l, m, dba *Log, sources *[]string) engineFacts {
+func engineOf(r *store.Restore, l, m, dba *Log, sources *[]string) engineFacts {
 	var e engineFacts
 	for _, x := range []*Log{l, m} {
 		if x == nil {
@@ -171,18 +173,18 @@ func engineOf(r *Restore, l, m, dba *Log, sources *[]string) engineFacts {
 
 // durationOf sets the duration by trust (SPEC §4); zero or negative is
 // unknown, never 1 s.
-func durationOf(r *Restore, e engineFacts, h *History, semantics string) {
-	r.DurationSource = DurationUnknown
+func durationOf(r *store.Restore, e engineFacts, h *History, semantics string) {
+	r.DurationSource = store.DurationUnknown
 	switch {
 	case e.seconds > 0:
-		r.DurationS, r.DurationSource = ptr(e.seconds), DurationEngine
+		r.DurationS, r.DurationSource = ptr(e.seconds), store.DurationEngine
 	case e.completed != nil && h != nil && semantics == "start" && *e.completed > h.RestoreLocal:
-		r.DurationS, r.DurationSource = ptr(float64(*e.completed-h.RestoreLocal)/1000), DurationCompletion
+		r.DurationS, r.DurationSource = ptr(float64(*e.completed-h.RestoreLocal)/1000), store.DurationCompletion
 	case e.dbatools > 0:
 		// Measured around the one statement: tighter than a job step's.
-		r.DurationS, r.DurationSource = ptr(e.dbatools), DurationDbatools
+		r.DurationS, r.DurationSource = ptr(e.dbatools), store.DurationDbatools
 	case e.upper > 0:
-		r.DurationS, r.DurationSource = ptr(e.upper), DurationAgent
+		r.DurationS, r.DurationSource = ptr(e.upper), store.DurationAgent
 	}
 }
 
@@ -202,7 +204,7 @@ func timesOf(d *Derived, e engineFacts, h *History, semantics string, tl *timeli
 		f := h.RestoreLocal + int64(*r.DurationS*1000)
 		finished = &f
 	}
-	if finished != nil && r.DurationS != nil && r.DurationSource != DurationAgent && r.DurationSource != DurationDbatools {
+	if finished != nil && r.DurationS != nil && r.DurationSource != store.DurationAgent && r.DurationSource != store.DurationDbatools {
 		s := *finished - int64(*r.DurationS*1000)
 		started = &s
 	} else if h != nil && semantics == "start" {
@@ -244,7 +246,7 @@ func timesOf(d *Derived, e engineFacts, h *History, semantics string, tl *timeli
 
 // sizesOf sets the sizes — the backup set's, counted once whatever the
 // stripes, else the pages of message 3014 — and the throughput they give.
-func sizesOf(r *Restore, e engineFacts, h *History) {
+func sizesOf(r *store.Restore, e engineFacts, h *History) {
 	if h != nil && h.BackupSize.Valid {
 		r.BackupBytes = ptr(h.BackupSize.Int64)
 		r.SizeSource = "backup_size"
@@ -260,22 +262,22 @@ func sizesOf(r *Restore, e engineFacts, h *History) {
 	}
 	// The time throughput divides by: the engine's, as its MB/sec implies,
 	// when that is the more precise (ThroughputEngine).
-	elapsed, src := *r.DurationS, ThroughputDuration
+	elapsed, src := *r.DurationS, store.ThroughputDuration
 	switch {
-	case r.DurationSource != DurationEngine || e.pages <= 0 || r.EngineMBps == nil:
-	case !EngineRateAgrees(e.pages, e.seconds, *r.EngineMBps):
+	case r.DurationSource != store.DurationEngine || e.pages <= 0 || r.EngineMBps == nil:
+	case !store.EngineRateAgrees(e.pages, e.seconds, *r.EngineMBps):
 		// The stated MB/sec is not what its own pages and seconds give (a
 		// typo in a pasted line): the computed figure holds.
-		src = ThroughputRecomputed
+		src = store.ThroughputRecomputed
 	case *r.EngineMBps > e.seconds:
-		elapsed, src = float64(e.pages)*8192/mib / *r.EngineMBps, ThroughputEngine
+		elapsed, src = float64(e.pages)*8192/mib / *r.EngineMBps, store.ThroughputEngine
 	}
 	switch {
 	case r.BackupBytes != nil && *r.BackupBytes > 0:
 		r.LogicalMiBps = ptr(float64(*r.BackupBytes) / mib / elapsed)
 	case e.pages > 0:
 		r.LogicalMiBps = ptr(float64(e.pages) * 8192 / mib / elapsed)
-		if src == ThroughputEngine {
+		if src == store.ThroughputEngine {
 			r.LogicalMiBps = ptr(*r.EngineMBps) // the same, without the round trip
 		}
 		r.SizeSource = "pages_3014"
@@ -291,7 +293,7 @@ func sizesOf(r *Restore, e engineFacts, h *History) {
 // historyFacts sets what msdb's row says of the backup: its source server,
 // database and build, family, compression, encryption, checksum, copy-only,
 // user and destination files.
-func historyFacts(r *Restore, h *History) {
+func historyFacts(r *store.Restore, h *History) {
 	r.SourceServer = h.SourceServer
 	r.SourceDatabase = h.SourceDB
 	if h.Major.Valid && h.Minor.Valid && h.Build.Valid {
@@ -326,7 +328,7 @@ func historyFacts(r *Restore, h *History) {
 // devicesOf sets the devices, their kind and stripes, and the buffer
 // settings of trace flag 3213. The error log names what this restore read;
 // msdb's physical_device_name may be the backup's original destination.
-func devicesOf(r *Restore, h *History, l *Log) {
+func devicesOf(r *store.Restore, h *History, l *Log) {
 	var devType string
 	var hDevType sql.NullInt64
 	switch {
@@ -339,7 +341,7 @@ func devicesOf(r *Restore, h *History, l *Log) {
 	if h != nil && !hDevType.Valid {
 		hDevType = h.DeviceType
 	}
-	r.DeviceKind = DeviceKindOf(r.Devices, devType, hDevType)
+	r.DeviceKind = store.DeviceKindOf(r.Devices, devType, hDevType)
 	switch {
 	case h != nil && h.MediaFamilies.Valid:
 		r.Stripes = ptr(h.MediaFamilies.Int64)
@@ -366,7 +368,7 @@ func devicesOf(r *Restore, h *History, l *Log) {
 
 // hostFacts sets what the instance was when the restore started (ref,
 // local): its build, IFI, cores, memory, trace flags and modules.
-func hostFacts(r *Restore, tl *timeline, ref int64) {
+func hostFacts(r *store.Restore, tl *timeline, ref int64) {
 	st, ok := tl.state(ref)
 	if !ok {
 		return

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/restorewatch/restorewatch/store"
 )
 
 // Instance is the outcome of derivation for one instance.
@@ -22,7 +24,7 @@ type Instance struct {
 	// completion stamp or --at, a Restore-DbaDatabase row that pairs with
 	// no history row (or with several). They stay stored, to be dated by a
 	// later import.
-	Untimed map[Source]int
+	Untimed map[store.Source]int
 }
 
 // Derived is one restore and the facts it was derived from.
@@ -34,7 +36,7 @@ type Derived struct {
 	Log      *Log // the error-log (or only) log record
 	Client   *Log // client output merged into Log
 	Dbatools *Log // the Restore-DbaDatabase row paired with History
-	Restore  Restore
+	Restore  store.Restore
 	AtUTC    int64 // Restore.At, Unix ms
 	// The restore's instants, Unix ms UTC and local: an int64, or nil when
 	// unknown (the warehouse writes them as they are).
@@ -69,7 +71,7 @@ func Derive(f *Facts) Instance {
 		switch {
 		case l.Source.ErrorLog():
 			logs = append(logs, l)
-		case l.Source == SourceDbatools:
+		case l.Source == store.SourceDbatools:
 			dbatools = append(dbatools, l)
 		default:
 			clients = append(clients, l)
@@ -95,7 +97,7 @@ func Derive(f *Facts) Instance {
 	var unmatchedLogs []*Log
 	for i := range f.Logs {
 		l := &f.Logs[i]
-		if l.Source != SourceDbatools && (!used[l] || merged[l] != nil) {
+		if l.Source != store.SourceDbatools && (!used[l] || merged[l] != nil) {
 			unmatchedLogs = append(unmatchedLogs, l)
 		}
 	}
@@ -109,7 +111,7 @@ func Derive(f *Facts) Instance {
 	pairs := matchHistory(f.History, gone, unmatchedLogs, f.ReadFrom, f.NewFrom, edge)
 	timed, unpaired := pairDbatools(f.History, gone, dbatools)
 	if len(unpaired) > 0 {
-		out.Untimed = map[Source]int{SourceDbatools: len(unpaired)}
+		out.Untimed = map[store.Source]int{store.SourceDbatools: len(unpaired)}
 	}
 	// 3. restore_date semantics, measured on pairs with engine seconds.
 	var startVotes, endVotes int
@@ -167,7 +169,7 @@ func Derive(f *Facts) Instance {
 			continue
 		}
 		if out.Untimed == nil {
-			out.Untimed = map[Source]int{}
+			out.Untimed = map[store.Source]int{}
 		}
 		out.Untimed[l.Source]++
 	}
@@ -312,7 +314,7 @@ func pairDbatools(hist []History, gone []bool, rows []*Log) (map[int]*Log, []*Lo
 				if pairs[hi] != nil {
 					continue
 				}
-				if k, _ := KindOfRestoreType(hist[hi].RestoreType); x.Kind != KindFull && x.Kind != k {
+				if k, _ := store.KindOfRestoreType(hist[hi].RestoreType); x.Kind != store.KindFull && x.Kind != k {
 					continue
 				}
 				fit, n = hi, n+1
@@ -408,8 +410,8 @@ func matchHistory(hist []History, gone []bool, logs []*Log, readFrom, newFrom in
 	var found []int
 	for hi := range hist {
 		h := &hist[hi]
-		hk, ok := KindOfRestoreType(h.RestoreType)
-		if !ok || hk == KindVerify || gone != nil && gone[hi] {
+		hk, ok := store.KindOfRestoreType(h.RestoreType)
+		if !ok || hk == store.KindVerify || gone != nil && gone[hi] {
 			continue
 		}
 		d := byDB[strings.ToLower(h.DB)]
@@ -431,7 +433,7 @@ func matchHistory(hist []History, gone []bool, logs []*Log, readFrom, newFrom in
 		slices.Sort(found)
 		for _, i := range found {
 			l := d.all[i]
-			if l.Kind != hk && !(l.Kind == KindFullOrDiff && (hk == KindFull || hk == KindDiff)) {
+			if l.Kind != hk && !(l.Kind == store.KindFullOrDiff && (hk == store.KindFull || hk == store.KindDiff)) {
 				continue
 			}
 			diff := l.Completed.Int64 - h.RestoreLocal

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/derive"
 )
 
@@ -24,13 +25,13 @@ func f64(v float64) sql.NullFloat64 { return sql.NullFloat64{Float64: v, Valid: 
 func full(id, hid int64) derive.History {
 	return derive.History{ID: id, HID: hid, RestoreLocal: ms("2023-11-24 13:00:00.000"), HistoryFacts: derive.HistoryFacts{
 		DB: "Sales", RestoreType: "D", BackupType: "D", FirstLSN: "100", LastLSN: "200", BackupSize: i64(1 << 30),
-		Devices: []string{`\\nas\sql\Sales.bak`}, Source: derive.SourceHistory}}
+		Devices: []string{`\\nas\sql\Sales.bak`}, Source: store.SourceHistory}}
 }
 
 // completion is the error log's completion line of that restore, 60 s of
 // engine time later.
 func completion(id int64) derive.Log {
-	return derive.Log{ID: id, Source: derive.SourceErrorLog, DB: "Sales", Kind: derive.KindFull, MessageID: 18267,
+	return derive.Log{ID: id, Source: store.SourceErrorLog, DB: "Sales", Kind: store.KindFull, MessageID: 18267,
 		Completed: i64(ms("2023-11-24 13:01:00.000")), Offset: i64(60), FirstLSN: "100", LastLSN: "200",
 		Has3014: true, Pages: i64(131072), Seconds: f64(60), MBps: f64(17.066)}
 }
@@ -41,7 +42,7 @@ func completion(id int64) derive.Log {
 func TestDeriveWithoutADatabase(t *testing.T) {
 	verify := full(3, 12)
 	verify.RestoreType = "V"
-	dba := derive.Log{ID: 8, Source: derive.SourceDbatools, DB: "sales", Kind: derive.KindFull,
+	dba := derive.Log{ID: 8, Source: store.SourceDbatools, DB: "sales", Kind: store.KindFull,
 		Devices: []string{`\\NAS\sql\sales.bak`}, UpperBound: f64(61)}
 	out := derive.Derive(&derive.Facts{History: []derive.History{full(1, 11), verify}, Logs: []derive.Log{completion(5), dba}})
 	if len(out.Restores) != 1 || len(out.Untimed) != 0 {
@@ -52,13 +53,13 @@ func TestDeriveWithoutADatabase(t *testing.T) {
 	if d.Key != 1 || d.History.ID != 1 || d.Log.ID != 5 || d.Dbatools == nil || d.Dbatools.ID != 8 {
 		t.Errorf("evidence: key %d, history %v, log %v, dbatools %v", d.Key, d.History, d.Log, d.Dbatools)
 	}
-	if r.DurationS == nil || *r.DurationS != 60 || r.DurationSource != derive.DurationEngine {
+	if r.DurationS == nil || *r.DurationS != 60 || r.DurationSource != store.DurationEngine {
 		t.Errorf("duration %v from %q, want 60 s from the engine (dbatools' 61 s is only a bound)", r.DurationS, r.DurationSource)
 	}
 	if want := ms("2023-11-24 12:01:00.000"); d.AtUTC != want || !r.OffsetKnown {
 		t.Errorf("at %d (offset known %v), want %d: the completion line's time less its +60 min", d.AtUTC, r.OffsetKnown, want)
 	}
-	if r.Sources != "history+errorlog+dbatools" || r.Kind != derive.KindFull || r.DeviceKind != derive.DeviceUNC {
+	if r.Sources != "history+errorlog+dbatools" || r.Kind != store.KindFull || r.DeviceKind != store.DeviceUNC {
 		t.Errorf("sources %q, kind %q, device kind %q", r.Sources, r.Kind, r.DeviceKind)
 	}
 }
@@ -101,14 +102,14 @@ func TestDeriveCountsWhatItCannotPlace(t *testing.T) {
 	a, b := full(1, 11), full(2, 12)
 	b.RestoreLocal = ms("2023-11-25 13:00:00.000")
 	b.FirstLSN, b.LastLSN = "300", "400"
-	dba := derive.Log{ID: 7, Source: derive.SourceDbatools, DB: "Sales", Kind: derive.KindFull,
+	dba := derive.Log{ID: 7, Source: store.SourceDbatools, DB: "Sales", Kind: store.KindFull,
 		Devices: []string{`\\nas\sql\Sales.bak`}, UpperBound: f64(42)}
 	lost := dba
 	lost.ID, lost.Devices = 8, []string{`\\nas\sql\Other.bak`}
-	msg := derive.Log{ID: 9, Source: derive.SourceMessages, DB: "Sales", Kind: derive.KindLog, Has3014: true,
+	msg := derive.Log{ID: 9, Source: store.SourceMessages, DB: "Sales", Kind: store.KindLog, Has3014: true,
 		Pages: i64(10), Seconds: f64(0.2)}
 	out := derive.Derive(&derive.Facts{History: []derive.History{a, b}, Logs: []derive.Log{dba, lost, msg}})
-	if len(out.Restores) != 2 || out.Untimed[derive.SourceDbatools] != 2 || out.Untimed[derive.SourceMessages] != 1 {
+	if len(out.Restores) != 2 || out.Untimed[store.SourceDbatools] != 2 || out.Untimed[store.SourceMessages] != 1 {
 		t.Errorf("%d restores, untimed %v; want 2, dbatools 2, messages 1", len(out.Restores), out.Untimed)
 	}
 	for _, d := range out.Restores {
@@ -117,7 +118,7 @@ func TestDeriveCountsWhatItCannotPlace(t *testing.T) {
 		}
 	}
 	out = derive.Derive(&derive.Facts{History: []derive.History{a}, Logs: []derive.Log{dba}})
-	if r := out.Restores[0].Restore; r.DurationS == nil || *r.DurationS != 42 || r.DurationSource != derive.DurationDbatools || len(out.Untimed) != 0 {
+	if r := out.Restores[0].Restore; r.DurationS == nil || *r.DurationS != 42 || r.DurationSource != store.DurationDbatools || len(out.Untimed) != 0 {
 		t.Errorf("one fit: duration %v from %q, untimed %v; want 42 s from dbatools", r.DurationS, r.DurationSource, out.Untimed)
 	}
 }

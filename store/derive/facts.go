@@ -1,6 +1,10 @@
 package derive
 
-import "database/sql"
+import (
+	"database/sql"
+
+	"github.com/restorewatch/restorewatch/store"
+)
 
 // Facts are one instance's raw records, as the warehouse stored them:
 // derivation's whole input. Times are the instance's local wall clock in
@@ -42,7 +46,7 @@ type History struct {
 type HistoryFacts struct {
 	DB, User, RestoreType, UUID, Family, SourceServer, SourceMachine, SourceDB, BackupType string
 	FirstLSN, LastLSN, KeyAlgorithm                                                        string
-	Source                                                                                 Source
+	Source                                                                                 store.Source
 	Replace, Recovery, CopyOnly, Checksums                                                 sql.NullBool
 	StopAt, DeviceCount, BackupStart, BackupFinish                                         sql.NullInt64
 	BackupSize, Compressed, Major, Minor, Build                                            sql.NullInt64
@@ -54,9 +58,9 @@ type HistoryFacts struct {
 // output, an Agent step or a Restore-DbaDatabase row.
 type Log struct {
 	ID                            int64
-	Source                        Source
+	Source                        store.Source
 	DB                            string
-	Kind                          Kind
+	Kind                          store.Kind
 	MessageID                     int
 	Completed, Offset             sql.NullInt64
 	FirstLSN, LastLSN, DeviceType string
@@ -65,7 +69,7 @@ type Log struct {
 	Has3014                       bool
 	Pages                         sql.NullInt64
 	Seconds, MBps, UpperBound     sql.NullFloat64
-	Buffer                        *BufferConfig
+	Buffer                        *store.BufferConfig
 	// LSNRowsRead, in a window (Facts.Components), says that no history
 	// row before the facts read states this line's LSNs: a row it could
 	// pair with by them is among the facts read, so it reaches back only

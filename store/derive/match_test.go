@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/restorewatch/restorewatch/store"
 )
 
 // matchAll is matchHistory as it was before it searched by time and LSN:
@@ -29,8 +31,8 @@ func matchAll(hist []History, gone []bool, logs []*Log) map[int]*Log {
 	var cands []cand
 	for hi := range hist {
 		h := &hist[hi]
-		hk, ok := KindOfRestoreType(h.RestoreType)
-		if !ok || hk == KindVerify || gone != nil && gone[hi] {
+		hk, ok := store.KindOfRestoreType(h.RestoreType)
+		if !ok || hk == store.KindVerify || gone != nil && gone[hi] {
 			continue
 		}
 		for _, l := range byDB[strings.ToLower(h.DB)] {
@@ -88,9 +90,9 @@ func matchFacts(rng *rand.Rand, n int) ([]History, []bool, []*Log) {
 		if rng.IntN(5) == 0 {
 			db = strings.ToUpper(db)
 		}
-		kind, rtype := KindLog, "L"
+		kind, rtype := store.KindLog, "L"
 		if rng.IntN(3) == 0 {
-			kind, rtype = KindFull, "D"
+			kind, rtype = store.KindFull, "D"
 		}
 		lsn := rng.IntN(n/2 + 1) // repeats: the same backup restored again
 		first, last := fmt.Sprint(lsn*100), fmt.Sprint(lsn*100+99)
@@ -107,7 +109,7 @@ func matchFacts(rng *rand.Rand, n int) ([]History, []bool, []*Log) {
 			hist = append(hist, h)
 		}
 		if rng.IntN(8) > 0 {
-			l := &Log{ID: int64(i + 1), Source: SourceErrorLog, DB: db, Kind: kind}
+			l := &Log{ID: int64(i + 1), Source: store.SourceErrorLog, DB: db, Kind: kind}
 			l.Completed.Int64, l.Completed.Valid = rd+int64(secs*1000)+int64(rng.IntN(300_000))-150_000, rng.IntN(30) > 0
 			if rng.IntN(4) > 0 {
 				l.FirstLSN, l.LastLSN = first, last
@@ -152,7 +154,7 @@ func BenchmarkMatchHistory(b *testing.B) {
 			lsn := fmt.Sprint(db*1_000_000 + k)
 			hist = append(hist, History{ID: int64(len(hist) + 1), RestoreLocal: rd, HistoryFacts: HistoryFacts{
 				DB: fmt.Sprint("db", db), RestoreType: "L", FirstLSN: lsn, LastLSN: lsn + "9"}})
-			l := &Log{ID: int64(len(logs) + 1), Source: SourceErrorLog, DB: fmt.Sprint("db", db), Kind: KindLog,
+			l := &Log{ID: int64(len(logs) + 1), Source: store.SourceErrorLog, DB: fmt.Sprint("db", db), Kind: store.KindLog,
 				FirstLSN: lsn, LastLSN: lsn + "9"}
 			l.Completed.Int64, l.Completed.Valid = rd+20_000, true
 			l.Seconds.Float64, l.Seconds.Valid = 20, true

@@ -3,7 +3,7 @@ package derive_test
 import (
 	"testing"
 
-	"github.com/restorewatch/restorewatch/store/derive"
+	"github.com/restorewatch/restorewatch/store"
 )
 
 // TestEngineRateAgrees checks stated MB/sec against pages and seconds with
@@ -25,7 +25,7 @@ func TestEngineRateAgrees(t *testing.T) {
 		{482, 0.028, 134.225, true},
 		{482, 0.028, 13.4225, false}, // a digit moved
 	} {
-		if got := derive.EngineRateAgrees(tc.pages, tc.seconds, tc.mbps); got != tc.want {
+		if got := store.EngineRateAgrees(tc.pages, tc.seconds, tc.mbps); got != tc.want {
 			t.Errorf("%d pages in %.3f s at %.3f MB/sec: agrees %v, want %v", tc.pages, tc.seconds, tc.mbps, got, tc.want)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/export"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 func TestCellNeutralisesFormulas(t *testing.T) {
@@ -73,7 +74,7 @@ func TestCSVRowKeepsHostileNamesInert(t *testing.T) {
 // keep distinct times, in the warehouse's order, in JSON and in CSV.
 func TestTimesKeepTheirMilliseconds(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

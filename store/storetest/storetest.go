@@ -11,19 +11,20 @@ import (
 	"testing"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // Open creates an empty warehouse in tb's temporary folder.
-func Open(tb testing.TB) *store.DB {
+func Open(tb testing.TB) *sqlite.DB {
 	tb.Helper()
 	return OpenAt(tb, filepath.Join(tb.TempDir(), "warehouse.db"))
 }
 
 // OpenAt opens (creating if need be) the warehouse at path and closes it
 // when the test ends.
-func OpenAt(tb testing.TB, path string) *store.DB {
+func OpenAt(tb testing.TB, path string) *sqlite.DB {
 	tb.Helper()
-	db, err := store.Open(context.Background(), path)
+	db, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -33,14 +34,14 @@ func OpenAt(tb testing.TB, path string) *store.DB {
 
 // PageRestores returns one page of the restores matching f and how many
 // match, counted up to countCap (0: all), and whether that count is whole.
-func PageRestores(ctx context.Context, db *store.DB, f store.RestoreFilter, countCap int) ([]store.Restore, int, bool, error) {
+func PageRestores(ctx context.Context, db *sqlite.DB, f store.RestoreFilter, countCap int) ([]store.Restore, int, bool, error) {
 	p, err := db.Restores(ctx, store.RestoreQuery{Filter: f, CountCap: countCap})
 	return p.Restores, p.Total, p.Exact, err
 }
 
 // EachRestore calls fn for every restore matching f in series order,
 // streamed.
-func EachRestore(ctx context.Context, db *store.DB, f store.RestoreFilter, fn func(*store.Restore) error) error {
+func EachRestore(ctx context.Context, db *sqlite.DB, f store.RestoreFilter, fn func(*store.Restore) error) error {
 	_, err := db.Restores(ctx, store.RestoreQuery{Filter: f, Series: true, Each: fn})
 	return err
 }
@@ -48,7 +49,7 @@ func EachRestore(ctx context.Context, db *store.DB, f store.RestoreFilter, fn fu
 // BackupSets imports sets the way every source hands them in (one import,
 // through its Sink) and returns how many were new; a set the import
 // rejected is an EINVALID error naming it.
-func BackupSets(ctx context.Context, db *store.DB, sets []store.BackupSet) (int64, error) {
+func BackupSets(ctx context.Context, db *sqlite.DB, sets []store.BackupSet) (int64, error) {
 	im, err := db.NewImport(ctx, "test", "backups")
 	if err != nil {
 		return 0, err
