@@ -476,6 +476,9 @@ func TestSlowBodyIsCutOff(t *testing.T) {
 // An authenticated upload may take longer than the read timeout as long as
 // its chunks keep coming; one that trickles is cut off.
 func TestUploadDeadlineMovesWithEachChunk(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out upload deadlines (about 4 s): the full suite runs it")
+	}
 	_, addr := started(t, web.Config{DB: copyDemo(t), Token: "s3cret-token", ReadTimeout: 400 * time.Millisecond, UploadIdle: 1500 * time.Millisecond})
 	send := func(chunk int, pause time.Duration, total int) (int, error) {
 		pr, pw := io.Pipe()

@@ -14,6 +14,9 @@ import (
 // which close within seconds, so health checks, even from the same
 // address (a monitor on the same host), keep being answered.
 func TestOneAddressCannotStarveTheHealthCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("holds 200 connections through their timeouts (about 3 s): the full suite runs it")
+	}
 	s, addr := started(t, web.Config{DB: demoDB(t), MaxConns: 64, MaxConnsPerAddr: 16, ReadHeaderTimeout: time.Hour, ReadTimeout: time.Hour})
 	var held []net.Conn
 	for range 200 {
