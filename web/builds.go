@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"fmt"
-	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -159,9 +158,6 @@ func (s *Server) buildIssues(build string) []view.IssueRef {
 	}
 	return out
 }
-
-// finite reports whether v is a usable number.
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // recentUpgrade is the pair of builds the compare form opens on: the most
 // recent instance upgrade the analysis saw (a regression whose instance
