@@ -171,7 +171,7 @@ type Run struct {
 
 // StoreFiles stores every file, parsing up to Workers at once into the
 // warehouse's single writer. Each worker feeds all its files into one
-// store.Import, so a folder of thousands of small error logs commits in
+// sqlite.Import, so a folder of thousands of small error logs commits in
 // batches of store.BatchSize records, not a transaction per file. Nothing is
 // derived: call Derive once after the last file. A file that fails does not
 // stop the others; the error returned is ctx's or a failed commit's.

@@ -25,7 +25,7 @@ import (
 // home.
 //
 // Storing is safe from several goroutines: each stream has its own
-// store.Import and the warehouse's single writer connection serialises their
+// sqlite.Import and the warehouse's single writer connection serialises their
 // commits. Derive must not run concurrently with Store on the same Loader.
 type Loader struct {
 	db  *sqlite.DB

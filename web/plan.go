@@ -21,7 +21,7 @@ import (
 // The restore plan page and API (issue 18): the chain of backups that
 // brings a database back to an instant, each step's expected duration and
 // the T-SQL script. The warehouse answers through plan.Source, which
-// *store.DB has (web.Store includes it).
+// *sqlite.DB has (web.Store includes it).
 
 // planRequest reads the instant, target instance and folders of a plan
 // from the query string.

@@ -57,7 +57,7 @@ type Imported struct {
 
 // Config configures a Server. Only DB is required.
 type Config struct {
-	// DB is the warehouse; *store.DB satisfies Store.
+	// DB is the warehouse; *sqlite.DB satisfies Store.
 	DB Store
 	// Logger receives internal errors and request failures; nil discards.
 	Logger *slog.Logger

@@ -9,7 +9,7 @@ import (
 )
 
 // Store is what the dashboard reads and writes: exactly the methods its
-// handlers call. *store.DB satisfies it; tests may wrap it.
+// handlers call. *sqlite.DB satisfies it; tests may wrap it.
 type Store interface {
 	Ping(ctx context.Context) error
 	DataVersion(ctx context.Context) (string, error)

@@ -6,7 +6,7 @@
 //	    query's columns, as sqlcmd/SSMS save them) for `restorewatch import history`.
 //	fleet build   -db FILE [-restores 1000000] [-instances 400] [-databases 50] [-cpuprofile FILE]
 //	    fills a new warehouse with the same fleet through store's import API
-//	    (store.DB.NewImport: the batching, validation and reconciliation every
+//	    (sqlite.DB.NewImport: the batching, validation and reconciliation every
 //	    importer uses; only file parsing is skipped): per instance a host
 //	    snapshot, and per restore its msdb history row and its error-log
 //	    completion line with the 3014 seconds, so every restore has an

@@ -79,7 +79,7 @@ const applyTimeout = 5 * time.Minute
 // that id was applied before. A malformed batch is EINVALID and nothing of
 // it is applied; so is a batch beyond a limit (wrapping ErrTooLarge). A
 // batch that writes an instance the collector may not write (see
-// store.DB.AuthorizePush) is EFORBIDDEN and nothing of it is applied.
+// sqlite.DB.AuthorizePush) is EFORBIDDEN and nothing of it is applied.
 func (r *Receiver) Push(ctx context.Context, collector string, body io.Reader) (Result, error) {
 	wait := time.NewTimer(slotWait)
 	defer wait.Stop()

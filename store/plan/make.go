@@ -10,7 +10,7 @@ import (
 	"github.com/restorewatch/restorewatch/store/analysis"
 )
 
-// Source is what a plan reads from the warehouse; *store.DB has it.
+// Source is what a plan reads from the warehouse; the SQLite warehouse has it.
 type Source interface {
 	// BackupSets returns one database's fulls and differentials and the
 	// log backups that finished at or after logsFrom (zero: all; NoLogs:
