@@ -1,5 +1,7 @@
 package store
 
+import "time"
+
 // ImportSummary is what an import reports (SPEC §3.2).
 type ImportSummary struct {
 	Source     string
@@ -21,3 +23,64 @@ type ImportSummary struct {
 
 // BatchSize is the number of records an Import commits at once.
 const BatchSize = 5000
+
+// ImportedFile is a file an import read to its end and committed, known by
+// a fingerprint of its content and of the options that shaped its records.
+type ImportedFile struct {
+	Fingerprint string
+	Path        string
+	Size        int64
+	Records     int64 // records the file handed in
+	Rejected    int64 // lines it rejected
+	ImportedAt  time.Time
+}
+
+// Progress is how far a long warehouse operation has come: the phase it is
+// in ("deriving restores", "building indexes", "analysing"), how many of its
+// steps are done, out of how many.
+type Progress struct {
+	Phase       string
+	Done, Total int
+}
+
+// Phases of Progress.
+const (
+	PhaseDerive    = "deriving restores"
+	PhaseIndexes   = "building indexes"
+	PhaseAnalysing = "analysing"
+)
+
+// Retention says how long the warehouse keeps each kind of record; zero keeps
+// it for ever. Restore history is the product's memory (it outlives msdb's
+// purge), so it is kept by default; collector runs and in-flight curves are
+// operational detail that grows with every pass.
+type Retention struct {
+	Restores time.Duration // raw history rows and log restores, and so their restores
+	Runs     time.Duration // collector run records
+	Inflight time.Duration // progress curves of restores seen in flight
+}
+
+// PruneStats counts what Prune removed.
+type PruneStats struct {
+	History, LogRestores, Runs, Inflight int64
+}
+
+// Untimed is a count of log records that reconciliation kept but could place
+// nowhere in time, from one source: they are stored, not restores, until an
+// import dates them.
+type Untimed struct {
+	Source    Source `json:"source"`
+	Records   int64  `json:"records"`
+	Instances int64  `json:"instances"`
+}
+
+// Remedy says how to date the records, in the words of the import command.
+func (u Untimed) Remedy() string {
+	switch u.Source {
+	case SourceDbatools:
+		return "import the instance's restore history (Get-DbaDbRestoreHistory | Export-Csv, or the history export), which places each Restore-DbaDatabase row"
+	case SourceMessages:
+		return "re-import the client output with --at (the time the statements completed)"
+	}
+	return "import a source that states when the restores completed (the error log or the restore history)"
+}
