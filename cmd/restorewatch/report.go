@@ -95,7 +95,16 @@ func writePDF(ctx context.Context, m *Main, html []byte, out string, sheet paper
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	pdf, err := printReport(ctx, bin, filepath.Join(dir, "profile"), "file://"+src, sheet)
+	// Chromium now and then fails to start on a loaded machine (its
+	// launcher gives up before the DevTools port opens): a fresh process
+	// with a fresh profile gets two more tries.
+	var pdf []byte
+	for try := 1; ; try++ {
+		pdf, err = printReport(ctx, bin, filepath.Join(dir, fmt.Sprintf("profile-%d", try)), "file://"+src, sheet)
+		if err == nil || try == 3 || ctx.Err() != nil || !strings.Contains(err.Error(), "chrome failed to start") {
+			break
+		}
+	}
 	if err != nil {
 		return store.Errorf(store.EINTERNAL, "report: Chromium could not print the PDF: %v", err)
 	}
