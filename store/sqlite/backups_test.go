@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
@@ -93,7 +92,10 @@ func TestInvalidBackupSetIsRejectedWithItsLine(t *testing.T) {
 	db := storetest.Open(t)
 	sets := backupSets()
 	sets[2].LastLSN = "39:1:2"
-	sum := importSets(t, db, sets)
+	sum, err := storetest.ImportBackupSets(ctx, db, "backups.csv", sets)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(sum.Rejects) != 1 || sum.Rejects[0].File != "backups.csv" || sum.Rejects[0].Line != 4 ||
 		!strings.Contains(sum.Rejects[0].Reason, "last_lsn") {
 		t.Fatalf("rejects %v, want backups.csv:4 on its last_lsn", sum.Rejects)
@@ -110,29 +112,10 @@ func TestInvalidBackupSetIsRejectedWithItsLine(t *testing.T) {
 		s := backupSets()[:1]
 		s[0].UUID = "6C1B0E1E-0000-4A8E-9E1B-0000000000FF"
 		bad(&s[0])
-		if sum := importSets(t, db, s); len(sum.Rejects) != 1 || sum.Added != 0 {
-			t.Errorf("%+v: added %d, rejects %v", s[0], sum.Added, sum.Rejects)
+		if sum, err := storetest.ImportBackupSets(ctx, db, "backups.csv", s); err != nil || len(sum.Rejects) != 1 || sum.Added != 0 {
+			t.Errorf("%+v: added %d, rejects %v, %v", s[0], sum.Added, sum.Rejects, err)
 		}
 	}
-}
-
-// importSets imports sets in one import and returns its summary.
-func importSets(t *testing.T, db *sqlite.DB, sets []store.BackupSet) store.ImportSummary {
-	t.Helper()
-	im, err := db.NewImport(context.Background(), "test", "backups.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, b := range sets {
-		if err := im.BackupSet(b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sum, err := im.Commit()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sum
 }
 
 // An instance's backup history, database by database: the newest backup of

@@ -46,20 +46,25 @@ func EachRestore(ctx context.Context, db *sqlite.DB, f store.RestoreFilter, fn f
 	return err
 }
 
-// BackupSets imports sets the way every source hands them in (one import,
-// through its Sink) and returns how many were new; a set the import
-// rejected is an EINVALID error naming it.
-func BackupSets(ctx context.Context, db *sqlite.DB, sets []store.BackupSet) (int64, error) {
-	im, err := db.NewImport(ctx, "test", "backups")
+// ImportBackupSets imports sets the way every source hands them in (one
+// import from file, through its Sink) and returns the import's summary.
+func ImportBackupSets(ctx context.Context, db *sqlite.DB, file string, sets []store.BackupSet) (store.ImportSummary, error) {
+	im, err := db.NewImport(ctx, "test", file)
 	if err != nil {
-		return 0, err
+		return store.ImportSummary{}, err
 	}
 	for _, b := range sets {
 		if err := im.BackupSet(b); err != nil {
-			return 0, err
+			return store.ImportSummary{}, err
 		}
 	}
-	sum, err := im.Commit()
+	return im.Commit()
+}
+
+// BackupSets imports sets (ImportBackupSets) and returns how many were
+// new; a set the import rejected is an EINVALID error naming it.
+func BackupSets(ctx context.Context, db *sqlite.DB, sets []store.BackupSet) (int64, error) {
+	sum, err := ImportBackupSets(ctx, db, "backups", sets)
 	if err == nil && len(sum.Rejects) > 0 {
 		err = store.Errorf(store.EINVALID, "%d backup sets rejected, the first %s", len(sum.Rejects), sum.Rejects[0])
 	}
