@@ -21,8 +21,10 @@
 # warehouse is changed: run it on a copy, or last. Writes
 # $RW_BENCH_DIR/visible-<UTC time>.md (default bench/out), with the machine's
 # speed before and after (bench/cpuindex: these machines change speed);
-# RW_SERVE_CPUPROFILE=FILE profiles the server; the warehouse is read once
-# first to warm the page cache (RW_VISIBLE_COLD=1: not).
+# RW_SERVE_CPUPROFILE=FILE profiles the server, RW_IMPORT_CPUPROFILE=FILE
+# and RW_IMPORT_TRACE=FILE (an execution trace) the import; the warehouse and
+# the day's files are read once first to warm the page cache
+# (RW_VISIBLE_COLD=1: not).
 set -euo pipefail
 export GOTOOLCHAIN=go1.27.3
 cd "$(dirname "$0")/.."
@@ -46,9 +48,11 @@ note "- commit: $(git rev-parse --short HEAD); warehouse $DB ($(du -h "$DB" | cu
 LOG=$DIR/visible-serve-$STAMP.log
 . bench/serve.sh
 # A fresh copy of a 10 M warehouse does not stay in the page cache beside
-# its source: read it once, or the import measures the disk (RW_VISIBLE_COLD=1
-# keeps it cold).
-[ -n "${RW_VISIBLE_COLD:-}" ] || cat "$DB" >/dev/null
+# its source: read it once, or the import measures the disk. The day's files
+# too: a collector's fresh copies are in the page cache, files written by
+# `fleet day` hours and two 15 GB copies ago are not (10,000 small reads from
+# disk, seconds of waiting). RW_VISIBLE_COLD=1 keeps both cold.
+[ -n "${RW_VISIBLE_COLD:-}" ] || { cat "$DB" >/dev/null; find "$DAY" -type f -exec cat {} + >/dev/null; }
 RW_CPUPROFILE=${RW_SERVE_CPUPROFILE:-} start_server "$RW" "$DB" "$LOG"
 # The list counts up to 10,000 ("10,000+"): the probe is a fleet-wide filter
 # under that, spread over every instance (the estate's App00_CRM full
@@ -69,7 +73,8 @@ note "- import: \`rw import --db $DB ${WHAT[*]}\`, load before $(uptime | sed 's
 TL=$DIR/visible-timeline-$STAMP.txt
 cpu0=$(server_ticks)
 t0=$(now)
-/usr/bin/time -v "$RW" import --db "$DB" "${WHAT[@]}" >"$DIR/visible-import.out" 2>"$DIR/visible-import.err" &
+env ${RW_IMPORT_TRACE:+RW_TRACE=$RW_IMPORT_TRACE} ${RW_IMPORT_CPUPROFILE:+RW_CPUPROFILE=$RW_IMPORT_CPUPROFILE} \
+	/usr/bin/time -v "$RW" import --db "$DB" "${WHAT[@]}" >"$DIR/visible-import.out" 2>"$DIR/visible-import.err" &
 IMPORT=$!
 # The import's own process is time's child: its CPU, in clock ticks.
 RWPID=

@@ -25,7 +25,7 @@ func (w *batchWriter) backupSet(b *store.BackupSet) (added bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	res, err := ins.ExecContext(w.im.ctx, inst, b.Database, b.UUID, nullZero(b.MediaSetID), b.Families, b.Type, b.CopyOnly, b.Damaged, b.Checksums,
+	res, err := ins.ExecContext(w.ctx, inst, b.Database, b.UUID, nullZero(b.MediaSetID), b.Families, b.Type, b.CopyOnly, b.Damaged, b.Checksums,
 		b.BulkLogged, b.FirstLSN, b.LastLSN, b.CheckpointLSN, b.DatabaseBackupLSN, b.DiffBaseLSN,
 		strings.ToUpper(b.DiffBaseGUID), b.ForkPointLSN, strings.ToUpper(b.FirstForkGUID), strings.ToUpper(b.LastForkGUID),
 		ms(b.Start), ms(b.Finish), nullInt(b.UTCOffset), nullZero(b.Size), nullZero(b.CompressedSize), b.SoftwareBuild, b.ServerName,
@@ -54,7 +54,7 @@ func (w *batchWriter) backupSet(b *store.BackupSet) (added bool, err error) {
 		return false, err
 	}
 	var setID int64
-	if err := sel.QueryRowContext(w.im.ctx, inst, b.UUID).Scan(&setID); err != nil {
+	if err := sel.QueryRowContext(w.ctx, inst, b.UUID).Scan(&setID); err != nil {
 		return false, fmt.Errorf("backup set %s: %w", b.Origin, err)
 	}
 	media, err := w.stmt(insertBackupMedia)
@@ -62,7 +62,7 @@ func (w *batchWriter) backupSet(b *store.BackupSet) (added bool, err error) {
 		return false, err
 	}
 	for _, m := range b.Media {
-		if _, err := media.ExecContext(w.im.ctx, setID, m.Family, m.Mirror, nullZero(int64(m.DeviceType)), m.Device); err != nil {
+		if _, err := media.ExecContext(w.ctx, setID, m.Family, m.Mirror, nullZero(int64(m.DeviceType)), m.Device); err != nil {
 			return false, fmt.Errorf("backup media %s: %w", b.Origin, err)
 		}
 	}
@@ -71,7 +71,7 @@ func (w *batchWriter) backupSet(b *store.BackupSet) (added bool, err error) {
 		return false, err
 	}
 	for _, f := range b.Files {
-		if _, err := files.ExecContext(w.im.ctx, setID, f.LogicalName, f.PhysicalName, f.Type, nullZero(f.Size), f.Filegroup); err != nil {
+		if _, err := files.ExecContext(w.ctx, setID, f.LogicalName, f.PhysicalName, f.Type, nullZero(f.Size), f.Filegroup); err != nil {
 			return false, fmt.Errorf("backup file %s: %w", b.Origin, err)
 		}
 	}
@@ -83,7 +83,7 @@ func (w *batchWriter) backupSet(b *store.BackupSet) (added bool, err error) {
 // name is known (an import), which a collector's later reading completes.
 func (w *batchWriter) flushMembers() error {
 	for k, m := range w.members {
-		if _, err := w.tx.ExecContext(w.im.ctx, `INSERT INTO ag_database (instance_id, database_name, ag_name, listener, group_database_id, observed_utc)
+		if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO ag_database (instance_id, database_name, ag_name, listener, group_database_id, observed_utc)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET observed_utc = MAX(observed_utc, excluded.observed_utc),
 			listener = CASE WHEN excluded.listener <> '' THEN excluded.listener ELSE listener END,
 			group_database_id = CASE WHEN excluded.group_database_id <> '' THEN excluded.group_database_id ELSE group_database_id END`,

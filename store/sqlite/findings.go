@@ -26,6 +26,7 @@ func (db *DB) SaveFindings(ctx context.Context, instanceID, pending int64, serie
 		return fmt.Errorf("store: save findings: %w", err)
 	}
 	defer tx.Rollback()
+	ctx = statementContext(ctx) // the transaction still ends with ctx
 	if pending > 0 {
 		if _, err := tx.ExecContext(ctx, `UPDATE instance SET analysis_pending = 0 WHERE id = ? AND analysis_pending = ?`,
 			instanceID, pending); err != nil {

@@ -155,7 +155,7 @@ func (im *Import) commit(batch []record) error {
 		return fmt.Errorf("store: import batch: %w", err)
 	}
 	defer tx.Rollback()
-	w := &batchWriter{tx: tx, im: im}
+	w := &batchWriter{tx: tx, im: im, ctx: statementContext(im.ctx)}
 	count := func(added, read int) {
 		im.summary.Added += int64(added)
 		im.summary.Duplicates += int64(read - added)
@@ -206,7 +206,7 @@ func (im *Import) commit(batch []record) error {
 		if at != wholeInstance {
 			from = at
 		}
-		if _, err := tx.ExecContext(im.ctx, `UPDATE instance SET dirty = dirty + 1,
+		if _, err := tx.ExecContext(w.ctx, `UPDATE instance SET dirty = dirty + 1,
 			dirty_from = CASE WHEN dirty = 0 THEN ?1 WHEN dirty_from IS NULL OR ?1 IS NULL THEN NULL ELSE MIN(dirty_from, ?1) END
 			WHERE id = ?2`, from, id); err != nil {
 			return fmt.Errorf("store: import batch: %w", err)

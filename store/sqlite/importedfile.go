@@ -13,7 +13,10 @@ import (
 // fingerprint; ok is false when there is none.
 func (db *DB) ImportedFile(ctx context.Context, fingerprint string) (f store.ImportedFile, ok bool, err error) {
 	var at int64
-	err = db.read.QueryRowContext(ctx, `SELECT fingerprint, path, size, records, rejected, imported_at
+	if err := ctx.Err(); err != nil {
+		return f, false, err
+	}
+	err = db.read.QueryRowContext(statementContext(ctx), `SELECT fingerprint, path, size, records, rejected, imported_at
 		FROM imported_file WHERE fingerprint = ?`, fingerprint).Scan(&f.Fingerprint, &f.Path, &f.Size, &f.Records, &f.Rejected, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return f, false, nil
@@ -44,8 +47,9 @@ func (db *DB) MarkImported(ctx context.Context, files []store.ImportedFile) erro
 	}
 	defer st.Close()
 	now := db.now().UnixMilli()
+	sctx := statementContext(ctx) // the transaction still ends with ctx
 	for _, f := range files {
-		if _, err := st.ExecContext(ctx, f.Fingerprint, f.Path, f.Size, f.Records, f.Rejected, now); err != nil {
+		if _, err := st.ExecContext(sctx, f.Fingerprint, f.Path, f.Size, f.Records, f.Rejected, now); err != nil {
 			return fmt.Errorf("store: mark imported %s: %w", f.Path, err)
 		}
 	}

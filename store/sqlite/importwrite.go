@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
@@ -17,8 +18,12 @@ import (
 // statements, the duplicate checks (the UNIQUE keys, logKey) and the
 // instances each record touches.
 type batchWriter struct {
-	tx    *sql.Tx
-	im    *Import
+	tx *sql.Tx
+	im *Import
+	// ctx is the statements' context: the import's, not cancellable
+	// (statementContext). The transaction is begun with the import's own
+	// context, so cancelling it still ends the batch at its next statement.
+	ctx   context.Context
 	dirty map[int64]int64 // instance -> the earliest local time of a fact added (wholeInstance: not one time)
 	// members are the availability-group memberships the batch's backup
 	// sets named (flushMembers).
@@ -72,7 +77,7 @@ func (w *batchWriter) stmt(q string) (*sql.Stmt, error) {
 	if s, ok := w.stmts[q]; ok {
 		return s, nil
 	}
-	s, err := w.tx.PrepareContext(w.im.ctx, q)
+	s, err := w.tx.PrepareContext(w.ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -99,9 +104,9 @@ func (w *batchWriter) instanceID(name string) (int64, error) {
 		return id, nil
 	}
 	var id int64
-	err := w.tx.QueryRowContext(w.im.ctx, `SELECT id FROM instance WHERE name = ?`, name).Scan(&id)
+	err := w.tx.QueryRowContext(w.ctx, `SELECT id FROM instance WHERE name = ?`, name).Scan(&id)
 	if err == sql.ErrNoRows {
-		err = w.tx.QueryRowContext(w.im.ctx, `INSERT INTO instance (name, created_at) VALUES (?, ?) RETURNING id`,
+		err = w.tx.QueryRowContext(w.ctx, `INSERT INTO instance (name, created_at) VALUES (?, ?) RETURNING id`,
 			name, w.im.db.now().UnixMilli()).Scan(&id)
 	}
 	if err != nil {
@@ -160,10 +165,10 @@ func (w *batchWriter) insertRows(q string, full bool, args []any) (int64, error)
 	if full {
 		var s *sql.Stmt
 		if s, err = w.stmt(q); err == nil {
-			res, err = s.ExecContext(w.im.ctx, args...)
+			res, err = s.ExecContext(w.ctx, args...)
 		}
 	} else {
-		res, err = w.tx.ExecContext(w.im.ctx, q, args...)
+		res, err = w.tx.ExecContext(w.ctx, q, args...)
 	}
 	if err != nil {
 		return 0, err
@@ -305,7 +310,7 @@ func (w *batchWriter) host(h *store.HostSnapshot) (bool, error) {
 		// A live snapshot is kept only when something changed since the
 		// previous one, so a year of passes does not store a year of copies.
 		var last string
-		err := w.tx.QueryRowContext(w.im.ctx, `SELECT content_hash FROM host_snapshot WHERE instance_id = ? AND source = 'live'
+		err := w.tx.QueryRowContext(w.ctx, `SELECT content_hash FROM host_snapshot WHERE instance_id = ? AND source = 'live'
 			AND observed_local <= ? ORDER BY observed_local DESC LIMIT 1`, id, ms(h.ObservedAt)).Scan(&last)
 		if err == nil && last == hash {
 			return false, nil
@@ -315,7 +320,7 @@ func (w *batchWriter) host(h *store.HostSnapshot) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	res, err := s.ExecContext(w.im.ctx, id, ms(h.ObservedAt), nullInt(h.UTCOffset), h.Origin.Source, hash,
+	res, err := s.ExecContext(w.ctx, id, ms(h.ObservedAt), nullInt(h.UTCOffset), h.Origin.Source, hash,
 		nullString(h.Version), nullString(h.Level), nullString(h.UpdateLevel), nullString(h.UpdateRef), nullString(h.Edition),
 		nullString(h.OS), nullBool(h.Hypervisor), nullString(h.Manufacturer), nullString(h.Model), h.Sockets, h.Cores,
 		h.MemoryMB, nullBool(h.IFI), jsonText(nonNil(h.TraceFlags)), jsonText(nonNil(h.Modules)), jsonText(nonNilMap(h.Extra)),
@@ -330,7 +335,7 @@ func (w *batchWriter) host(h *store.HostSnapshot) (bool, error) {
 		// (derive's timeline falls back on the earliest stated offset).
 		at := int64(wholeInstance)
 		var earlier int
-		err := w.tx.QueryRowContext(w.im.ctx, `SELECT EXISTS (SELECT 1 FROM host_snapshot WHERE instance_id = ? AND observed_local < ?
+		err := w.tx.QueryRowContext(w.ctx, `SELECT EXISTS (SELECT 1 FROM host_snapshot WHERE instance_id = ? AND observed_local < ?
 			AND (utc_offset IS NOT NULL OR ? IS NULL))`, id, ms(h.ObservedAt), nullInt(h.UTCOffset)).Scan(&earlier)
 		if err != nil {
 			return false, err

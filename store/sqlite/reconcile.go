@@ -308,12 +308,15 @@ func (db *DB) ReconcileAll(ctx context.Context) error {
 	return db.Reconcile(ctx)
 }
 
-// statementContext is ctx for the statements of one instance's
-// derivation or writing, which check ctx themselves between instances:
-// modernc's driver watches a cancellable context with a goroutine of its
-// own for every statement, and a day of 10,000 instances runs some 150,000
-// short statements; those goroutines' scheduling cost the writer more than
-// a second of a 2-core machine.
+// statementContext is ctx for short statements that check ctx themselves
+// between units of work (an instance's derivation or writing, an import's
+// batch, an instance's findings, a file's lookup): modernc's driver watches
+// a cancellable context with a goroutine of its own for every statement,
+// and a day of 10,000 instances runs some 150,000 short statements in its
+// derivation and as many in its import and analysis; those goroutines'
+// scheduling cost the writer more than a second of a 2-core machine. Where
+// the unit is a transaction begun with ctx itself, cancelling still ends it
+// at its next statement (database/sql rolls it back).
 func statementContext(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
 
 // reconcileIdle is how long a reconcile transaction waits for the next
