@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding/unicode"
@@ -166,7 +167,19 @@ type utf16LEReader struct {
 }
 
 func newUTF16LEReader(r io.Reader) *utf16LEReader {
-	return &utf16LEReader{r: r, raw: make([]byte, rawBufSize)}
+	return &utf16LEReader{r: r, raw: *raws.Get().(*[]byte)}
+}
+
+// raws reuses the decoders' raw buffers, as readers does the text's.
+var raws = sync.Pool{New: func() any { b := make([]byte, rawBufSize); return &b }}
+
+// release hands d's buffer back; d is not read again.
+func (d *utf16LEReader) release() {
+	if d != nil && d.raw != nil {
+		b := d.raw
+		d.raw = nil
+		raws.Put(&b)
+	}
 }
 
 // newMixedReader decodes a file that starts in UTF-8 (utf8) or UTF-16LE

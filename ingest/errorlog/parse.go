@@ -9,7 +9,6 @@
 package errorlog
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -91,10 +90,13 @@ const progressEvery = 4 << 20
 func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stats, error) {
 	p := newParser(opt, sink)
 	cr := &countingReader{r: r}
-	raw := bufio.NewReaderSize(cr, rawBufSize)
+	raw := getReader(cr)
+	defer putReader(raw)
 	txt := openText(raw)
+	defer txt.dec.release()
 	p.stats.Encoding = txt.enc
 	lr := newLineReader(txt.r)
+	defer putReader(lr.br)
 	nextProgress := int64(progressEvery)
 	for {
 		line, err := lr.next()
