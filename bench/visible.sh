@@ -14,7 +14,7 @@
 # states, which a faster pipeline cannot pass; only less work can).
 #
 #   RW_VISIBLE_DB=/tmp/fleet10m/dashboard.db RW_VISIBLE_DAY=/tmp/fleet10m/day \
-#   RW_VISIBLE_DATE=2025-07-01 bash bench/visible.sh
+#   RW_VISIBLE_DATE=2025-07-01 RW_VISIBLE_DROP=1 bash bench/visible.sh
 #
 # RW_VISIBLE_DAY is what `fleet day -o DIR -shape estate` wrote (history.csv
 # and DIR/<instance>/ERRORLOG); RW_VISIBLE_DATE the day it holds (UTC). The
@@ -44,7 +44,7 @@ go build -o "$DIR/cpuindex" ./bench/cpuindex
 note "# One day visible, $STAMP"
 note ""
 note "- machine: $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB RAM; $(uptime | sed 's/^ *//')"
-note "- commit: $(git rev-parse --short HEAD); warehouse $DB ($(du -h "$DB" | cut -f1)); day $DAY ($(find "$DAY" -type f | wc -l) files, $(du -sh "$DAY" | cut -f1))"
+note "- commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . || echo ' with uncommitted changes'); warehouse $DB ($(du -h "$DB" | cut -f1)); day $DAY ($(find "$DAY" -type f | wc -l) files, $(du -sh "$DAY" | cut -f1))"
 LOG=$DIR/visible-serve-$STAMP.log
 . bench/serve.sh
 # A fresh copy of a 10 M warehouse does not stay in the page cache beside
@@ -54,7 +54,7 @@ LOG=$DIR/visible-serve-$STAMP.log
 # disk, seconds of waiting). RW_VISIBLE_COLD=1 keeps both cold.
 # Reading the copy may not be enough: its source, read by the copy, holds
 # half the cache, and the import then reads ~1 GB of the copy from disk
-# (wall/floor 1.47-1.55 against 1.32-1.33 at 34c42ea). RW_VISIBLE_DROP=1 (as
+# (wall/floor 1.40-1.55 against 1.33-1.36 at 34c42ea). RW_VISIBLE_DROP=1 (as
 # root) drops the page cache first; the report says how much of the
 # warehouse was cached when the import began (fincore).
 if [ -z "${RW_VISIBLE_COLD:-}" ]; then
