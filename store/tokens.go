@@ -16,6 +16,9 @@ type CollectorToken struct {
 	// Claimed are the instances the collector wrote first, which only it
 	// may write.
 	Claimed []string `json:"claimed"`
+	// AGs are the availability groups whose replicas in this zone a plan
+	// may merge with other zones' (the operator's word, token create --ag).
+	AGs []string `json:"ags"`
 }
 
 // ValidCollectorName reports whether name can name a collector: 1 to 64

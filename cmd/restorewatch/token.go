@@ -29,6 +29,7 @@ type TokenCmd struct {
 type TokenCreateCmd struct {
 	Name      string   `arg:"" help:"The collector's name: letters, digits, '.', '_' and '-'."`
 	Instances []string `arg:"" optional:"" name:"instance" help:"The instances the collector may write: names or patterns ('*' any run of characters, '?' one), e.g. 'SQL-B-*'. None: the instances it writes first, if this server has none of them yet."`
+	AGs       []string `name:"ag" help:"An availability group whose replicas in this collector's zone a restore plan may merge with other zones' replicas of it (the operator's word; repeat for several). Without it the zone's AG, listener and family-GUID claims join only its own instances."`
 }
 
 // Run implements the command.
@@ -44,12 +45,21 @@ func (c *TokenCreateCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
+	if len(c.AGs) > 0 {
+		if err := db.SetCollectorAGs(ctx, c.Name, c.AGs); err != nil {
+			_ = db.RevokeCollectorToken(ctx, c.Name)
+			return err
+		}
+	}
 	fmt.Fprintln(m.Stdout, tok)
 	scope := "the instances it writes first (none this server already holds)"
 	if len(c.Instances) > 0 {
 		scope = "instances matching " + strings.Join(printables(c.Instances), ", ") + " that no other collector or local import holds"
 	}
 	fmt.Fprintf(m.Stderr, "collector %s may write %s.\n", c.Name, scope)
+	if len(c.AGs) > 0 {
+		fmt.Fprintf(m.Stderr, "its replicas of %s may join other zones' in restore plans.\n", strings.Join(printables(c.AGs), ", "))
+	}
 	fmt.Fprintf(m.Stderr, "token of collector %s: shown this once, only its hash is kept.\n"+
 		"On the collector: save it to a file only its account reads (chmod 600) and run\n"+
 		"  restorewatch collect --config FILE --push https://THIS-SERVER:PORT --push-token-file TOKENFILE\n", c.Name)
@@ -74,7 +84,7 @@ func (c *TokenListCmd) Run(ctx context.Context, m *Main) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "COLLECTOR\tSTATE\tCREATED\tLAST PUSH\tMAY WRITE\tINSTANCES")
+	fmt.Fprintln(tw, "COLLECTOR\tSTATE\tCREATED\tLAST PUSH\tMAY WRITE\tINSTANCES\tAGS ACROSS ZONES")
 	for _, t := range ts {
 		state := "valid"
 		if t.Revoked != nil {
@@ -88,7 +98,11 @@ func (c *TokenListCmd) Run(ctx context.Context, m *Main) error {
 		if len(t.Claimed) > 0 {
 			claimed = strings.Join(printables(t.Claimed), ",")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", printable(t.Name), state, stamp(&t.Created), stamp(t.Used), may, claimed)
+		ags := "-"
+		if len(t.AGs) > 0 {
+			ags = strings.Join(printables(t.AGs), ",")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", printable(t.Name), state, stamp(&t.Created), stamp(t.Used), may, claimed, ags)
 	}
 	return tw.Flush()
 }

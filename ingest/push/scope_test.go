@@ -88,10 +88,10 @@ func TestTokenWritesOnlyItsInstances(t *testing.T) {
 		body      []byte
 		want      string
 	}{
-		{"zone-b adds a restore to a local instance", tokB, rawBatch(t, local, logLine(local)), "imports or collects it itself"},
-		{"zone-b hides its write in another pass's batch", tokB, rawBatch(t, "SQLB01", logLine("SQLB01"), logLine(local)), "imports or collects it itself"},
-		{"zone-b sets tags on zone-a's instance", tokB, taggedBatch(t, "SQLA01", map[string]string{"rto": "1s"}), "belongs to collector zone-a"},
-		{"zone-b forges a failed run of zone-a's instance", tokB, rawBatch(t, "SQLA01", runLine("SQLA01")), "belongs to collector zone-a"},
+		{"zone-b adds a restore to a local instance", tokB, rawBatch(t, local, logLine(local)), "not in this collector's zone"},
+		{"zone-b hides its write in another pass's batch", tokB, rawBatch(t, "SQLB01", logLine("SQLB01"), logLine(local)), "not in this collector's zone"},
+		{"zone-b sets tags on zone-a's instance", tokB, taggedBatch(t, "SQLA01", map[string]string{"rto": "1s"}), "not in this collector's zone"},
+		{"zone-b forges a failed run of zone-a's instance", tokB, rawBatch(t, "SQLA01", runLine("SQLA01")), "not in this collector's zone"},
 		{"zone-a writes beyond its patterns", tokA, rawBatch(t, "SQLC01", logLine("SQLC01")), "names only SQLA*"},
 		{"zone-a writes zone-b's instance", tokA, rawBatch(t, "SQLB01", logLine("SQLB01")), "may not write instance SQLB01"},
 	} {

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,18 +11,105 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 )
 
+// A zone is who speaks for an instance: "" for this server's own imports
+// and collector, else the collector that pushed it first (collector_instance).
+// Membership of an availability group, a listener's name and a family GUID
+// are claims a zone makes about other instances; a plan takes them only
+// within the zone that made them, or across zones where the operator said
+// so (token create --ag): an instance of zone A is never merged into the
+// plan of an instance of zone B on A's word alone.
+
+// zoneWord words whose claim a merge rests on.
+func zoneWord(zone string) string {
+	if zone == "" {
+		return "this server's own imports and collector"
+	}
+	return "collector " + zone
+}
+
+// agTrust returns, for each collector, the AGs the operator lets its
+// replicas join across zones.
+func (db *DB) agTrust(ctx context.Context) (map[string][]string, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT name, ags FROM collector_token WHERE ags <> '[]' AND revoked_at IS NULL`)
+	if err != nil {
+		return nil, fmt.Errorf("store: replicas: %w", err)
+	}
+	defer rows.Close()
+	out := map[string][]string{}
+	for rows.Next() {
+		var name, raw string
+		if err := rows.Scan(&name, &raw); err != nil {
+			return nil, fmt.Errorf("store: replicas: %w", err)
+		}
+		var ags []string
+		_ = json.Unmarshal([]byte(raw), &ags)
+		out[strings.ToUpper(name)] = ags
+	}
+	return out, rows.Err()
+}
+
+// trusted reports whether zone's claims of membership in ag may join other
+// zones': this server's own always, a collector's where its token names ag.
+func trusted(trust map[string][]string, zone, ag string) bool {
+	if zone == "" {
+		return true
+	}
+	return slices.ContainsFunc(trust[strings.ToUpper(zone)], func(a string) bool { return strings.EqualFold(a, ag) })
+}
+
+// SetCollectorAGs records the availability groups whose replicas the
+// collector name's zone may join with other zones' in a restore plan (the
+// operator's word; none: its claims stay within its zone).
+func (db *DB) SetCollectorAGs(ctx context.Context, name string, ags []string) error {
+	clean := []string{}
+	for _, a := range ags {
+		if a = store.InstanceName(a); a != "" && !slices.ContainsFunc(clean, func(c string) bool { return strings.EqualFold(c, a) }) {
+			clean = append(clean, a)
+		}
+	}
+	res, err := db.write.ExecContext(ctx, `UPDATE collector_token SET ags = ? WHERE name = ?`, jsonText(clean), name)
+	if err != nil {
+		return fmt.Errorf("store: set AGs of %s: %w", name, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return store.Errorf(store.ENOTFOUND, "no token for collector %s (restorewatch token list shows them)", name)
+	}
+	return nil
+}
+
+// instanceZone returns the zone of the instance name and whether this
+// warehouse holds it at all.
+func (db *DB) instanceZone(ctx context.Context, name string) (zone string, held bool, err error) {
+	err = db.read.QueryRowContext(ctx, `SELECT COALESCE((SELECT collector FROM collector_instance WHERE instance = i.name), '')
+		FROM instance i WHERE i.name = ?`, name).Scan(&zone)
+	if err == sql.ErrNoRows {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("store: replicas: %w", err)
+	}
+	return zone, true, nil
+}
+
 // BackupReplicas finds the instances whose backup history is the history
 // of database as named by name: an instance, or an availability group's
 // name or listener. An instance's database that is an AG database (the
 // collector's membership, or an import that named the AG) brings every
-// replica of that AG database; without membership, the instances that
-// backed up a database of the same name with the same family GUID on the
-// same recovery fork are taken as replicas, and Via says so. A name that is
-// neither gives the name alone.
+// replica of that AG database that its zone speaks for; without
+// membership, the instances of its zone that backed up a database of the
+// same name with the same family GUID on the same recovery fork are taken
+// as replicas. Via says which, and on whose word. A name that is neither
+// gives the name alone.
+//
+// An instance's own name always means that instance: an AG or listener of
+// the same name claimed by some zone does not redirect it. An AG or
+// listener name means the AG that this server's own imports record, else
+// the one a single zone (or the zones the operator trusts with it) records.
 func (db *DB) BackupReplicas(ctx context.Context, name, database string) (store.Replicas, error) {
 	out := store.Replicas{Instances: []string{store.InstanceName(name)}, Database: store.DatabaseName(database)}
-	type member struct{ instance, database, ag, listener, groupDB string }
-	rows, err := db.read.QueryContext(ctx, `SELECT i.name, a.database_name, a.ag_name, a.listener, a.group_database_id
+	type member struct{ instance, database, ag, listener, groupDB, zone string }
+	rows, err := db.read.QueryContext(ctx, `SELECT i.name, a.database_name, a.ag_name, a.listener, a.group_database_id,
+			COALESCE((SELECT collector FROM collector_instance c WHERE c.instance = i.name), '')
 		FROM ag_database a JOIN instance i ON i.id = a.instance_id
 		WHERE a.ag_name IN (SELECT ag_name FROM ag_database a2 JOIN instance i2 ON i2.id = a2.instance_id
 			WHERE i2.name = ?1 OR a2.ag_name = ?1 OR a2.listener = ?1)
@@ -32,7 +120,7 @@ func (db *DB) BackupReplicas(ctx context.Context, name, database string) (store.
 	var ms []member
 	for rows.Next() {
 		var m member
-		if err := rows.Scan(&m.instance, &m.database, &m.ag, &m.listener, &m.groupDB); err != nil {
+		if err := rows.Scan(&m.instance, &m.database, &m.ag, &m.listener, &m.groupDB, &m.zone); err != nil {
 			rows.Close()
 			return out, fmt.Errorf("store: replicas: %w", err)
 		}
@@ -42,26 +130,58 @@ func (db *DB) BackupReplicas(ctx context.Context, name, database string) (store.
 	if err := rows.Err(); err != nil {
 		return out, fmt.Errorf("store: replicas: %w", err)
 	}
-	// The AG database named: the named instance's, else any replica's
-	// (the name is the AG's or its listener's).
+	namedZone, isInstance, err := db.instanceZone(ctx, out.Instances[0])
+	if err != nil {
+		return out, err
+	}
+	trust, err := db.agTrust(ctx)
+	if err != nil {
+		return out, err
+	}
+	// The AG database named: the named instance's own membership; else (the
+	// name is an AG's or a listener's) the claim of this server, or of the
+	// one zone that makes it, or of the zones the operator trusts with it.
 	var ag, groupDB string
+	zone, found := "", false
+	claimants := map[string]bool{}
 	for _, m := range ms {
 		if m.database != out.Database {
 			continue
 		}
-		if strings.EqualFold(m.instance, name) {
-			ag, groupDB = m.ag, m.groupDB
-			break
+		if isInstance {
+			if strings.EqualFold(m.instance, name) {
+				ag, groupDB, zone, found = m.ag, m.groupDB, m.zone, true
+				break
+			}
+			continue
 		}
-		if ag == "" && (strings.EqualFold(m.ag, name) || strings.EqualFold(m.listener, name)) {
-			ag, groupDB = m.ag, m.groupDB
+		if strings.EqualFold(m.ag, name) || strings.EqualFold(m.listener, name) {
+			claimants[m.zone] = true
+			if !found || m.zone == "" && zone != "" {
+				ag, groupDB, zone, found = m.ag, m.groupDB, m.zone, true
+			}
 		}
 	}
-	if ag != "" {
+	if !isInstance && len(claimants) > 1 && zone != "" {
+		// Several zones name it and none is this server: only if the
+		// operator trusts every one of them with the AG is it one AG.
+		for z := range claimants {
+			if !trusted(trust, z, ag) {
+				out.Via = fmt.Sprintf("%s is claimed by several zones (%s); give the operator's word with token create --ag to merge them",
+					name, strings.Join(sortedZones(claimants), ", "))
+				return out, nil
+			}
+		}
+	}
+	if found {
 		var insts []string
+		words := map[string]bool{}
 		for _, m := range ms {
 			if !strings.EqualFold(m.ag, ag) {
 				continue
+			}
+			if m.zone != zone && !(trusted(trust, zone, ag) && trusted(trust, m.zone, ag)) {
+				continue // another zone's claim, without the operator's word
 			}
 			same := m.database == out.Database
 			if groupDB != "" && m.groupDB != "" {
@@ -69,6 +189,7 @@ func (db *DB) BackupReplicas(ctx context.Context, name, database string) (store.
 			}
 			if same && !slices.ContainsFunc(insts, func(s string) bool { return strings.EqualFold(s, m.instance) }) {
 				insts = append(insts, m.instance)
+				words[m.zone] = true
 			}
 		}
 		// The named instance first, if it is one of them.
@@ -77,17 +198,36 @@ func (db *DB) BackupReplicas(ctx context.Context, name, database string) (store.
 			insts = slices.Insert(slices.Delete(insts, i, i+1), 0, named)
 		}
 		out.Instances = insts
-		out.Via = fmt.Sprintf("availability group %s (replicas %s)", ag, strings.Join(insts, ", "))
+		out.Via = fmt.Sprintf("availability group %s (replicas %s), on the word of %s", ag, strings.Join(insts, ", "), wordOf(words))
 		return out, nil
 	}
-	return db.familyReplicas(ctx, out)
+	return db.familyReplicas(ctx, out, namedZone)
 }
 
-// familyReplicas is BackupReplicas without membership: the instances with
-// backups of a database of the same name, family GUID and recovery fork as
-// out's instance's newest backup of it. A restored copy shares the family
-// GUID but, once recovered, not the fork, so it is not taken for a replica.
-func (db *DB) familyReplicas(ctx context.Context, out store.Replicas) (store.Replicas, error) {
+func sortedZones(zs map[string]bool) []string {
+	var out []string
+	for z := range zs {
+		out = append(out, zoneWord(z))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func wordOf(zs map[string]bool) string {
+	s := sortedZones(zs)
+	if len(s) == 1 {
+		return s[0]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1] + " (the operator's mapping)"
+}
+
+// familyReplicas is BackupReplicas without membership: the instances of
+// zone with backups of a database of the same name, family GUID and
+// recovery fork as out's instance's newest backup of it. A restored copy
+// shares the family GUID but, once recovered, not the fork, so it is not
+// taken for a replica; another zone's instance that shows the same GUIDs
+// (which a plan prints) is not taken either: a zone speaks for its own.
+func (db *DB) familyReplicas(ctx context.Context, out store.Replicas, zone string) (store.Replicas, error) {
 	var id int64
 	var family, fork string
 	err := db.read.QueryRowContext(ctx, `SELECT b.instance_id, b.family_guid, b.last_recovery_fork_guid FROM backup_set b
@@ -101,7 +241,8 @@ func (db *DB) familyReplicas(ctx context.Context, out store.Replicas) (store.Rep
 	}
 	rows, err := db.read.QueryContext(ctx, `SELECT i.name FROM instance i WHERE i.id IN (SELECT b.instance_id FROM backup_set b
 		WHERE b.family_guid = ? AND b.database_name = ? AND b.last_recovery_fork_guid = ? AND b.instance_id <> ?)
-		ORDER BY i.name`, family, out.Database, fork, id)
+		AND COALESCE((SELECT collector FROM collector_instance c WHERE c.instance = i.name), '') = ?
+		ORDER BY i.name`, family, out.Database, fork, id, zone)
 	if err != nil {
 		return out, fmt.Errorf("store: replicas: %w", err)
 	}
@@ -117,8 +258,8 @@ func (db *DB) familyReplicas(ctx context.Context, out store.Replicas) (store.Rep
 		return out, fmt.Errorf("store: replicas: %w", err)
 	}
 	if len(out.Instances) > 1 {
-		out.Via = fmt.Sprintf("the same database name, family GUID and recovery fork on %s (no availability-group membership recorded)",
-			strings.Join(out.Instances, ", "))
+		out.Via = fmt.Sprintf("the same database name, family GUID and recovery fork on %s (no availability-group membership recorded), on the word of %s",
+			strings.Join(out.Instances, ", "), zoneWord(zone))
 	}
 	return out, nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/restorewatch/restorewatch/store"
@@ -25,18 +24,53 @@ func instancePatterns(in []string) []string {
 }
 
 // matchesAny reports whether the instance name matches one of the
-// patterns, ignoring case as the warehouse compares instance names. A
-// pattern's '*' stands for any run of characters and '?' for one; nothing
-// else is special (a backslash separates a server from its instance).
+// patterns, ignoring ASCII case only, as the warehouse compares instance
+// names (SQLite's NOCASE): Unicode case folding would let a token for
+// SQL01 write ſQL01 (U+017F, long s), a different instance stored beside
+// it. A pattern's '*' stands for any run of characters and '?' for one;
+// nothing else is special (a backslash separates a server from its
+// instance).
 func matchesAny(patterns []string, name string) bool {
 	for _, p := range patterns {
-		q := regexp.QuoteMeta(p)
-		q = strings.ReplaceAll(strings.ReplaceAll(q, `\*`, `.*`), `\?`, `.`)
-		if regexp.MustCompile(`(?is)^` + q + `$`).MatchString(name) {
+		if globASCII([]rune(p), []rune(name)) {
 			return true
 		}
 	}
 	return false
+}
+
+// globASCII matches name against pattern p, '*' and '?' as in matchesAny,
+// letters compared with ASCII case folding. Iterative, with one backtrack
+// point: linear in len(p)·len(name) at worst.
+func globASCII(p, name []rune) bool {
+	pi, ni := 0, 0
+	star, mark := -1, 0
+	for ni < len(name) {
+		switch {
+		case pi < len(p) && p[pi] == '*':
+			star, mark = pi, ni
+			pi++
+		case pi < len(p) && (p[pi] == '?' || foldASCII(p[pi]) == foldASCII(name[ni])):
+			pi++
+			ni++
+		case star >= 0:
+			mark++
+			pi, ni = star+1, mark
+		default:
+			return false
+		}
+	}
+	for pi < len(p) && p[pi] == '*' {
+		pi++
+	}
+	return pi == len(p)
+}
+
+func foldASCII(r rune) rune {
+	if 'a' <= r && r <= 'z' {
+		return r - 'a' + 'A'
+	}
+	return r
 }
 
 // AuthorizePush checks that collector may write every one of instances
@@ -77,7 +111,7 @@ func (db *DB) AuthorizePush(ctx context.Context, collector string, instances []s
 			}
 			continue
 		case err == nil:
-			return store.Errorf(store.EFORBIDDEN, "collector %s may not write instance %s: it belongs to collector %s", collector, inst, owner)
+			return notInZone(collector, inst)
 		case !errors.Is(err, sql.ErrNoRows):
 			return fmt.Errorf("store: authorize push of %s: %w", collector, err)
 		}
@@ -90,7 +124,7 @@ func (db *DB) AuthorizePush(ctx context.Context, collector string, instances []s
 			return fmt.Errorf("store: authorize push of %s: %w", collector, err)
 		}
 		if local != 0 {
-			return store.Errorf(store.EFORBIDDEN, "collector %s may not write instance %s: this server imports or collects it itself", collector, inst)
+			return notInZone(collector, inst)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO collector_instance (instance, collector, claimed_at) VALUES (?, ?, ?)`,
 			inst, collector, now); err != nil {
@@ -101,4 +135,13 @@ func (db *DB) AuthorizePush(ctx context.Context, collector string, instances []s
 		return fmt.Errorf("store: authorize push of %s: %w", collector, err)
 	}
 	return nil
+}
+
+// notInZone is the one refusal for an instance another zone or this server
+// holds: the same words either way, so that a token's holder learns
+// neither that the instance exists nor who holds it (the operator sees
+// the owners in token list).
+func notInZone(collector, inst string) error {
+	return store.Errorf(store.EFORBIDDEN, "collector %s may not write instance %s: it is not in this collector's zone "+
+		"(a collector writes only instances it wrote first and that this server does not import or collect itself)", collector, inst)
 }

@@ -46,7 +46,7 @@ func (db *DB) CreateCollectorToken(ctx context.Context, name string, instances .
 	token := tokenPrefix + base64.RawURLEncoding.EncodeToString(b)
 	res, err := db.write.ExecContext(ctx, `INSERT INTO collector_token (name, hash, created_at, instances) VALUES (?, ?, ?, ?)
 		ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at, revoked_at = NULL, used_at = NULL,
-			instances = excluded.instances
+			instances = excluded.instances, ags = '[]'
 		WHERE collector_token.revoked_at IS NOT NULL`, name, tokenHash(token), db.now().UnixMilli(), jsonText(pats))
 	if err != nil {
 		return "", fmt.Errorf("store: create token for %s: %w", name, err)
@@ -75,7 +75,7 @@ func (db *DB) RevokeCollectorToken(ctx context.Context, name string) error {
 func (db *DB) CollectorTokens(ctx context.Context) ([]store.CollectorToken, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT t.name, t.created_at, t.revoked_at, t.used_at, t.instances,
 			COALESCE((SELECT json_group_array(instance) FROM (SELECT instance FROM collector_instance AS c
-				WHERE c.collector = t.name ORDER BY instance)), '[]')
+				WHERE c.collector = t.name ORDER BY instance)), '[]'), t.ags
 		FROM collector_token AS t ORDER BY t.name`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list tokens: %w", err)
@@ -86,12 +86,13 @@ func (db *DB) CollectorTokens(ctx context.Context) ([]store.CollectorToken, erro
 		var t store.CollectorToken
 		var created int64
 		var revoked, used sql.NullInt64
-		var pats, claimed string
-		if err := rows.Scan(&t.Name, &created, &revoked, &used, &pats, &claimed); err != nil {
+		var pats, claimed, ags string
+		if err := rows.Scan(&t.Name, &created, &revoked, &used, &pats, &claimed, &ags); err != nil {
 			return nil, fmt.Errorf("store: list tokens: %w", err)
 		}
 		_ = json.Unmarshal([]byte(pats), &t.Instances)
 		_ = json.Unmarshal([]byte(claimed), &t.Claimed)
+		_ = json.Unmarshal([]byte(ags), &t.AGs)
 		t.Created, t.Revoked, t.Used = store.UnixMs(created), nTime(revoked), nTime(used)
 		out = append(out, t)
 	}
