@@ -208,8 +208,29 @@ func (h *HostSnapshot) Validate() error {
 	if err := firstError(CheckInstant("time", h.ObservedAt), checkOffset("utc offset", h.UTCOffset)); err != nil {
 		return Errorf(EINVALID, "host snapshot: %s", ErrorMessage(err))
 	}
+	if len(h.Extra) > MaxHostFacts {
+		return Errorf(EINVALID, "host snapshot: %d facts, at most %d", len(h.Extra), MaxHostFacts)
+	}
+	for k, v := range h.Extra {
+		if len(k) > maxFactKey || len(v) > maxFactValue {
+			return Errorf(EINVALID, "host snapshot: a fact of %d+%d bytes, at most %d+%d", len(k), len(v), maxFactKey, maxFactValue)
+		}
+	}
+	if len(h.TraceFlags) > MaxHostFacts || len(h.Modules) > MaxHostFacts {
+		return Errorf(EINVALID, "host snapshot: %d trace flags and %d modules, at most %d each", len(h.TraceFlags), len(h.Modules), MaxHostFacts)
+	}
 	return nil
 }
+
+// Limits of a host snapshot's facts: far above what the collector reads
+// (about 40 configuration values, a volume or two, a few trace flags and
+// filter drivers), so that no source can make an instance page of
+// megabytes.
+const (
+	MaxHostFacts = 1024
+	maxFactKey   = 256
+	maxFactValue = 4096
+)
 
 // Origin says where a record came from, so a page can cite its evidence.
 type Origin struct {

@@ -292,8 +292,15 @@ func hostRows(s *Server, hosts []store.HostRecord) []view.KV {
 		{Key: "Startup trace flags", Value: orUnknown(joinInts(h.TraceFlags)), Mono: true},
 		{Key: "Non-Microsoft modules", Value: orUnknown(strings.Join(h.Modules, ", ")), Mono: true},
 	}
-	for _, k := range slices.Sorted(maps.Keys(h.Extra)) {
-		rows = append(rows, view.KV{Key: hostLabel(k), Value: h.Extra[k]})
+	// A bounded slice of what was stored (a warehouse written before the
+	// limits, a hand edit): the page never grows with a blob.
+	keys := slices.Sorted(maps.Keys(h.Extra))
+	for i, k := range keys {
+		if i == shownFacts {
+			rows = append(rows, view.KV{Key: "More facts", Value: fmt.Sprintf("%d more not shown", len(keys)-shownFacts)})
+			break
+		}
+		rows = append(rows, view.KV{Key: clipText(hostLabel(k), 128), Value: clipText(h.Extra[k], 1024)})
 	}
 	rows = append(rows, view.KV{Key: "Latest snapshot", Value: h.ObservedLocal.Format("2006-01-02 15:04") + " (instance local), " + h.Origin})
 	return rows
@@ -349,4 +356,19 @@ func backupRows(instance string, dbs []store.DatabaseBackups) []view.BackupRow {
 			LastFull: view.Time(d.LastFull), LastDiff: view.Time(d.LastDiff), LastLog: view.Time(d.LastLog)})
 	}
 	return out
+}
+
+// shownFacts bounds the host facts an instance page lists.
+const shownFacts = 200
+
+// clipText is s cut to n characters, with an ellipsis when cut.
+func clipText(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j] + "…"
+		}
+		i++
+	}
+	return s
 }

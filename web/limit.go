@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,10 +54,11 @@ func (l *limiter) refill(ip string) *bucket {
 }
 
 // allow takes a token from ip's bucket, refilling it for the time passed.
+// An IPv6 address shares its /64's bucket (see share).
 func (l *limiter) allow(ip string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b := l.refill(ip)
+	b := l.refill(share(ip))
 	if b.tokens < 1 {
 		return false
 	}
@@ -68,7 +70,19 @@ func (l *limiter) allow(ip string) bool {
 func (l *limiter) empty(ip string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.refill(ip).tokens < 1
+	return l.refill(share(ip)).tokens < 1
+}
+
+// share is the key one client is counted under: an IPv4 address as it is,
+// an IPv6 address by its /64 (one host or subscriber is routinely given a
+// whole /64 and can pick any address in it; counted apart, four addresses
+// of one /64 took every connection).
+func share(addr string) string {
+	ip := net.ParseIP(addr)
+	if ip == nil || ip.To4() != nil {
+		return addr
+	}
+	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
 }
 
 // rateLimit refuses a client that exceeds l with 429.
@@ -115,16 +129,68 @@ func reserved(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // clientIP is the client address of a request: the peer's, or, when the
-// peer is one of the trusted proxies, the one its X-Forwarded-For names
-// (the right-most address that is not itself a trusted proxy). Loopback
-// and private networks are trusted only when listed.
+// peer is one of the trusted proxies, the one its X-Forwarded-For names:
+// read from the right, the first address that is not itself a trusted
+// proxy (the entries left of it are the client's to write). Entries are
+// parsed strictly: "ip", "ip:port" and "[v6]:port" give their address;
+// anything else ("unknown", an obfuscated name) is skipped. When the
+// header names no address, the request is counted under a key of its own
+// beside the proxy's, so that such clients' wrong tokens do not lock out
+// everyone behind the same proxy. Loopback and private networks are
+// trusted only when listed.
 func clientIP(proxies []*net.IPNet) echo.IPExtractor {
 	if len(proxies) == 0 {
 		return echo.ExtractIPDirect()
 	}
-	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
-	for _, n := range proxies {
-		opts = append(opts, echo.TrustIPRange(n))
+	trusted := func(ip net.IP) bool {
+		for _, n := range proxies {
+			if n.Contains(ip) {
+				return true
+			}
+		}
+		return false
 	}
-	return echo.ExtractIPFromXFFHeader(opts...)
+	return func(r *http.Request) string {
+		peer := addrOf(stringAddr(r.RemoteAddr))
+		if ip := net.ParseIP(peer); ip == nil || !trusted(ip) {
+			return peer
+		}
+		var entries []string
+		for _, h := range r.Header.Values("X-Forwarded-For") {
+			entries = append(entries, strings.Split(h, ",")...)
+		}
+		last := ""
+		for i := len(entries) - 1; i >= 0; i-- {
+			ip := forwardedIP(strings.TrimSpace(entries[i]))
+			if ip == nil {
+				continue
+			}
+			if !trusted(ip) {
+				return ip.String()
+			}
+			last = ip.String()
+		}
+		if last != "" {
+			return last // every hop a trusted proxy: the first of them
+		}
+		return "unnamed-behind-" + peer
+	}
 }
+
+// forwardedIP parses one X-Forwarded-For entry: an address, with or
+// without a port; nil for anything else.
+func forwardedIP(e string) net.IP {
+	if ip := net.ParseIP(e); ip != nil {
+		return ip
+	}
+	if host, _, err := net.SplitHostPort(e); err == nil {
+		return net.ParseIP(host)
+	}
+	return nil
+}
+
+// stringAddr is a net.Addr of a request's RemoteAddr.
+type stringAddr string
+
+func (a stringAddr) Network() string { return "tcp" }
+func (a stringAddr) String() string  { return string(a) }

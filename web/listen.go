@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -82,7 +83,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		addr := addrOf(c.RemoteAddr())
+		addr := share(addrOf(c.RemoteAddr()))
 		if l.take(addr) {
 			l.open.Add(1)
 			return &limitConn{Conn: c, l: l, addr: addr}, nil
@@ -115,7 +116,7 @@ func (l *limitListener) take(addr string) bool {
 }
 
 func (l *limitListener) exempted(addr string) bool {
-	ip := net.ParseIP(addr)
+	ip := net.ParseIP(strings.TrimSuffix(addr, "/64"))
 	for _, n := range l.exempt {
 		if ip != nil && n.Contains(ip) {
 			return true

@@ -55,9 +55,22 @@ type madePlan struct {
 // stops short of what can be restored).
 func (s *Server) makePlan(ctx context.Context, r plan.Request) (plan.Plan, plan.ScriptOptions, error) {
 	ctx = context.WithValue(ctx, freshKey{}, true)
+	// The folders change the script only: one plan serves every folder
+	// asked for (a new data_path per request no longer makes a new plan).
 	key := strings.Join([]string{"plan", r.Instance, r.Database, r.TargetInstance, r.At.UTC().Format(time.RFC3339Nano),
-		r.DataPath, r.LogPath, r.DefaultRTO.String()}, "\x00")
+		r.DefaultRTO.String()}, "\x00")
+	folders := r
+	r.DataPath, r.LogPath = "", ""
+	if err := plan.CheckRequest(folders); err != nil {
+		return plan.Plan{}, plan.ScriptOptions{}, err
+	}
+	client, _ := ctx.Value(planClientKey{}).(string)
 	m, err := cached(ctx, s, key, func(ctx context.Context) (madePlan, error) {
+		// Made, not served from the cache: charged to the client that asked.
+		if client != "" && !s.plans.allow(client) {
+			return madePlan{}, echo.NewHTTPError(http.StatusTooManyRequests,
+				"This address asked for too many new restore plans at once; try again in a few seconds.")
+		}
 		p, opt, err := plan.Make(ctx, s.planRates(), r)
 		var gap *plan.GapError
 		if errors.As(err, &gap) {
@@ -68,7 +81,9 @@ func (s *Server) makePlan(ctx context.Context, r plan.Request) (plan.Plan, plan.
 	if err != nil {
 		return plan.Plan{}, plan.ScriptOptions{}, err
 	}
-	return m.p, m.opt, m.gap
+	opt := m.opt
+	opt.DataPath, opt.LogPath = folders.DataPath, folders.LogPath
+	return m.p, opt, m.gap
 }
 
 // requestedPlan reads a plan page's address (instance, database, query)
@@ -86,8 +101,16 @@ func (s *Server) requestedPlan(c echo.Context) (plan.Request, plan.Plan, plan.Sc
 	if err != nil {
 		return r, plan.Plan{}, plan.ScriptOptions{}, err
 	}
-	p, opt, err := s.makePlan(c.Request().Context(), r)
+	p, opt, err := s.makePlan(withPlanClient(c), r)
 	return r, p, opt, err
+}
+
+// planClientKey carries the address a plan is made for, so that makePlan
+// charges the plans it makes (not those the cache serves) to it.
+type planClientKey struct{}
+
+func withPlanClient(c echo.Context) context.Context {
+	return context.WithValue(c.Request().Context(), planClientKey{}, c.RealIP())
 }
 
 func (s *Server) handlePlan(c echo.Context) error {
@@ -173,7 +196,7 @@ func (s *Server) handleAPIPlan(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p, opt, err := s.makePlan(c.Request().Context(), r)
+	p, opt, err := s.makePlan(withPlanClient(c), r)
 	var gap *plan.GapError
 	if errors.As(err, &gap) {
 		return c.JSON(http.StatusUnprocessableEntity, APIPlan{Plan: p, Gap: &APIPlanGap{Message: gap.Error(),

@@ -16,7 +16,7 @@ func (s *Server) routes() *echo.Echo {
 	// proxy: otherwise a client could choose its own rate-limit bucket.
 	e.IPExtractor = clientIP(s.cfg.TrustedProxies)
 	e.HTTPErrorHandler = s.handleError
-	e.Pre(rawPath)
+	e.Pre(rawPath, boundedQuery)
 	// Before anything reads a body or sets a cookie: the Host must be this
 	// server's, the headers' token right, a write same-origin.
 	e.Use(secureHeaders, s.metrics.middleware, s.recover, reserved, noBody, s.checkHost, s.authenticate, s.sameOrigin, csrfToken)

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/restorewatch/restorewatch/web/view"
 )
 
 // csp allows nothing but this origin: no inline script or style (every look
@@ -46,6 +49,47 @@ func rawPath(next echo.HandlerFunc) echo.HandlerFunc {
 		return next(c)
 	}
 }
+
+// Limits of an address's query: far above any page's own links (the
+// longest, /compare's, is under 300 bytes) and any name SQL Server allows
+// (sysname is 128 characters), far below what costs a request CPU by its
+// length (a name filter that matches nothing is compared with every
+// stored name: issue 40 measured ~7 CPU-minutes for a 63 KB one).
+const (
+	maxQueryBytes = 4096
+	maxQueryValue = 512 // characters
+)
+
+// boundedQuery refuses, before any handler reads it, a query longer than
+// maxQueryBytes (414) or holding a value longer than maxQueryValue
+// characters (400), each with the reason; and answers HEAD as GET (the
+// server sends the headers only), so that monitors' HEAD / is not 405.
+func boundedQuery(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.Method == http.MethodHead {
+			r.Method = http.MethodGet // routed as GET; the body goes nowhere
+			c.Response().Writer = headWriter{c.Response().Writer}
+		}
+		if len(r.URL.RawQuery) > maxQueryBytes {
+			return echo.NewHTTPError(http.StatusRequestURITooLong, fmt.Sprintf("The query is %d bytes: at most %d.", len(r.URL.RawQuery), maxQueryBytes))
+		}
+		for k, vs := range r.URL.Query() {
+			for _, v := range vs {
+				if n := utf8.RuneCountInString(v); n > maxQueryValue {
+					return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%s is %d characters: at most %d (SQL Server's names are at most 128).",
+						view.Visible(k), n, maxQueryValue))
+				}
+			}
+		}
+		return next(c)
+	}
+}
+
+// headWriter is a HEAD request's writer: the GET's headers, no body.
+type headWriter struct{ http.ResponseWriter }
+
+func (h headWriter) Write(b []byte) (int, error) { return len(b), nil }
 
 const (
 	csrfCookie  = "rw_csrf"

@@ -148,6 +148,7 @@ type Server struct {
 	writes    *limiter // status changes per client
 	fails     *limiter // wrong dashboard tokens per client
 	pushFails *limiter // wrong collector tokens per client, apart: a dashboard guesser does not stop a collector
+	plans     *limiter // plans made (not served from the cache) per client: each costs ~85 ms of CPU
 	health    health
 	hosts     map[string]struct{}
 	origin    *http.CrossOriginProtection
@@ -212,7 +213,8 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, db: cfg.DB, log: cfg.Logger, cache: newCache(),
 		imports: newLimiter(cfg.ImportBurst, cfg.ImportEvery), writes: newLimiter(30, 2*time.Second),
-		fails: newLimiter(10, 6*time.Second), pushFails: newLimiter(10, 6*time.Second), hosts: hostNames(cfg), origin: http.NewCrossOriginProtection()}
+		fails: newLimiter(10, 6*time.Second), pushFails: newLimiter(10, 6*time.Second),
+		plans: newLimiter(30, 250*time.Millisecond), hosts: hostNames(cfg), origin: http.NewCrossOriginProtection()}
 	s.issues = cfg.Analysis.KnownIssues
 	if s.issues == nil {
 		s.issues = analysis.DefaultKnownIssues()

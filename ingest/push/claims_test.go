@@ -1,8 +1,10 @@
 package push_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/ingest"
+	"github.com/restorewatch/restorewatch/ingest/push"
 	"github.com/restorewatch/restorewatch/store"
 )
 
@@ -193,5 +196,64 @@ func TestTokenPatternsFoldASCIIOnlyAndRefusalsConfirmNothing(t *testing.T) {
 	if strings.ReplaceAll(ofZone, "SQL01", "X") != strings.ReplaceAll(ofServer, local, "X") || ofZone == "" ||
 		strings.Contains(ofZone, "zone-a") {
 		t.Errorf("refusals tell who holds what:\n%s\n%s", ofZone, ofServer)
+	}
+}
+
+// hostLine is a host snapshot line of instance with n Extra facts.
+func hostLine(instance string, n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"host":{"Instance":%q,"ObservedAt":"2026-03-02T06:00:00Z","Extra":{`, instance)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%d":"v"`, i)
+	}
+	b.WriteString(`}}}`)
+	return b.String()
+}
+
+// Issue 40, LOW–MEDIUM: host snapshots of millions of tiny Extra members
+// fit the batch's value budget but cost far more decoded (RSS 170 → 646
+// MB) and made a 3.7 MB instance page. Map-shaped objects are bounded
+// like arrays before decoding, and a snapshot's facts at validation.
+func TestMapShapedFieldsBounded(t *testing.T) {
+	for name, body := range map[string][]byte{
+		"one object of 5,000 members":       rawBatch(t, "SQLB01", hostLine("SQLB01", 5000)),
+		"200 snapshots of 1,000 facts each": rawBatch(t, "SQLB01", slices.Repeat([]string{hostLine("SQLB01", 1000)}, 200)...),
+	} {
+		if _, err := push.Decode(bytes.NewReader(body)); !errors.Is(err, push.ErrTooLarge) {
+			t.Errorf("%s: Decode: %v, want ErrTooLarge", name, err)
+		}
+	}
+	if _, err := push.Decode(bytes.NewReader(rawBatch(t, "SQLB01", hostLine("SQLB01", 40)))); err != nil {
+		t.Errorf("a snapshot of 40 facts: %v", err)
+	}
+	h := store.HostSnapshot{Instance: "SQLB01", ObservedAt: time.Date(2026, 3, 2, 6, 0, 0, 0, time.UTC), Extra: map[string]string{}}
+	for i := range store.MaxHostFacts + 1 {
+		h.Extra[fmt.Sprint(i)] = "v"
+	}
+	if err := h.Validate(); err == nil {
+		t.Errorf("a snapshot of %d facts is valid", len(h.Extra))
+	}
+}
+
+// A batch's run records are stored with its applied mark, in one
+// transaction: a resend after an apply cut short, or a second apply of
+// the same batch, stores them once (before, 3 of 6 kill points recorded
+// them twice).
+func TestPushRunsRecordedOnce(t *testing.T) {
+	db, path := openDB(t)
+	ctx := context.Background()
+	at := time.Date(2026, 3, 2, 6, 0, 0, 0, time.UTC)
+	fin := at.Add(time.Minute)
+	run := store.CollectorRun{Instance: "SQLB01", Started: at, Finished: &fin, Status: "ok"}
+	for range 3 {
+		if err := db.RecordPush(ctx, "zone-b", "0123456789abcdef0123456789abcdef", 1, 0, run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count(t, path, `SELECT COUNT(*) FROM collector_run`); n != 1 {
+		t.Errorf("%d run records after three applies of one batch, want 1", n)
 	}
 }

@@ -111,13 +111,10 @@ func (r *Receiver) Push(ctx context.Context, collector string, body io.Reader) (
 	if err := r.db.AuthorizePush(wctx, collector, b.Instances()); err != nil {
 		return Result{}, err
 	}
-	runs, err := r.putRuns(wctx, b)
-	if err != nil {
-		return Result{}, err
-	}
-	if b.Records > 0 && runs == b.Records {
+	runs := b.Runs()
+	if b.Records > 0 && len(runs) == b.Records {
 		// Run records only: nothing to import or derive.
-		if err := r.db.RecordPush(wctx, collector, b.Batch, int64(b.Records), 0); err != nil {
+		if err := r.db.RecordPush(wctx, collector, b.Batch, int64(b.Records), 0, runs...); err != nil {
 			return Result{}, err
 		}
 		res.Status = Applied
@@ -141,27 +138,9 @@ func (r *Receiver) Push(ctx context.Context, collector string, body io.Reader) (
 			r.log.Error("push: derivation or analysis failed", "collector", collector, "batch", b.Batch, "error", err.Error())
 		}
 	}
-	if err := r.db.RecordPush(wctx, collector, b.Batch, sum.Read, sum.Added); err != nil {
+	if err := r.db.RecordPush(wctx, collector, b.Batch, sum.Read, sum.Added, runs...); err != nil {
 		return Result{}, err
 	}
 	res.Status, res.Added = Applied, sum.Added
 	return res, nil
-}
-
-// putRuns stores the batch's collector run records, each with a new id on
-// this server, and returns how many lines they were.
-func (r *Receiver) putRuns(ctx context.Context, b *Batch) (int, error) {
-	runs := b.Runs()
-	for _, run := range runs {
-		// A new id on this server; the times, status, counts and errors
-		// as the zone's collector recorded them.
-		var err error
-		if run.ID, err = r.db.StartRun(ctx, run.Instance, run.Started); err == nil {
-			err = r.db.FinishRun(ctx, run)
-		}
-		if err != nil {
-			return 0, err
-		}
-	}
-	return len(runs), nil
 }

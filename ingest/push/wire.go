@@ -64,6 +64,9 @@ const (
 	MaxObjects     = 200_000
 	MaxValues      = 4_000_000
 	MaxString      = 32 << 10
+	MaxMembers     = 4096 // members of one object
+	MaxMapMembers  = 100_000
+	structWidth    = 64
 	maxTagKey      = 64
 	maxTagValue    = 1024
 )

@@ -71,8 +71,12 @@ func hasPrefixFold(s, prefix string) bool {
 // so "RPT-SQL1" is one edit from RPT-SQL01\REPORTING and four from
 // ARCH-SQL12), then by the edit distance to the whole name, then by name:
 // the order in which to suggest names when a filter matches nothing.
+//
+// Only the first closestRunes characters of text and of each name are
+// compared, so a suggestion costs at most closestRunes² steps a name
+// whatever their length (SQL Server's names are at most 128 characters).
 func Closest(text string, names []string) []string {
-	t := strings.ToLower(text)
+	t := strings.ToLower(clip(text))
 	type scored struct {
 		name         string
 		contains     bool
@@ -80,7 +84,7 @@ func Closest(text string, names []string) []string {
 	}
 	s := make([]scored, len(names))
 	for i, n := range names {
-		l := strings.ToLower(n)
+		l := strings.ToLower(clip(n))
 		prefix, dist := levenshtein(t, l)
 		s[i] = scored{n, strings.Contains(l, t), prefix, dist}
 	}
@@ -98,6 +102,21 @@ func Closest(text string, names []string) []string {
 		out[i] = s[i].name
 	}
 	return out
+}
+
+// closestRunes bounds what Closest compares of a name.
+const closestRunes = 128
+
+// clip is s's first closestRunes characters.
+func clip(s string) string {
+	n := 0
+	for i := range s {
+		if n == closestRunes {
+			return s[:i]
+		}
+		n++
+	}
+	return s
 }
 
 // levenshtein is the edit distance in runes from a to the nearest prefix

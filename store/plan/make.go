@@ -59,6 +59,9 @@ func Make(ctx context.Context, src Source, r Request) (Plan, ScriptOptions, erro
 		target = r.Instance
 	}
 	opt := ScriptOptions{DataPath: r.DataPath, LogPath: r.LogPath}
+	if err := CheckRequest(r); err != nil {
+		return Plan{}, opt, err
+	}
 	reps, sets, err := backupSets(ctx, src, r)
 	if err != nil {
 		return Plan{}, opt, err
@@ -225,8 +228,52 @@ func ParseAt(s string) (time.Time, error) {
 	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02 15:04"} {
 		if t, err := time.Parse(layout, s); err == nil {
+			if err := store.CheckInstant("at", t); err != nil {
+				return time.Time{}, err
+			}
 			return t.UTC(), nil
 		}
 	}
 	return time.Time{}, store.Errorf(store.EINVALID, "%q is not an instant: use latest, 2026-11-03T20:00:00Z (RFC 3339) or 2026-11-03 20:00:00 (UTC)", s)
+}
+
+// CheckFolder reports why path cannot be a data_path or log_path (the
+// folder MOVE … TO puts files in): an absolute Windows path (D:\Data),
+// a UNC path (\\server\share\dir) or an absolute Linux path (/var/opt/mssql/data),
+// at most 248 characters (Windows' limit for a folder), without control,
+// format or line-separator characters and without "$(" (a script runs
+// through sqlcmd). Empty is fine: the target's default folders.
+func CheckFolder(field, path string) error {
+	switch {
+	case path == "":
+		return nil
+	case len([]rune(path)) > 248:
+		return store.Errorf(store.EINVALID, "%s is %d characters: a folder holds at most 248", field, len([]rune(path)))
+	case !Plain(path):
+		return store.Errorf(store.EINVALID, "%s holds a control or invisible character or \"$(\", which no folder a restore writes to needs and sqlcmd would act on", field)
+	case len(path) >= 3 && (path[0]|0x20) >= 'a' && (path[0]|0x20) <= 'z' && path[1] == ':' && path[2] == '\\',
+		strings.HasPrefix(path, `\\`) && len(path) > 2 && !strings.ContainsAny(path[2:3], `\/`),
+		strings.HasPrefix(path, "/"):
+	default:
+		return store.Errorf(store.EINVALID, "%s must be an absolute folder: D:\\Data, \\\\server\\share\\dir or /var/opt/mssql/data", field)
+	}
+	if strings.ContainsAny(path, "*?\"<>|") {
+		return store.Errorf(store.EINVALID, "%s holds a character no Windows or Linux folder of SQL Server's may hold (* ? \" < > |)", field)
+	}
+	return nil
+}
+
+// CheckRequest refuses the folders and instant no plan can have, so that
+// every door (page, API, CLI) answers the same 4xx with the reason.
+func CheckRequest(r Request) error {
+	if err := CheckFolder("data_path", r.DataPath); err != nil {
+		return err
+	}
+	if err := CheckFolder("log_path", r.LogPath); err != nil {
+		return err
+	}
+	if !r.At.IsZero() {
+		return store.CheckInstant("at", r.At)
+	}
+	return nil
 }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/human"
@@ -71,18 +74,16 @@ func Script(p Plan, o ScriptOptions) string {
 		if s.Kind == store.KindLog {
 			verb = "LOG"
 		}
-		fmt.Fprintf(&b, "%sRESTORE %s %s FROM ", prefix, verb, QuoteName(db))
-		for j, d := range s.Devices {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%s = %s", deviceClause(s.DeviceKind), QuoteString(d))
+		var v batch
+		name := v.name(db)
+		var devs []string
+		for _, d := range s.Devices {
+			devs = append(devs, fmt.Sprintf("%s = %s", deviceClause(s.DeviceKind), v.value(d)))
 		}
-		b.WriteString("\n" + prefix + "    WITH ")
 		var opts []string
 		if s.Kind == store.KindFull {
 			for _, f := range s.Set.Files {
-				opts = append(opts, fmt.Sprintf("MOVE %s TO %s", QuoteString(f.LogicalName), QuoteString(movePath(f, o))))
+				opts = append(opts, fmt.Sprintf("MOVE %s TO %s", v.value(f.LogicalName), v.value(movePath(f, o))))
 			}
 		}
 		opts = append(opts, "NORECOVERY")
@@ -96,6 +97,9 @@ func Script(p Plan, o ScriptOptions) string {
 		if hasBuf {
 			opts = append(opts, fmt.Sprintf("BUFFERCOUNT = %d", buf.BufferCount), fmt.Sprintf("MAXTRANSFERSIZE = %d", buf.MaxTransferKiB*1024))
 		}
+		v.declare(&b, prefix)
+		fmt.Fprintf(&b, "%sRESTORE %s %s FROM %s\n", prefix, verb, name, strings.Join(devs, ", "))
+		b.WriteString(prefix + "    WITH ")
 		b.WriteString(strings.Join(opts, ",\n"+prefix+"         "))
 		b.WriteString(";\n" + prefix + "GO\n")
 		if s.Kind == store.KindFull && len(s.Set.Files) == 0 {
@@ -105,27 +109,144 @@ func Script(p Plan, o ScriptOptions) string {
 			b.WriteString(stopAtNote(*s.StopAt, s.Set.UTCOffset))
 		}
 	}
-	fmt.Fprintf(&b, "\nRESTORE DATABASE %s WITH RECOVERY;\nGO\n", QuoteName(db))
+	var v batch
+	name := v.name(db)
+	b.WriteString("\n")
+	v.declare(&b, "")
+	fmt.Fprintf(&b, "RESTORE DATABASE %s WITH RECOVERY;\nGO\n", name)
 	return b.String()
 }
 
 // QuoteName quotes an identifier as QUOTENAME does: [name] with every ]
-// doubled.
+// doubled. Script writes a name that is not Plain through a variable.
 func QuoteName(s string) string { return "[" + strings.ReplaceAll(s, "]", "]]") + "]" }
 
 // QuoteString writes a Unicode string literal: N'text' with every ' doubled.
+// Script writes a value that is not Plain as an expression (Literal).
 func QuoteString(s string) string { return "N'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// comment keeps a value inside a -- comment line: a line break in a name
-// would end the comment and turn the rest into T-SQL.
-func comment(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case '\n', '\r', '\u2028', '\u2029', '\u0085', '\v', '\f':
-			return ' '
+// A script is run by sqlcmd, SSMS in SQLCMD mode, Invoke-Sqlcmd or a
+// line-based GO splitter. sqlcmd replaces $(name) anywhere in a batch,
+// inside string literals and comments too (so a device path holding
+// $(SQLCMDPASSWORD) would send the password to whoever owns the share, and
+// an undefined $(x stops the script), and every splitter ends a batch at a
+// line holding GO: a raw line break inside a literal would let a path
+// carry a batch of its own. So no value reaches a script raw unless it is
+// Plain; the others are written as N'…' runs and NCHAR(n) joined by +,
+// through a DECLAREd variable where RESTORE takes only a literal or a
+// variable (its device, MOVE, database name), and comments show such
+// characters as code points, ⟨U+202E⟩, as the pages do.
+
+// unsafe reports a character that must not appear raw in a script: a
+// control or format character (bidi overrides, zero-width marks, the
+// BOM), a line or paragraph separator, or the replacement of a byte that
+// was not UTF-8.
+func unsafe(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) || r == utf8.RuneError
+}
+
+// Plain reports whether s can be written raw inside a literal or a
+// bracketed name: no unsafe character and no "$(".
+func Plain(s string) bool {
+	if strings.Contains(s, "$(") {
+		return false
+	}
+	for _, r := range s {
+		if unsafe(r) {
+			return false
 		}
-		return r
-	}, s)
+	}
+	return true
+}
+
+// Literal writes s as a T-SQL expression of type nvarchar that sqlcmd
+// leaves alone: N'…' runs, with each unsafe character and each '$' before
+// '(' as NCHAR(n) (a character beyond U+FFFF as its two UTF-16 halves),
+// joined by +. A Plain s is QuoteString(s).
+func Literal(s string) string {
+	if Plain(s) {
+		return QuoteString(s)
+	}
+	var parts []string
+	var run strings.Builder
+	flush := func() {
+		if run.Len() > 0 {
+			parts = append(parts, QuoteString(run.String()))
+			run.Reset()
+		}
+	}
+	rs := []rune(s)
+	for i, r := range rs {
+		switch {
+		case r == '$' && i+1 < len(rs) && rs[i+1] == '(', unsafe(r):
+			flush()
+			if r > 0xFFFF {
+				hi, lo := utf16.EncodeRune(r)
+				parts = append(parts, fmt.Sprintf("NCHAR(%d)", hi), fmt.Sprintf("NCHAR(%d)", lo))
+			} else {
+				parts = append(parts, fmt.Sprintf("NCHAR(%d)", r))
+			}
+		default:
+			run.WriteRune(r)
+		}
+	}
+	flush()
+	if len(parts) == 0 {
+		return "N''"
+	}
+	return strings.Join(parts, " + ")
+}
+
+// batch collects the variables one statement needs for its values that
+// are not Plain.
+type batch struct{ decls []string }
+
+// value is s as a literal, or the variable that holds it.
+func (v *batch) value(s string) string {
+	if Plain(s) {
+		return QuoteString(s)
+	}
+	name := fmt.Sprintf("@v%d", len(v.decls)+1)
+	v.decls = append(v.decls, fmt.Sprintf("DECLARE %s nvarchar(4000) = %s;", name, Literal(s)))
+	return name
+}
+
+// name is the database name bracketed, or the variable that holds it.
+func (v *batch) name(s string) string {
+	if Plain(s) {
+		return QuoteName(s)
+	}
+	v.decls = append(v.decls, fmt.Sprintf("DECLARE @db sysname = %s;", Literal(s)))
+	return "@db"
+}
+
+// declare writes the batch's DECLAREs, each on its own line.
+func (v *batch) declare(b *strings.Builder, prefix string) {
+	for _, d := range v.decls {
+		b.WriteString(prefix + d + "\n")
+	}
+}
+
+// comment keeps a value inside a -- comment line: a line break in a name
+// would end the comment and turn the rest into T-SQL, and sqlcmd would
+// expand a $( there too. Unsafe characters are shown as code points.
+func comment(s string) string {
+	if Plain(s) {
+		return s
+	}
+	var b strings.Builder
+	rs := []rune(s)
+	for i, r := range rs {
+		switch {
+		case r == '$' && i+1 < len(rs) && rs[i+1] == '(':
+			b.WriteString("⟨U+0024⟩")
+		case unsafe(r):
+			fmt.Fprintf(&b, "⟨U+%04X⟩", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func deviceClause(kind string) string {

@@ -255,9 +255,8 @@ func TestScriptCommentsHoldNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := parseScript(t, plan.Script(plan.Estimates(c, "A\nB", "T\rRESTORE", nil, 0), plan.ScriptOptions{}))
-	for _, s := range got {
-		if s.verb != "DATABASE" && s.verb != "LOG" {
+	for _, b := range sqlcmdBatches(t, plan.Script(plan.Estimates(c, "A\nB", "T\rRESTORE", nil, 0), plan.ScriptOptions{})) {
+		if s := tsql(t, b); s.database != name {
 			t.Fatalf("statement %+v", s)
 		}
 	}

@@ -144,15 +144,50 @@ func (db *DB) PushApplied(ctx context.Context, collector, batch string) (bool, e
 const keepPushBatches = 30 * 24 * time.Hour
 
 // RecordPush remembers that collector's batch was applied (records handed
-// in, added), notes the token's use and forgets batch ids past
-// keepPushBatches.
-func (db *DB) RecordPush(ctx context.Context, collector, batch string, records, added int64) error {
+// in, added), stores the batch's collector run records (each with a new id
+// on this server), notes the token's use and forgets batch ids past
+// keepPushBatches, in one transaction: a batch whose apply was cut short
+// (kill -9) is not marked and its resend stores its runs once. The
+// batch's restores and facts are imported before, each kept once, so the
+// resend adds none twice.
+func (db *DB) RecordPush(ctx context.Context, collector, batch string, records, added int64, runs ...store.CollectorRun) error {
 	now := db.now()
+	for _, r := range runs {
+		if err := r.Validate(); err != nil {
+			return err
+		}
+		if err := store.CheckInstantPtr("finished", r.Finished); err != nil {
+			return store.Errorf(store.EINVALID, "run record: %s", store.ErrorMessage(err))
+		}
+	}
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: record push %s/%s: %w", collector, batch, err)
 	}
 	defer tx.Rollback()
+	var applied int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM push_batch WHERE collector = ? AND batch = ?`, collector, batch).Scan(&applied); err != nil {
+		return fmt.Errorf("store: record push %s/%s: %w", collector, batch, err)
+	}
+	if applied > 0 {
+		return nil // a concurrent apply of the same batch marked it first
+	}
+	for _, r := range runs {
+		finished := now
+		if r.Finished != nil {
+			finished = *r.Finished
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO collector_run (instance, started, finished, status, rows, errors, notes)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, store.InstanceName(r.Instance), r.Started.UnixMilli(), finished.UnixMilli(), r.Status,
+			jsonText(nonNilCounts(r.Rows)), jsonText(nonNilMap(r.Errors)), jsonText(nonNil(r.Notes))); err != nil {
+			return fmt.Errorf("store: record push %s/%s: run of %s: %w", collector, batch, r.Instance, err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM collector_run WHERE instance = ?1
+			AND id <= (SELECT id FROM collector_run WHERE instance = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)`,
+			store.InstanceName(r.Instance), keepRuns); err != nil {
+			return fmt.Errorf("store: record push %s/%s: prune runs: %w", collector, batch, err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO push_batch (collector, batch, applied_at, records, added) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING`, collector, batch, now.UnixMilli(), records, added); err != nil {
 		return fmt.Errorf("store: record push %s/%s: %w", collector, batch, err)
