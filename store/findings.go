@@ -21,6 +21,46 @@ type Series struct {
 	Outliers      []int64   `json:"outliers"`
 	ChangePoints  []int64   `json:"change_points"`
 	Note          string    `json:"note"`
+	// Watch is the series' open watch: its newest restore lies beyond its
+	// usual (nil when it does not).
+	Watch *Watch `json:"watch,omitempty"`
+}
+
+// Watch is a series watched from a restore beyond its usual (issue 37):
+// open until the next restore confirms a regression (two in a row) or
+// closes it (back to usual); closed and confirmed ones are history.
+type Watch struct {
+	ID         int64     `json:"id"`
+	InstanceID int64     `json:"-"`
+	Instance   string    `json:"instance"`
+	Database   string    `json:"database"`
+	Kind       Kind      `json:"kind"`
+	Direction  string    `json:"direction"` // regression (slower) | improvement (faster)
+	RestoreID  int64     `json:"restore_id"`
+	OpenedAt   time.Time `json:"opened_at"`
+	// Ratio is the restore's throughput over the usual (median of the
+	// series' recent restores); DurationRatio its duration over theirs.
+	Ratio         float64    `json:"ratio"`
+	DurationRatio float64    `json:"duration_ratio"`
+	UsualMiBps    float64    `json:"usual_mibps"`
+	UsualN        int        `json:"usual_n"`
+	State         string     `json:"state"` // open | closed | confirmed
+	ClosedAt      *time.Time `json:"closed_at,omitempty"`
+	ClosedNote    string     `json:"closed_note,omitempty"`
+	FirstSeen     time.Time  `json:"first_seen"`
+}
+
+// Watch states.
+const (
+	WatchOpen      = "open"
+	WatchClosed    = "closed"
+	WatchConfirmed = "confirmed"
+)
+
+// WatchFilter selects watches.
+type WatchFilter struct {
+	Instance, Database string
+	State              string // "" = any
 }
 
 // FactorChange is one factor whose usual value differs across a change point.
@@ -58,11 +98,14 @@ type Regression struct {
 	ChangedFactors    []FactorChange `json:"changed_factors"`
 	KnownIssues       []string       `json:"known_issues"`
 	Note              string         `json:"note"`
-	Status            string         `json:"status"`
-	StatusNote        string         `json:"status_note"`
-	StatusAt          *time.Time     `json:"status_at"`
-	FirstSeen         time.Time      `json:"first_seen"`
-	LastSeen          time.Time      `json:"last_seen"`
+	// State is "regression" for a located change ("watch" for an open
+	// watch listed beside the regressions, issue 37).
+	State      string     `json:"state"`
+	Status     string     `json:"status"`
+	StatusNote string     `json:"status_note"`
+	StatusAt   *time.Time `json:"status_at"`
+	FirstSeen  time.Time  `json:"first_seen"`
+	LastSeen   time.Time  `json:"last_seen"`
 }
 
 // HoursLostPerRestore is the extra wall time one restore now takes.

@@ -92,6 +92,26 @@ type Finding struct {
 	// after the change, cleanest split first (see RankFactors).
 	ChangedFactors []FactorChange
 	Note           string // one plain-language sentence for the page
+	// Watch is set when the newest restore is a slow (or fast) outlier:
+	// the series is watched until its next restore confirms the change
+	// (a second outlier in the same direction: a regression dated to the
+	// first) or closes it (back to usual).
+	Watch *Watch
+	// Confirmed says the change was confirmed at its second slow (or
+	// fast) restore, before the change-point rule's three.
+	Confirmed bool
+}
+
+// Watch is a series' newest restore set apart as a slow or fast outlier.
+type Watch struct {
+	Index     int     // series index of the restore
+	Direction Verdict // Regression (slower) or Improvement (faster)
+	// Ratio is the restore's throughput over the usual (the median of the
+	// restores it was judged against); DurationRatio its duration over
+	// their median duration (0 = unknown).
+	Ratio, DurationRatio float64
+	UsualMiBps           float64
+	UsualN               int // restores behind the usual
 }
 
 // FactorChange is one factor whose usual value differs across a change.
@@ -185,8 +205,38 @@ func detect(series []Point, cfg Config) (Finding, *changeSides) {
 		keepLog = append(keepLog, logx[j])
 	}
 
+	// The newest restores against the usual of the series' regime: one
+	// beyond it opens a watch, two in the same direction confirm a change
+	// dated to the first of them.
+	lo, c, changed := lastChange(keepLog, cfg, -slow, fast)
+	from := 0
+	if changed {
+		from = keep[c]
+	}
+	var tail []int
+	if n := len(pos); n >= 2 {
+		prev, last := pos[n-2], pos[n-1]
+		base := from
+		if changed && len(usual(keep, from, prev)) < cfg.MinEach {
+			// The change just found is the pair itself with a low restore
+			// of noise before it: judge the pair against the regime before.
+			base = keep[lo]
+		}
+		if f, sides, ok := confirm(series, keep, prev, last, base, cfg); ok {
+			f.Outliers = slices.DeleteFunc(outIdx, func(i int) bool { return i == prev || i == last })
+			return f, sides
+		}
+		tail = []int{last}
+	}
+	watch := func(f Finding) Finding {
+		if len(tail) == 1 {
+			f.Watch = watchOf(series, keep, tail[0], from, cfg)
+		}
+		return f
+	}
+
 	// Throughput first: it is what a regression is judged on.
-	if lo, c, ok := lastChange(keepLog, cfg, -slow, fast); ok {
+	if changed {
 		f, sides := compare(series, keep, keep[lo], keep[c])
 		f.Outliers = outIdx
 		if f.Ratio <= 1 {
@@ -199,7 +249,7 @@ func detect(series []Point, cfg Config) (Finding, *changeSides) {
 			f.RatioLow, f.RatioHigh = BootstrapRatio(mibps(series, b), mibps(series, a), cfg.Bootstrap, cfg.Seed)
 		}
 		f.Note = noteChange(f)
-		return f, sides
+		return watch(f), sides
 	}
 
 	// Throughput held. A lasting change of duration is then explained by
@@ -216,7 +266,7 @@ func detect(series []Point, cfg Config) (Finding, *changeSides) {
 		f, sides := compare(series, keep, dpos[lo], dpos[c])
 		f.Verdict, f.Outliers = Stable, outIdx
 		f.Note = noteDuration(f)
-		return f, sides
+		return watch(f), sides
 	}
 
 	all := mibps(series, keep)
@@ -226,7 +276,115 @@ func detect(series []Point, cfg Config) (Finding, *changeSides) {
 		BaselineN: len(keep), PValue: 1, Outliers: outIdx,
 	}
 	f.Note = noteStable(f)
-	return f, nil
+	return watch(f), nil
+}
+
+// usual returns the kept restores the newest ones are judged against: the
+// last usualWindow restores of the regime the series is in (since from),
+// before series index before, so a watch compares with what the DBA has
+// lately seen.
+func usual(keep []int, from, before int) []int {
+	var out []int
+	for _, i := range keep {
+		if i >= from && i < before {
+			out = append(out, i)
+		}
+	}
+	if len(out) > usualWindow {
+		out = out[len(out)-usualWindow:]
+	}
+	return out
+}
+
+// usualWindow is how many recent restores make "usual" for a watch, and
+// confirmBase the fewest that let two restores confirm a change.
+const (
+	usualWindow = 30
+	confirmBase = 10
+)
+
+// beyond says whether throughput x lies beyond the usual restores base:
+// below every one of them and at most lo times their median (slower, -1),
+// or above every one and at least hi times it (faster, +1); 0 otherwise.
+func beyond(series []Point, base []int, x, lo, hi float64, cfg Config) int {
+	if len(base) < cfg.MinEach || !(x > 0) {
+		return 0
+	}
+	v := mibps(series, base)
+	m := Median(v)
+	switch {
+	case x < slices.Min(v) && x <= lo*m:
+		return -1
+	case x > slices.Max(v) && x >= hi*m:
+		return 1
+	}
+	return 0
+}
+
+// stableSpread is how far from the usual a restore confirming a change
+// must lie (besides beyond every recent restore): beyond the ±25 % SPEC §5
+// calls stable, with a margin (a median of 30 noisy restores is itself a
+// few per cent off), so that a one-off slow restore followed by an
+// ordinary low one does not confirm. The walk-forward replays in
+// watch_sim_test.go set it: at 0.25, 12 of 200 null series-years raised a
+// regression that vanished; at 0.30, none of the 0.5× steps is late.
+const stableSpread = 0.30
+
+// watchOf describes the restore at series index i when it lies beyond the
+// usual of its regime (since from); nil when it does not.
+func watchOf(series []Point, keep []int, i, from int, cfg Config) *Watch {
+	base := usual(keep, from, i)
+	dir := beyond(series, base, series[i].MiBps, cfg.Ratio, cfg.ImproveRatio, cfg)
+	if dir == 0 {
+		return nil
+	}
+	m := Median(mibps(series, base))
+	w := &Watch{Index: i, Direction: Regression, UsualMiBps: m, UsualN: len(base), Ratio: series[i].MiBps / m}
+	if dir > 0 {
+		w.Direction = Improvement
+	}
+	var ds []float64
+	for _, j := range base {
+		if d := series[j].DurationS; d > 0 {
+			ds = append(ds, d)
+		}
+	}
+	if d := series[i].DurationS; d > 0 && len(ds) > 0 {
+		w.DurationRatio = d / Median(ds)
+	}
+	return w
+}
+
+// confirm judges the two restores that end the series (series indexes
+// prev and last) as a change: when both lie beyond every usual restore of
+// the regime before them (since from) and outside its stable spread, in
+// the same direction, and the median of the two is a material change
+// (Ratio, ImproveRatio), it is a regression (or improvement) dated to
+// prev, compared with that usual.
+func confirm(series []Point, keep []int, prev, last, from int, cfg Config) (Finding, *changeSides, bool) {
+	base := usual(keep, from, prev)
+	if len(base) < confirmBase {
+		return Finding{}, nil, false // too young to know its usual: the change-point rule's three decide
+	}
+	lo, hi := 1-stableSpread, 1/(1-stableSpread)
+	d := beyond(series, base, series[prev].MiBps, lo, hi, cfg)
+	if d == 0 || beyond(series, base, series[last].MiBps, lo, hi, cfg) != d {
+		return Finding{}, nil, false
+	}
+	idx := append(slices.Clone(base), prev, last)
+	f, sides := compare(series, idx, base[0], prev)
+	if d < 0 && f.Ratio > cfg.Ratio || d > 0 && f.Ratio < cfg.ImproveRatio {
+		return Finding{}, nil, false
+	}
+	f.Verdict, f.Confirmed = Regression, true
+	if d > 0 {
+		f.Verdict = Improvement
+	}
+	if cfg.Bootstrap > 0 {
+		f.RatioLow, f.RatioHigh = BootstrapRatio(mibps(series, base), mibps(series, []int{prev, last}), cfg.Bootstrap, cfg.Seed)
+	}
+	f.Note = noteChange(f)
+	return f, sides, true
 }
 
 // lastChange finds the most recent lasting change of level in logx and

@@ -114,12 +114,12 @@ func TestSingleOutlier(t *testing.T) {
 	}
 }
 
-// TestSlowRestoresArriving follows a regression as it arrives: one and two
-// slow restores are shown as outliers, the third makes it a regression
-// dated at the first.
+// TestSlowRestoresArriving follows a regression as it arrives (issue 37):
+// the first slow restore is an outlier and opens a watch, the second
+// confirms a regression dated at the first, and the third keeps it there.
 func TestSlowRestoresArriving(t *testing.T) {
 	base := series(18, func(int) float64 { return 400 })
-	for k, want := range []analysis.Verdict{analysis.Stable, analysis.Stable, analysis.Regression} {
+	for k, want := range []analysis.Verdict{analysis.Stable, analysis.Regression, analysis.Regression} {
 		s := slices.Clone(base)
 		for i := range k + 1 {
 			s = append(s, point(len(s), 130*wobble[i], backupSize))
@@ -132,6 +132,9 @@ func TestSlowRestoresArriving(t *testing.T) {
 		case analysis.Stable:
 			if len(f.Outliers) != k+1 || f.Outliers[0] != 18 {
 				t.Errorf("%d slow: outliers %v, want the last %d", k+1, f.Outliers, k+1)
+			}
+			if w := f.Watch; w == nil || w.Index != 18 || w.Direction != analysis.Regression || w.Ratio > 0.4 || w.DurationRatio < 2.5 {
+				t.Errorf("%d slow: watch %+v, want restore 18 about 3× its usual time", k+1, w)
 			}
 		default:
 			if f.ChangeIndex != 18 || len(f.Outliers) != 0 {

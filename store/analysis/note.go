@@ -26,6 +26,9 @@ func noteChange(f Finding) string {
 	if f.SizeGrowth >= 1.2 || (f.SizeGrowth > 0 && f.SizeGrowth <= 1/1.2) {
 		fmt.Fprintf(&b, "; the backup size also changed %s", times(f.SizeGrowth))
 	}
+	if f.Confirmed {
+		b.WriteString("; confirmed by a second restore in a row beyond every recent one")
+	}
 	b.WriteString(outlierClause(f.Outliers))
 	return b.String()
 }

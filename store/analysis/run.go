@@ -316,6 +316,11 @@ func judge(s *store.SeriesRestores, cfg Config, buf []Point) (judged, []Point) {
 	if f.ChangeIndex >= 0 && f.ChangeIndex < len(pts) {
 		ser.ChangePoints = []int64{pts[f.ChangeIndex].RestoreID}
 	}
+	if w := f.Watch; w != nil {
+		ser.Watch = &store.Watch{InstanceID: s.InstanceID, Instance: s.Instance, Database: s.Database, Kind: s.Kind,
+			Direction: string(w.Direction), RestoreID: pts[w.Index].RestoreID, OpenedAt: pts[w.Index].At, Ratio: w.Ratio,
+			DurationRatio: w.DurationRatio, UsualMiBps: w.UsualMiBps, UsualN: w.UsualN, State: store.WatchOpen}
+	}
 	if f.Verdict != Regression && f.Verdict != Improvement {
 		if g := growthNote(s.Points); g != "" && !strings.Contains(ser.Note, "larger") {
 			ser.Note = strings.TrimSuffix(ser.Note, ".") + "; " + g

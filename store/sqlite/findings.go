@@ -39,6 +39,9 @@ func (db *DB) SaveFindings(ctx context.Context, instanceID, pending int64, serie
 	if err := db.saveRegressions(ctx, tx, instanceID, regs); err != nil {
 		return err
 	}
+	if err := db.saveWatches(ctx, tx, instanceID, series, regs); err != nil {
+		return err
+	}
 	if err := saveExposure(ctx, tx, instanceID, exp); err != nil {
 		return err
 	}

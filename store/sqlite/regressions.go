@@ -68,7 +68,7 @@ func (db *DB) ListRegressions(ctx context.Context, f store.RegressionFilter) ([]
 			&r.Note, &r.Status, &r.StatusNote, &statusAt, &first, &last); err != nil {
 			return nil, fmt.Errorf("store: list regressions: %w", err)
 		}
-		r.Kind = store.Kind(kind)
+		r.Kind, r.State = store.Kind(kind), "regression"
 		r.ChangedAt = store.UnixMs(changed)
 		r.FirstSeen, r.LastSeen = store.UnixMs(first), store.UnixMs(last)
 		r.StatusAt = nTime(statusAt)
@@ -153,5 +153,25 @@ func (db *DB) ListSeries(ctx context.Context, f store.SeriesFilter) ([]store.Ser
 		_ = json.Unmarshal([]byte(cps), &s.ChangePoints)
 		out = append(out, s)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list series: %w", err)
+	}
+	// Each series' open watch.
+	ws, err := db.ListWatches(ctx, store.WatchFilter{Instance: f.Instance, Database: f.Database, State: store.WatchOpen})
+	if err != nil || len(ws) == 0 {
+		return out, err
+	}
+	type key struct {
+		instance int64
+		database string
+		kind     store.Kind
+	}
+	open := map[key]*store.Watch{}
+	for i := range ws {
+		open[key{ws[i].InstanceID, ws[i].Database, ws[i].Kind}] = &ws[i]
+	}
+	for i := range out {
+		out[i].Watch = open[key{out[i].InstanceID, out[i].Database, out[i].Kind}]
+	}
+	return out, nil
 }
