@@ -2,6 +2,7 @@ package web
 
 import (
 	"cmp"
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -59,7 +60,40 @@ func (s *Server) handleAPIRegressions(c echo.Context) error {
 			return err
 		}
 	}
+	if after == 0 {
+		extra, err := s.speedUpsAndWatches(c.Request().Context(), c.QueryParam("status"))
+		if err != nil {
+			return err
+		}
+		out = append(out, extra...)
+	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// speedUpsAndWatches are what the first page of /api/regressions carries
+// after the slowdowns (issue 37): the speed-ups of the status asked for,
+// and, for "", open or active, the open watches (state "watch").
+func (s *Server) speedUpsAndWatches(ctx context.Context, status string) ([]export.RegressionRow, error) {
+	all, err := s.db.ListRegressions(ctx, store.RegressionFilter{Status: status, Direction: "any"})
+	if err != nil {
+		return nil, err
+	}
+	var out []export.RegressionRow
+	for i := range all {
+		if all[i].Direction == string(analysis.Improvement) {
+			out = append(out, export.Regression(&all[i]))
+		}
+	}
+	if status == "" || status == store.StatusOpen || status == "active" {
+		ws, err := s.db.ListWatches(ctx, store.WatchFilter{State: store.WatchOpen})
+		if err != nil {
+			return nil, err
+		}
+		for i := range ws {
+			out = append(out, export.Watch(&ws[i]))
+		}
+	}
+	return out, nil
 }
 
 // listOrder compares two regressions in store.ListRegressions' order:

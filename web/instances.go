@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/human"
 	"github.com/restorewatch/restorewatch/web/chart"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -341,6 +342,9 @@ func (s *Server) seriesRow(se store.Series, regs []store.Regression) view.Databa
 		if r.Database == se.Database && r.Kind == se.Kind {
 			row.RegressionURL = view.RegressionURL(r.ID)
 		}
+	}
+	if se.Watch != nil {
+		row.Watch, row.WatchURL = human.WatchLine(se.Watch), view.RestoreURL(se.Watch.RestoreID)
 	}
 	return row
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/human"
 	"github.com/restorewatch/restorewatch/store/plan"
 	"github.com/restorewatch/restorewatch/web/chart"
 	"github.com/restorewatch/restorewatch/web/view"
@@ -142,6 +143,14 @@ func (s *Server) overviewRegressions(ctx context.Context, m *view.Overview) erro
 	for _, r := range regs[:min(len(regs), 10)] {
 		m.Regressions = append(m.Regressions, s.regressionRow(r))
 	}
+	ws, err := s.db.ListWatches(ctx, store.WatchFilter{State: store.WatchOpen})
+	if err != nil {
+		return err
+	}
+	for i := range ws[:min(len(ws), 20)] {
+		m.Watches = append(m.Watches, view.Link{Text: human.WatchLine(&ws[i]), Href: view.DatabaseURL(ws[i].Instance, ws[i].Database)})
+	}
+	m.MoreWatches = max(0, len(ws)-20)
 	return nil
 }
 

@@ -44,6 +44,8 @@ type Store interface {
 	InstanceBackups(ctx context.Context, instance string) ([]store.DatabaseBackups, error)
 	BackupOfDevices(ctx context.Context, devices []string) (*store.DeviceBackup, error)
 	ListSeries(ctx context.Context, f store.SeriesFilter) ([]store.Series, error)
+	// ListWatches lists the series watched since a restore beyond their usual (issue 37).
+	ListWatches(ctx context.Context, f store.WatchFilter) ([]store.Watch, error)
 	RestoreFactors(ctx context.Context, ids []int64) (map[int64]map[string]string, error)
 
 	GetRegression(ctx context.Context, id int64) (*store.Regression, error)

@@ -81,12 +81,12 @@ type RegressionsCmd struct {
 }
 
 // Run implements the command.
-func (c *RegressionsCmd) Run(ctx context.Context, m *Main) error {
+func (c *RegressionsCmd) Run(ctx context.Context, m *Main) (err error) {
 	db, err := m.openExisting(ctx)
 	if err != nil {
 		return err
 	}
-	regs, err := db.ListRegressions(ctx, store.RegressionFilter{Status: c.Status})
+	regs, err := db.ListRegressions(ctx, store.RegressionFilter{Status: c.Status, Direction: "any"})
 	if err != nil {
 		return err
 	}
@@ -97,6 +97,19 @@ func (c *RegressionsCmd) Run(ctx context.Context, m *Main) error {
 			return err
 		}
 	}
+	// Open watches (issue 37), state "watch": a series whose newest
+	// restore lies beyond its usual, not yet confirmed.
+	var watches []store.Watch
+	if c.Status == "" || c.Status == store.StatusOpen || c.Status == "active" {
+		if watches, err = db.ListWatches(ctx, store.WatchFilter{State: store.WatchOpen}); err != nil {
+			return err
+		}
+	}
+	if c.Format != "table" {
+		for i := range watches {
+			rows = append(rows, export.Watch(&watches[i]))
+		}
+	}
 	switch c.Format {
 	case "json":
 		return export.WriteJSON(m.Stdout, rows)
@@ -105,8 +118,16 @@ func (c *RegressionsCmd) Run(ctx context.Context, m *Main) error {
 	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(m.Stdout, "(no regressions)")
+		if err == nil && len(watches) > 0 {
+			err = printWatches(m, watches)
+		}
 		return err
 	}
+	defer func() {
+		if err == nil && len(watches) > 0 {
+			err = printWatches(m, watches)
+		}
+	}()
 	t := newTable("ID", "STATUS", "INSTANCE", "DATABASE", "KIND", "SINCE (UTC)", "BEFORE → NOW", "RATIO", "N", "P", "LOST A YEAR",
 		"WHAT CHANGED", "KNOWN ISSUE")
 	t.min, t.drop = map[int]int{0: 2, 5: 11, 6: 20, 10: 11}, []int{9, 8, 7, 1, 4}
@@ -128,4 +149,18 @@ func (c *RegressionsCmd) Run(ctx context.Context, m *Main) error {
 			strings.Join(changed, "; "), strings.Join(r.KnownIssues, ","))
 	}
 	return m.printTable(t, c.Wide)
+}
+
+// printWatches lists the open watches under the regressions' table, one
+// line each, as the overview says them.
+func printWatches(m *Main, ws []store.Watch) error {
+	if _, err := fmt.Fprintf(m.Stdout, "\nWatching (%d; the next restore confirms or closes each):\n", len(ws)); err != nil {
+		return err
+	}
+	for i := range ws {
+		if _, err := fmt.Fprintf(m.Stdout, "  %s\n", human.WatchLine(&ws[i])); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -214,7 +214,9 @@ func detect(series []Point, cfg Config) (Finding, *changeSides) {
 		from = keep[c]
 	}
 	var tail []int
-	if n := len(pos); n >= 2 {
+	// A MinEach above the default asks for that many restores on each
+	// side of every change: the confirmation at the second is then off.
+	if n := len(pos); n >= 2 && cfg.MinEach <= DefaultConfig().MinEach {
 		prev, last := pos[n-2], pos[n-1]
 		base := from
 		if changed && len(usual(keep, from, prev)) < cfg.MinEach {
@@ -226,7 +228,9 @@ func detect(series []Point, cfg Config) (Finding, *changeSides) {
 			f.Outliers = slices.DeleteFunc(outIdx, func(i int) bool { return i == prev || i == last })
 			return f, sides
 		}
-		tail = []int{last}
+	}
+	if n := len(pos); n >= 1 {
+		tail = []int{pos[n-1]}
 	}
 	watch := func(f Finding) Finding {
 		if len(tail) == 1 {
@@ -280,7 +284,7 @@ func detect(series []Point, cfg Config) (Finding, *changeSides) {
 }
 
 // usual returns the kept restores the newest ones are judged against: the
-// last usualWindow restores of the regime the series is in (since from),
+// last UsualWindow restores of the regime the series is in (since from),
 // before series index before, so a watch compares with what the DBA has
 // lately seen.
 func usual(keep []int, from, before int) []int {
@@ -290,16 +294,16 @@ func usual(keep []int, from, before int) []int {
 			out = append(out, i)
 		}
 	}
-	if len(out) > usualWindow {
-		out = out[len(out)-usualWindow:]
+	if len(out) > UsualWindow {
+		out = out[len(out)-UsualWindow:]
 	}
 	return out
 }
 
-// usualWindow is how many recent restores make "usual" for a watch, and
+// UsualWindow is how many recent restores make "usual" for a watch, and
 // confirmBase the fewest that let two restores confirm a change.
 const (
-	usualWindow = 30
+	UsualWindow = 30
 	confirmBase = 10
 )
 
@@ -321,14 +325,14 @@ func beyond(series []Point, base []int, x, lo, hi float64, cfg Config) int {
 	return 0
 }
 
-// stableSpread is how far from the usual a restore confirming a change
+// ConfirmSpread is how far from the usual a restore confirming a change
 // must lie (besides beyond every recent restore): beyond the ±25 % SPEC §5
 // calls stable, with a margin (a median of 30 noisy restores is itself a
 // few per cent off), so that a one-off slow restore followed by an
 // ordinary low one does not confirm. The walk-forward replays in
 // watch_sim_test.go set it: at 0.25, 12 of 200 null series-years raised a
 // regression that vanished; at 0.30, none of the 0.5× steps is late.
-const stableSpread = 0.30
+const ConfirmSpread = 0.30
 
 // watchOf describes the restore at series index i when it lies beyond the
 // usual of its regime (since from); nil when it does not.
@@ -366,7 +370,7 @@ func confirm(series []Point, keep []int, prev, last, from int, cfg Config) (Find
 	if len(base) < confirmBase {
 		return Finding{}, nil, false // too young to know its usual: the change-point rule's three decide
 	}
-	lo, hi := 1-stableSpread, 1/(1-stableSpread)
+	lo, hi := 1-ConfirmSpread, 1/(1-ConfirmSpread)
 	d := beyond(series, base, series[prev].MiBps, lo, hi, cfg)
 	if d == 0 || beyond(series, base, series[last].MiBps, lo, hi, cfg) != d {
 		return Finding{}, nil, false

@@ -29,8 +29,17 @@ type RegressionRow struct {
 	KnownIssues         []string       `json:"known_issues"`
 	HoursLostPerRestore float64        `json:"hours_lost_per_restore"`
 	HoursLostPerYear    float64        `json:"hours_lost_per_year"`
-	Status              string         `json:"status"`
-	Note                string         `json:"note"`
+	// State is "regression" for a located change (Direction says slower
+	// or faster) and "watch" for a series watched since its newest restore
+	// lay beyond its usual (issue 37): RestoreID is that restore,
+	// ChangedAt its time, Ratio its throughput over the usual
+	// (BaselineMiBps, of BaselineN restores), DurationRatio its duration
+	// over theirs.
+	State         string  `json:"state"`
+	RestoreID     int64   `json:"restore_id,omitempty"`
+	DurationRatio float64 `json:"duration_ratio"`
+	Status        string  `json:"status"`
+	Note          string  `json:"note"`
 	// NextSteps say what would explain a regression no recorded factor
 	// explains, and how to gather it (analysis.RegressionNextSteps);
 	// absent when a factor changed.
@@ -56,7 +65,7 @@ func Regression(r *store.Regression) RegressionRow {
 		RatioLow: Round(r.RatioLow, 4), RatioHigh: Round(r.RatioHigh, 4), BaselineN: r.BaselineN,
 		CurrentN: r.CurrentN, PValue: r.PValue, ChangedFactors: []FactorChange{}, KnownIssues: r.KnownIssues,
 		HoursLostPerRestore: Round(r.HoursLostPerRestore(), 2), HoursLostPerYear: Round(r.HoursLostPerYear(), 1),
-		Status: r.Status, Note: r.Note}
+		Status: r.Status, Note: r.Note, State: "regression", DurationRatio: Round(r.DurationRatio, 4)}
 	for _, f := range r.ChangedFactors {
 		out.ChangedFactors = append(out.ChangedFactors, FactorChange{Factor: f.Factor, FactorLabel: human.FactorLabel(f.Factor), Before: f.Before, After: f.After, Score: Round(f.Score, 3)})
 	}
@@ -74,4 +83,13 @@ func Round(v float64, digits int) float64 {
 	}
 	p := math.Pow(10, float64(digits))
 	return math.Round(v*p) / p
+}
+
+// Watch converts an open watch to the exported shape of a regression,
+// State "watch", so that the CLI's and API's lists carry both.
+func Watch(w *store.Watch) RegressionRow {
+	return RegressionRow{ID: w.ID, Instance: w.Instance, Database: w.Database, Kind: string(w.Kind), Direction: w.Direction,
+		ChangedAt: Time(w.OpenedAt), BaselineMiBps: Round(w.UsualMiBps, 3), CurrentMiBps: Round(w.UsualMiBps*w.Ratio, 3),
+		Ratio: Round(w.Ratio, 4), BaselineN: w.UsualN, CurrentN: 1, ChangedFactors: []FactorChange{}, KnownIssues: []string{},
+		State: "watch", RestoreID: w.RestoreID, DurationRatio: Round(w.DurationRatio, 4), Status: w.State, Note: human.WatchLine(w)}
 }

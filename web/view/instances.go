@@ -54,6 +54,9 @@ type DatabaseRow struct {
 	N, Baseline, Current string
 	Last, Verdict, Note  string
 	RegressionURL        string
+	// Watch is the series' open watch in words (human.WatchLine), and
+	// WatchURL the restore that opened it; "" when not watched.
+	Watch, WatchURL string
 }
 
 // Database is one database's page on one instance, for one restore kind.

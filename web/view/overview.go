@@ -21,6 +21,10 @@ type Overview struct {
 	HoursPerYear   string // hours lost per year over all open regressions
 	Regressions    []RegressionRow
 	MoreRegression bool
+	// Watches are the series watched since their newest restore lay beyond
+	// their usual (issue 37), newest first, one line each.
+	Watches     []Link
+	MoreWatches int
 
 	RTOChecked string // databases with a projection
 	RTOAtRisk  string
