@@ -33,6 +33,21 @@ type Estimate struct {
 	Series       bool      `json:"series"`
 	Since        time.Time `json:"since,omitzero"`
 	RegressionID int64     `json:"regression_id,omitempty"`
+	// Other is the second speed a step may run at while the series is
+	// watched (its last restore beyond its usual) or in a young regime
+	// (confirmed by fewer restores than a regime needs): the range then
+	// covers both, and Basis says which is which (issue 37).
+	Other *OtherSpeed `json:"other_speed,omitempty"`
+}
+
+// OtherSpeed is an estimate's second speed: "if the last restore's speed
+// holds" during a watch, "at the speed before the change" in a young
+// regime.
+type OtherSpeed struct {
+	Label   string  `json:"label"`
+	MiBps   float64 `json:"mibps"`
+	Seconds float64 `json:"seconds"`
+	N       int     `json:"n"` // restores it rests on
 }
 
 // Buffers are the BUFFERCOUNT and MAXTRANSFERSIZE of the target instance's
@@ -223,6 +238,11 @@ func sized(e Estimate, bytes int64) Estimate {
 	}
 	mib := float64(bytes) / (1 << 20)
 	e.Seconds, e.LowS, e.HighS = mib/e.MiBps, mib/e.P90, mib/e.P10
+	if e.Other != nil && e.Other.MiBps > 0 {
+		o := *e.Other
+		o.Seconds = mib / o.MiBps
+		e.Other = &o
+	}
 	return e
 }
 

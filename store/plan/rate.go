@@ -130,6 +130,10 @@ func seriesRate(f Facts, q Query, series []store.RestoreRate, cfg analysis.Confi
 			return e, true
 		}
 	}
+	changed := fd.ChangeIndex >= 0 && (fd.Verdict == analysis.Regression || fd.Verdict == analysis.Improvement)
+	if changed && len(cur) > 0 && len(cur) < need {
+		return youngRegime(f, q, series, cur, fd, cfg), true
+	}
 	if len(cur) < need {
 		return Estimate{}, false
 	}
@@ -164,7 +168,63 @@ func seriesRate(f Facts, q Query, series []store.RestoreRate, cfg analysis.Confi
 		e.Basis = fmt.Sprintf("the %d %s restores of %s on %s%s since %s, with no lasting change of speed", len(cur), kind,
 			q.Database, f.Target, from, day(cur[0].At))
 	}
+	if w := fd.Watch; w != nil {
+		// Watched: the last restore lay beyond the usual. The step is
+		// expected at the usual speed, the range stretched to cover the
+		// last restore's, and the other figure is if that speed holds.
+		x := series[w.Index].LogicalMiBps
+		e.P10, e.P90 = min(e.P10, x), max(e.P90, x)
+		e.Other = &OtherSpeed{Label: "if the last restore's speed holds", MiBps: x, N: 1}
+		e.Basis += fmt.Sprintf("; watching: its last restore (%s) ran %s than usual — if that speed holds the step takes the other figure, and the range covers both",
+			day(series[w.Index].At), ratioWords(w.Ratio))
+	}
 	return e, true
+}
+
+// youngRegime is the estimate of a series whose change is confirmed by
+// fewer restores than a regime needs (the second slow restore confirms a
+// regression): the new speed is the figure (if it holds), the speed before
+// the change the other one, and the range covers both.
+func youngRegime(f Facts, q Query, series, cur []store.RestoreRate, fd analysis.Finding, cfg analysis.Config) Estimate {
+	var before []store.RestoreRate
+	skip := map[int]bool{}
+	for _, i := range fd.Outliers {
+		skip[i] = true
+	}
+	for i := range fd.ChangeIndex {
+		if !skip[i] {
+			before = append(before, series[i])
+		}
+	}
+	if len(before) > analysis.UsualWindow {
+		before = before[len(before)-analysis.UsualWindow:]
+	}
+	e := rangeOf(mibpsOf(cur))
+	e.Series, e.Since = true, cur[0].At
+	if len(before) > 0 {
+		old := rangeOf(mibpsOf(before))
+		e.P10, e.P90 = min(e.P10, old.P10), max(e.P90, old.P90)
+		e.Other = &OtherSpeed{Label: "at the speed before the change", MiBps: old.MiBps, N: old.N}
+	}
+	e.Basis = fmt.Sprintf("the %d %s restores of %s on %s since %s, when its restores became %s than before — a young regime: this is if the new speed holds; the other figure is the speed of the %d restores before, and the range covers both",
+		len(cur), kindWord(q.Kind), q.Database, f.Target, day(fd.ChangedAt), ratioWords(fd.Ratio), len(before))
+	if id := findingAt(f.Findings, f.Target, q.Database, q.Kind, fd.ChangedAt); id != 0 {
+		e.RegressionID = id
+		e.Basis += fmt.Sprintf(" — regression %d", id)
+	}
+	return e
+}
+
+// ratioWords says a speed ratio as people read it: "3.1× slower" or
+// "2.0× faster" (one direction for people; the raw ratio stays in JSON).
+func ratioWords(r float64) string {
+	switch {
+	case !(r > 0):
+		return "of unknown speed"
+	case r < 1:
+		return fmt.Sprintf("%.1f× slower", 1/r)
+	}
+	return fmt.Sprintf("%.1f× faster", r)
 }
 
 // present returns the restores of one series (oldest first) that its
