@@ -216,17 +216,31 @@ func detect(series []Point, cfg Config) (Finding, *changeSides) {
 	var tail []int
 	// A MinEach above the default asks for that many restores on each
 	// side of every change: the confirmation at the second is then off.
+	// Otherwise the longest run of newest restores that all lie beyond
+	// the usual before it (two at least) is a change dated to its first,
+	// until the change-point rule dates the same change itself: a run
+	// stays confirmed as it grows, so a confirmed regression does not
+	// vanish at the next restore.
 	if n := len(pos); n >= 2 && cfg.MinEach <= DefaultConfig().MinEach {
-		prev, last := pos[n-2], pos[n-1]
-		base := from
-		if changed && len(usual(keep, from, prev)) < cfg.MinEach {
-			// The change just found is the pair itself with a low restore
-			// of noise before it: judge the pair against the regime before.
-			base = keep[lo]
-		}
-		if f, sides, ok := confirm(series, keep, prev, last, base, cfg); ok {
-			f.Outliers = slices.DeleteFunc(outIdx, func(i int) bool { return i == prev || i == last })
-			return f, sides
+		for L := min(n-1, maxRun); L >= 2; L-- {
+			start := pos[n-L]
+			base := from
+			if changed {
+				switch at := keep[c]; {
+				case start == at:
+					continue // the change-point rule dates this change
+				case start < at || len(usual(keep, at, start)) <= 1:
+					// The change found lies inside the run, or takes one
+					// low restore of noise before it: judge the run
+					// against the regime before.
+					base = keep[lo]
+				}
+			}
+			if f, sides, ok := confirm(series, keep, pos[n-L:], base, cfg); ok {
+				run := pos[n-L:]
+				f.Outliers = slices.DeleteFunc(outIdx, func(i int) bool { return slices.Contains(run, i) })
+				return f, sides
+			}
 		}
 	}
 	if n := len(pos); n >= 1 {
@@ -288,16 +302,12 @@ func detect(series []Point, cfg Config) (Finding, *changeSides) {
 // before series index before, so a watch compares with what the DBA has
 // lately seen.
 func usual(keep []int, from, before int) []int {
-	var out []int
-	for _, i := range keep {
-		if i >= from && i < before {
-			out = append(out, i)
-		}
+	a, _ := slices.BinarySearch(keep, from)
+	b, _ := slices.BinarySearch(keep, before)
+	if b-a > UsualWindow {
+		a = b - UsualWindow
 	}
-	if len(out) > UsualWindow {
-		out = out[len(out)-UsualWindow:]
-	}
-	return out
+	return keep[a:b]
 }
 
 // UsualWindow is how many recent restores make "usual" for a watch, and
@@ -305,6 +315,10 @@ func usual(keep []int, from, before int) []int {
 const (
 	UsualWindow = 30
 	confirmBase = 10
+	// maxRun is the longest run of newest restores the confirmation
+	// judges: by then the change-point rule (MinEach restores after a
+	// change) has dated any change it will.
+	maxRun = 10
 )
 
 // beyond says whether throughput x lies beyond the usual restores base:
@@ -359,24 +373,29 @@ func watchOf(series []Point, keep []int, i, from int, cfg Config) *Watch {
 	return w
 }
 
-// confirm judges the two restores that end the series (series indexes
-// prev and last) as a change: when both lie beyond every usual restore of
-// the regime before them (since from) and outside its stable spread, in
-// the same direction, and the median of the two is a material change
-// (Ratio, ImproveRatio), it is a regression (or improvement) dated to
-// prev, compared with that usual.
-func confirm(series []Point, keep []int, prev, last, from int, cfg Config) (Finding, *changeSides, bool) {
-	base := usual(keep, from, prev)
+// confirm judges the run of restores that ends the series (series
+// indexes, oldest first) as a change: when every one lies beyond every
+// usual restore of the regime before the run (since from) and outside its
+// stable spread, in one direction, and the median of the run is a
+// material change (Ratio, ImproveRatio), it is a regression (or
+// improvement) dated to the run's first restore, compared with that usual.
+func confirm(series []Point, keep, run []int, from int, cfg Config) (Finding, *changeSides, bool) {
+	base := usual(keep, from, run[0])
 	if len(base) < confirmBase {
 		return Finding{}, nil, false // too young to know its usual: the change-point rule's three decide
 	}
 	lo, hi := 1-ConfirmSpread, 1/(1-ConfirmSpread)
-	d := beyond(series, base, series[prev].MiBps, lo, hi, cfg)
-	if d == 0 || beyond(series, base, series[last].MiBps, lo, hi, cfg) != d {
+	d := beyond(series, base, series[run[len(run)-1]].MiBps, lo, hi, cfg)
+	if d == 0 {
 		return Finding{}, nil, false
 	}
-	idx := append(slices.Clone(base), prev, last)
-	f, sides := compare(series, idx, base[0], prev)
+	for _, i := range run[:len(run)-1] {
+		if beyond(series, base, series[i].MiBps, lo, hi, cfg) != d {
+			return Finding{}, nil, false
+		}
+	}
+	idx := append(slices.Clone(base), run...)
+	f, sides := compare(series, idx, base[0], run[0])
 	if d < 0 && f.Ratio > cfg.Ratio || d > 0 && f.Ratio < cfg.ImproveRatio {
 		return Finding{}, nil, false
 	}
@@ -385,7 +404,7 @@ func confirm(series []Point, keep []int, prev, last, from int, cfg Config) (Find
 		f.Verdict = Improvement
 	}
 	if cfg.Bootstrap > 0 {
-		f.RatioLow, f.RatioHigh = BootstrapRatio(mibps(series, base), mibps(series, []int{prev, last}), cfg.Bootstrap, cfg.Seed)
+		f.RatioLow, f.RatioHigh = BootstrapRatio(mibps(series, base), mibps(series, run), cfg.Bootstrap, cfg.Seed)
 	}
 	f.Note = noteChange(f)
 	return f, sides, true

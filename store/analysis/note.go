@@ -27,7 +27,7 @@ func noteChange(f Finding) string {
 		fmt.Fprintf(&b, "; the backup size also changed %s", times(f.SizeGrowth))
 	}
 	if f.Confirmed {
-		b.WriteString("; confirmed by a second restore in a row beyond every recent one")
+		fmt.Fprintf(&b, "; %d restores in a row beyond every recent one", f.CurrentN)
 	}
 	b.WriteString(outlierClause(f.Outliers))
 	return b.String()

@@ -173,7 +173,11 @@ func seriesRate(f Facts, q Query, series []store.RestoreRate, cfg analysis.Confi
 		// expected at the usual speed, the range stretched to cover the
 		// last restore's, and the other figure is if that speed holds.
 		x := series[w.Index].LogicalMiBps
-		e.P10, e.P90 = min(e.P10, x), max(e.P90, x)
+		// The new speed is one restore, one draw of its own noise, and the
+		// next restore another: around it the usual spread twice over
+		// (at least the ±25 % SPEC §5 calls stable).
+		lo, hi := min(e.P10/e.MiBps, 0.75), max(e.P90/e.MiBps, 1.25)
+		e.P10, e.P90 = min(e.P10, x*lo*lo), max(e.P90, x*hi*hi)
 		e.Other = &OtherSpeed{Label: "if the last restore's speed holds", MiBps: x, N: 1}
 		e.Basis += fmt.Sprintf("; watching: its last restore (%s) ran %s than usual — if that speed holds the step takes the other figure, and the range covers both",
 			day(series[w.Index].At), ratioWords(w.Ratio))
@@ -203,7 +207,12 @@ func youngRegime(f Facts, q Query, series, cur []store.RestoreRate, fd analysis.
 	e.Series, e.Since = true, cur[0].At
 	if len(before) > 0 {
 		old := rangeOf(mibpsOf(before))
-		e.P10, e.P90 = min(e.P10, old.P10), max(e.P90, old.P90)
+		// Both speeds: the new one, a median of few restores, with the
+		// usual spread of the regime before twice over (its own draws and
+		// the next one's; at least ±25 %).
+		lo, hi := min(old.P10/old.MiBps, 0.75), max(old.P90/old.MiBps, 1.25)
+		e.P10 = min(e.P10, old.P10, e.MiBps*lo*lo)
+		e.P90 = max(e.P90, old.P90, e.MiBps*hi*hi)
 		e.Other = &OtherSpeed{Label: "at the speed before the change", MiBps: old.MiBps, N: old.N}
 	}
 	e.Basis = fmt.Sprintf("the %d %s restores of %s on %s since %s, when its restores became %s than before — a young regime: this is if the new speed holds; the other figure is the speed of the %d restores before, and the range covers both",
