@@ -304,6 +304,9 @@ func detect(series []Point, cfg Config) (Finding, *changeSides) {
 func usual(keep []int, from, before int) []int {
 	a, _ := slices.BinarySearch(keep, from)
 	b, _ := slices.BinarySearch(keep, before)
+	if a >= b {
+		return nil // from at or after before: no restore between
+	}
 	if b-a > UsualWindow {
 		a = b - UsualWindow
 	}

@@ -102,3 +102,24 @@ func TestNullFleetReplay(t *testing.T) {
 		t.Errorf("false regressions on %.3f %% of restores, want ≤ 0.05 %%", 100*float64(flagged)/float64(restores))
 	}
 }
+
+// Every prefix of short, jumpy series (several changes close together,
+// runs of slow and fast restores) is judged without a panic, and a watch
+// or a confirmed change always points inside the series.
+func TestDetectShortJumpySeries(t *testing.T) {
+	r := rand.New(rand.NewPCG(39, 3))
+	levels := []float64{400, 100, 900, 130, 400, 60}
+	for range 400 {
+		n := 6 + r.IntN(40)
+		s := make([]analysis.Point, n)
+		for i := range s {
+			s[i] = point(i, levels[r.IntN(len(levels))]*uniform25(r), backupSize)
+		}
+		for k := 6; k <= n; k++ {
+			f := analysis.Detect(s[:k], analysis.DefaultConfig())
+			if f.Watch != nil && (f.Watch.Index < 0 || f.Watch.Index >= k) || f.ChangeIndex >= k {
+				t.Fatalf("prefix %d: watch %+v change %d", k, f.Watch, f.ChangeIndex)
+			}
+		}
+	}
+}
