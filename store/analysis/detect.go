@@ -351,6 +351,10 @@ func beyond(series []Point, base []int, x, lo, hi float64, cfg Config) int {
 // regression that vanished; at 0.30, none of the 0.5× steps is late.
 const ConfirmSpread = 0.30
 
+// runSpread bounds how far the restores of a confirming run may differ
+// from each other: the widest two draws of the stable ±25 % can.
+const runSpread = 1.25 / 0.75
+
 // watchOf describes the restore at series index i when it lies beyond the
 // usual of its regime (since from); nil when it does not.
 func watchOf(series []Point, keep []int, i, from int, cfg Config) *Watch {
@@ -396,6 +400,14 @@ func confirm(series []Point, keep, run []int, from int, cfg Config) (Finding, *c
 		if beyond(series, base, series[i].MiBps, lo, hi, cfg) != d {
 			return Finding{}, nil, false
 		}
+	}
+	// The run agrees with itself, as restores of one new regime do (the
+	// ±25 % SPEC §5 calls stable, fastest over slowest at most 1.25/0.75):
+	// a one-off at a third of the speed followed by an ordinary low
+	// restore is two things, not one change.
+	speeds := mibps(series, run)
+	if slices.Max(speeds) > slices.Min(speeds)*runSpread {
+		return Finding{}, nil, false
 	}
 	idx := append(slices.Clone(base), run...)
 	f, sides := compare(series, idx, base[0], run[0])
