@@ -58,10 +58,12 @@ func Detect(r io.Reader) (kind FileKind, why string, err error) {
 	var sn sniff
 	var strip unwrap.Stripper
 	for sc.Scan() && sn.lines < 200 {
-		// Detection reads the text the parsers will read: without the
-		// wrappers it came in (web page, Markdown, container log).
-		for _, line := range strip.Line(strings.TrimLeft(sc.Text(), "\ufeff\ufffd\x00 ")) {
-			if k, w, done := sn.line(strings.TrimLeft(line, "\ufeff\ufffd\x00 \t")); done {
+		// Detection reads the text the messages parser reads, through the
+		// same unwrap.Text: without the wrappers and client prefixes it came
+		// in (web page, Markdown, container log, impacket, Command N:).
+		lines, _, _ := strip.Text(sc.Text())
+		for _, line := range lines {
+			if k, w, done := sn.line(line); done {
 				return k, w + inside(&strip), nil
 			}
 		}
