@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/restorewatch/restorewatch/ingest/console"
 	"github.com/restorewatch/restorewatch/ingest/locale"
 	"github.com/restorewatch/restorewatch/ingest/textenc"
 	"github.com/restorewatch/restorewatch/ingest/unwrap"
@@ -47,6 +48,9 @@ func Detect(r io.Reader) (kind FileKind, why string, err error) {
 	head, err := io.ReadAll(io.LimitReader(r, sniffBytes))
 	if err != nil {
 		return "", "", err
+	}
+	if sh, ok := console.Sniff(head); ok {
+		return consoleKind(sh), sh.String(), nil
 	}
 	dec, err := textenc.UTF8Reader(bytes.NewReader(head))
 	if err != nil {
@@ -168,4 +172,25 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// consoleKind is the kind a dbatools console capture is imported as: its
+// command's Export-Csv's (the console reader then takes it, see asConsole).
+func consoleKind(sh console.Shape) FileKind {
+	if sh.Command == console.GetDbaDbBackupHistory {
+		return Backups
+	}
+	return History
+}
+
+// asConsole peeks at a stream named history, messages or backups: dbatools
+// results printed on a console are read by ingest/console whichever of
+// these kinds was given (import messages on a Format-List of
+// Restore-DbaDatabase reads its restores, not nothing). whole yields the
+// stream from its start.
+func asConsole(r io.Reader) (sh console.Shape, ok bool, whole io.Reader) {
+	br := bufio.NewReaderSize(r, sniffBytes)
+	head, _ := br.Peek(sniffBytes)
+	sh, ok = console.Sniff(head)
+	return sh, ok, br
 }
