@@ -174,6 +174,10 @@ type AGMembership struct {
 	AG              string `json:"availability_group"`
 	Listener        string `json:"listener"`
 	GroupDatabaseID string `json:"group_database_id"`
+	// Distributed marks a distributed availability group (or a Managed
+	// Instance link): its replicas are availability groups. The collector
+	// records the database's own AG, never this one.
+	Distributed bool `json:"distributed,omitempty"`
 }
 
 // Replicas is where one database's backup history lives: the instances

@@ -179,6 +179,19 @@ func (s *Session) Host(ctx context.Context) (*Host, error) {
 			h.Degraded[p.name] = err.(*Error).Msg
 		}
 	}
+	// Availability-group membership on every pass, whether or not the
+	// instance backs anything up: a replica that never does is a member.
+	switch ms, note, err := s.Availability(ctx, SourceHost); {
+	case err != nil && IsFatal(err):
+		return nil, err
+	case err != nil:
+		h.Degraded["host/availability"] = err.(*Error).Msg
+	default:
+		snap.AvailabilityGroups, snap.AGsRead = ms, true
+		if note != "" {
+			h.Degraded["host/availability"] = note
+		}
+	}
 	slices.Sort(snap.TraceFlags)
 	snap.TraceFlags = slices.Compact(snap.TraceFlags)
 	slices.Sort(snap.Modules)
