@@ -11,6 +11,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/plan"
 	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
@@ -118,5 +119,50 @@ func TestConsoleWhateverKindNamed(t *testing.T) {
 		if len(st.Wrappers) != 1 || !strings.Contains(st.Wrappers[0], "Format-List of Restore-DbaDatabase") || st.Read == 0 {
 			t.Errorf("%s: %+v", k, st)
 		}
+	}
+}
+
+// TestReplicasJoinedByLSN: an availability group's full and differential
+// taken on one replica and its logs on another, exported from each msdb
+// without an AG column or family GUID (modelled on dbatools'
+// AgDiffRestore.json): the plan, asked from either replica, builds the one
+// chain across both, because a log of one holds the last LSN of the
+// other's differential, and says that is how it joined them.
+func TestReplicasJoinedByLSN(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.OpenAt(t, filepath.Join(t.TempDir(), "ag.db"))
+	l := ingest.NewLoader(db, ingest.LoaderOptions{})
+	for _, name := range []string{"SQLAG1_full_diff_no_ag_column.csv", "SQLAG2_logs_no_ag_column.csv", "SQLPROD03_logs_during_full.csv"} {
+		f, err := os.Open(filepath.Join("..", "testdata", "issue39", "msdb", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := l.Store(ctx, ingest.Input{Kind: ingest.Backups, Name: name, R: f})
+		f.Close()
+		if err != nil || len(st.Rejects) > 0 {
+			t.Fatalf("%s: %v %+v", name, err, st.Rejects)
+		}
+	}
+	for _, from := range []string{"SQLAG1", "SQLAG2"} {
+		p, _, err := plan.Make(ctx, db, plan.Request{Instance: from, Database: "Claims"})
+		if err != nil {
+			t.Fatalf("plan from %s: %v", from, err)
+		}
+		var got []string
+		for _, s := range p.Steps {
+			got = append(got, string(s.Kind)+"@"+s.Set.Instance)
+		}
+		if want := "full@SQLAG1 diff@SQLAG1 log@SQLAG2 log@SQLAG2 log@SQLAG2 log@SQLAG2 log@SQLAG2"; strings.Join(got, " ") != want {
+			t.Errorf("plan from %s: %v, want %s", from, got, want)
+		}
+		if !strings.Contains(p.Via, "LSN continuity") || !strings.Contains(p.Via, "holds the last LSN") {
+			t.Errorf("plan from %s: via %q", from, p.Via)
+		}
+	}
+	// A database of another name on another instance is no candidate,
+	// and one instance's own history needs no other.
+	p, _, err := plan.Make(ctx, db, plan.Request{Instance: "SQLPROD03", Database: "Inventory"})
+	if err != nil || len(p.Replicas) > 1 {
+		t.Errorf("Inventory: %v, replicas %v", err, p.Replicas)
 	}
 }

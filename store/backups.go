@@ -188,4 +188,10 @@ type Replicas struct {
 	Instances []string `json:"instances"`
 	Database  string   `json:"database"`
 	Via       string   `json:"via,omitempty"`
+	// Candidates are instances that recorded backups of a database of the
+	// same name when nothing recorded says they are its replicas (no
+	// availability-group membership, no family GUID in the history named):
+	// a plan merges those whose LSNs prove they continue its chain
+	// (plan.ProveByLSN), and says so.
+	Candidates []string `json:"candidates,omitempty"`
 }

@@ -148,6 +148,14 @@ func backupSets(ctx context.Context, src Source, r Request) (store.Replicas, []s
 	if len(reps.Instances) == 0 {
 		reps.Instances = []string{r.Instance}
 	}
+	if len(reps.Candidates) > 0 {
+		// No membership and no family GUID: only LSNs can join replicas.
+		if reps, err = ProveByLSN(ctx, reps, func(ctx context.Context, in string) ([]store.BackupSet, error) {
+			return src.BackupSets(ctx, in, reps.Database, time.Time{})
+		}); err != nil {
+			return reps, nil, err
+		}
+	}
 	read := func(from time.Time) ([]store.BackupSet, error) {
 		var all []store.BackupSet
 		seen := map[string]bool{}
