@@ -132,8 +132,9 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stat
 		reject(r.Line, fmt.Sprintf("PowerShell %s of an object no dbatools command restorewatch reads prints (properties %s); not imported", r.Layout, names(r, 6)))
 	}
 	for _, r := range byCmd[GetDbaDbBackupHistory] {
-		reject(r.Line, fmt.Sprintf("Get-DbaDbBackupHistory's console view of a %s backup of %q (started %s) has no LSNs and no backup files, which a restore plan needs; "+
-			"not imported: export the raw rows instead (%s) and import that file", r.Get("Type"), r.Get("Database"), r.Get("Start"), backups.RawCommand))
+		reject(r.Line, fmt.Sprintf("Get-DbaDbBackupHistory's console view has no LSNs and no backup files, which a restore plan needs; "+
+			"not imported: export the raw rows instead (%s) and import that file (this one: %q)",
+			backups.RawCommand, fmt.Sprintf("%s backup of %s started %s", r.Get("Type"), r.Get("Database"), r.Get("Start"))))
 	}
 	for _, r := range byCmd[TestDbaLastBackup] {
 		reject(r.Line, lastBackupReason(&r))
@@ -155,13 +156,13 @@ func lastBackupReason(r *Record) string {
 		n = strings.Count(files, ",") + 1
 	}
 	test := firstOf(r.Get("TestServer"), "the test server")
-	return fmt.Sprintf("Test-DbaLastBackup's restore test of %q from %s on %s: restore %s to %s (%s, %s), DBCC CHECKDB %s to %s (%s, %s); "+
-		"not imported as a restore: it times the whole chain (%d backup files) restored under a temporary name and dropped, on the client's clock. "+
-		"Those restores are in %s's restore history: Get-DbaDbRestoreHistory -SqlInstance %s -Last | Export-Csv -Path restores.csv -NoTypeInformation, then import restores.csv",
-		r.Get("Database"), firstOf(r.Get("SourceServer"), "?"), test,
-		firstOf(r.Get("RestoreStart"), "?"), firstOf(r.Get("RestoreEnd"), "?"), firstOf(r.Get("RestoreElapsed"), "?"), firstOf(r.Get("RestoreResult"), "?"),
-		firstOf(r.Get("DbccStart"), "?"), firstOf(r.Get("DbccEnd"), "?"), firstOf(r.Get("DbccElapsed"), "?"), firstOf(r.Get("DbccResult"), "?"),
-		n, test, test)
+	return fmt.Sprintf("Test-DbaLastBackup's result is not imported as a restore: it times a whole chain restored under a temporary name and dropped, "+
+		"on the client's clock; those restores are in the test server's restore history: "+
+		"Get-DbaDbRestoreHistory -SqlInstance %s -Last | Export-Csv -Path restores.csv -NoTypeInformation, then import restores.csv (this test: %q)",
+		test, fmt.Sprintf("%s from %s on %s: restore %s to %s (%s, %s), DBCC CHECKDB %s to %s (%s, %s), %d backup files",
+			r.Get("Database"), firstOf(r.Get("SourceServer"), "?"), test,
+			firstOf(r.Get("RestoreStart"), "?"), firstOf(r.Get("RestoreEnd"), "?"), firstOf(r.Get("RestoreElapsed"), "?"), firstOf(r.Get("RestoreResult"), "?"),
+			firstOf(r.Get("DbccStart"), "?"), firstOf(r.Get("DbccEnd"), "?"), firstOf(r.Get("DbccElapsed"), "?"), firstOf(r.Get("DbccResult"), "?"), n))
 }
 
 func firstOf(s ...string) string {
