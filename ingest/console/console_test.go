@@ -134,3 +134,39 @@ func TestTableThatLostAColumn(t *testing.T) {
 		t.Errorf("got %+v", c)
 	}
 }
+
+// TestReadShapes: Windows PowerShell 5.1 cuts a table cell with "...",
+// Format-Table -Wrap carries a long cell over the next lines, and a capture
+// pasted into a Markdown fence or quote reads the same, at the same lines.
+func TestReadShapes(t *testing.T) {
+	text := strings.Join([]string{
+		"```powershell",
+		"PS C:\\> Get-DbaDbRestoreHistory -SqlInstance SQL9 | Format-Table -Wrap SqlInstance, Database, RestoreType, Date, From",
+		"",
+		"SqlInstance Database RestoreType Date                From",
+		"----------- -------- ----------- ----                ----",
+		"SQL9        Sales    Database    14/11/2026 01:30:05 \\\\nas\\sql\\Sales_FULL_",
+		"                                                     20261113.bak",
+		"SQL9        Sales    Log         14/11/2026 01:45:00 \\\\nas\\sql\\Sales_L...",
+		"```",
+	}, "\n")
+	recs := console.Read(strings.Split(text, "\n"))
+	if len(recs) != 2 {
+		t.Fatalf("records %+v", recs)
+	}
+	if recs[0].Line != 6 || recs[0].Layout != console.Table || recs[0].Get("From") != `\\nas\sql\Sales_FULL_20261113.bak` {
+		t.Errorf("first %+v", recs[0])
+	}
+	if recs[1].Line != 8 || !recs[1].Cut["from"] || recs[1].Cut["date"] {
+		t.Errorf("second %+v", recs[1])
+	}
+	var c store.Collect
+	if _, err := console.Parse(context.Background(), strings.NewReader(text), console.Options{File: "md"}, &c); err != nil {
+		t.Fatal(err)
+	}
+	// Both rows are history rows (From is not needed); the cut path is
+	// left out rather than stored short.
+	if len(c.Histories) != 2 || len(c.Rejects) != 0 || len(c.Histories[1].Devices) != 0 || c.Histories[0].Origin.Line != 6 {
+		t.Errorf("got %+v", c)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/restorewatch/restorewatch/ingest/unwrap"
 )
 
 // Layout is how PowerShell printed the objects.
@@ -77,8 +79,18 @@ func Clean(line string) string {
 // (the prompt, WARNING: and VERBOSE: lines, the blank lines between
 // objects) belong to no record.
 func Read(lines []string) []Record {
+	var strip unwrap.Stripper
 	for i := range lines {
-		lines[i] = Clean(lines[i])
+		// Pasted into Markdown or a web page: the fence, quote markers
+		// and tags go, the line keeps its place (rejects cite it).
+		switch t := strip.Line(Clean(lines[i])); len(t) {
+		case 0:
+			lines[i] = ""
+		case 1:
+			lines[i] = Clean(t[0])
+		default:
+			lines[i] = Clean(lines[i])
+		}
 	}
 	tables := readTables(lines)
 	inTable := map[int]bool{}
@@ -222,7 +234,19 @@ func readTables(lines []string) []Record {
 		if !ok {
 			continue
 		}
+		// A column's width: its dashes up to the next column, the last
+		// one's its widest cell. With -Wrap a piece that filled it was cut
+		// inside a word (a path); any other broke at a blank.
+		width := make([]int, len(spans))
+		for c, s := range spans {
+			width[c] = s.to - s.from - 1
+		}
+		for j := i + 1; j < len(lines) && strings.TrimSpace(lines[j]) != ""; j++ {
+			last := len(spans) - 1
+			width[last] = max(width[last], utf8.RuneCountInString(strings.TrimSpace(cell(lines[j], spans[last]))))
+		}
 		var cur *Record
+		piece := make([]int, len(spans))
 		for j := i + 1; j < len(lines); j++ {
 			l := lines[j]
 			if strings.TrimSpace(l) == "" || rePrompt.MatchString(l) || isNote(l) {
@@ -236,10 +260,18 @@ func readTables(lines []string) []Record {
 			if cur != nil && strings.TrimSpace(cells[0]) == "" {
 				for c, v := range cells {
 					if v = strings.TrimSpace(v); v != "" {
-						cur.set(names[c], strings.TrimSpace(cur.Get(names[c])+" "+v))
+						sep := " "
+						if piece[c] >= width[c] {
+							sep = ""
+						}
+						cur.set(names[c], cur.Get(names[c])+sep+v)
+						piece[c] = utf8.RuneCountInString(v)
 					}
 				}
 				continue
+			}
+			for c, v := range cells {
+				piece[c] = utf8.RuneCountInString(strings.TrimSpace(v))
 			}
 			if cur != nil {
 				out = append(out, *cur)
