@@ -111,3 +111,23 @@ func TestEmptyLogNamedByOrder(t *testing.T) {
 		t.Errorf("phases %+v", c.LogRestores[2].Phases)
 	}
 }
+
+// TestOneLineBatch: statements echoed on one line, separated by ";", are
+// paired with their results in order like statements on lines of their own.
+func TestOneLineBatch(t *testing.T) {
+	text := "RESTORE DATABASE [A] FROM DISK = N'a.bak' WITH REPLACE; RESTORE LOG [A] FROM DISK = N'a.trn' WITH NORECOVERY;\n" +
+		"RESTORE DATABASE successfully processed 100 pages in 0.100 seconds (7.812 MB/sec).\n" +
+		"RESTORE LOG successfully processed 0 pages in 0.010 seconds (0.000 MB/sec).\n"
+	var c store.Collect
+	if _, err := messages.Parse(context.Background(), strings.NewReader(text), messages.Options{File: "b", Instance: "S", At: sampleAt}, &c); err != nil {
+		t.Fatal(err)
+	}
+	noRejects(t, &c)
+	want := []brief{
+		{2, "A", store.KindFullOrDiff, "RESTORE DATABASE", 100, 0.1, 7.812},
+		{3, "A", store.KindLog, "RESTORE LOG", 0, 0.01, 0},
+	}
+	if got := briefs(c.LogRestores); !equalBriefs(got, want) {
+		t.Errorf("\n got %+v\nwant %+v", got, want)
+	}
+}

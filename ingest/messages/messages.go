@@ -329,11 +329,13 @@ func (p *parser) english(m message, n int) (known bool, err error) {
 				p.cur.hint = db
 			}
 			p.cur.phases = append(p.cur.phases, store.Phase{Text: m.text})
-		} else if e, ok := echoed(m.text); ok {
+		} else if es := echoedAll(m.text); len(es) > 0 {
 			if len(p.echoes) == 0 {
 				p.cur = statement{}
 			}
-			p.echoes = append(p.echoes, queued{echo: e, line: n})
+			for _, e := range es {
+				p.echoes = append(p.echoes, queued{echo: e, line: n})
+			}
 		} else if last := p.lastEcho(); last != nil && (last.database != "" || last.from) && len(p.cur.phases) == 0 && reEchoMore.MatchString(m.text) {
 			// The statement goes on over lines (FROM, WITH ... NORECOVERY).
 			last.more(m.text)

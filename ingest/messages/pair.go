@@ -2,6 +2,7 @@ package messages
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -13,6 +14,29 @@ import (
 type queued struct {
 	echo
 	line int
+}
+
+// reStatementStart finds where a RESTORE statement starts in an echoed line.
+var reStatementStart = regexp.MustCompile(`(?i)\bRESTORE\s+(?:DATABASE|LOG)\b`)
+
+// echoedAll reads the RESTORE statements of one echoed line: a batch
+// printed on one line ("RESTORE DATABASE A FROM ...; RESTORE DATABASE B
+// FROM ...") is several statements, each waiting for its result.
+func echoedAll(text string) []echo {
+	var out []echo
+	from := 0
+	for _, l := range reStatementStart.FindAllStringIndex(text, -1) {
+		if l[0] > from && strings.HasSuffix(strings.TrimSpace(text[from:l[0]]), ";") {
+			if e, ok := echoed(strings.TrimSpace(text[from:l[0]])); ok {
+				out = append(out, e)
+			}
+			from = l[0]
+		}
+	}
+	if e, ok := echoed(strings.TrimSpace(text[from:])); ok {
+		out = append(out, e)
+	}
+	return out
 }
 
 // lastEcho is the newest echoed statement still waiting, which a
