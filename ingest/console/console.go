@@ -66,6 +66,9 @@ func (s Shape) String() string {
 // Sniff tells whether the first bytes of a file (any encoding the importers
 // read) are dbatools results printed on a console.
 func Sniff(head []byte) (Shape, bool) {
+	if !mentions(head) {
+		return Shape{}, false // the common case, an error log or a CSV: no decoding
+	}
 	dec, err := textenc.UTF8Reader(bytes.NewReader(head))
 	if err != nil {
 		return Shape{}, false
@@ -78,6 +81,35 @@ func Sniff(head []byte) (Shape, bool) {
 		}
 	}
 	return Shape{}, false
+}
+
+// keyNames are property names every command's console output shows one of
+// (a Format-Table with chosen columns keeps Database and RestoreType or
+// BackupFile), as bytes in UTF-8 and in the UTF-16LE that Windows
+// PowerShell 5.1's ">" and Out-File write.
+var keyNames = func() [][]byte {
+	var out [][]byte
+	for _, n := range []string{"SqlInstance", "SourceServer", "RestoreType", "BackupFile"} {
+		out = append(out, []byte(n))
+		u := make([]byte, 0, 2*len(n))
+		for i := 0; i < len(n); i++ {
+			u = append(u, n[i], 0)
+		}
+		out = append(out, u)
+	}
+	return out
+}()
+
+// mentions reports whether head holds one of keyNames: Sniff decodes and
+// reads only such a file, so detecting a folder of error logs costs a
+// few byte searches per file.
+func mentions(head []byte) bool {
+	for _, k := range keyNames {
+		if bytes.Contains(head, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // Options says where the text comes from and fills in what it lacks, as for

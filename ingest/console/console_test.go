@@ -170,3 +170,21 @@ func TestReadShapes(t *testing.T) {
 		t.Errorf("got %+v", c)
 	}
 }
+
+// TestSniffUTF16: Windows PowerShell 5.1 writes "> file" in UTF-16LE.
+func TestSniffUTF16(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(dir, "testlastbackup_formatlist_ps51.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := []byte{0xFF, 0xFE}
+	for _, r := range string(b) {
+		u = append(u, byte(r), byte(r>>8))
+	}
+	if sh, ok := console.Sniff(u); !ok || sh.Command != console.TestDbaLastBackup {
+		t.Errorf("UTF-16: %v %v", sh, ok)
+	}
+	if _, ok := console.Sniff([]byte("2025-03-01 02:00:01.23 spid51 Starting up database 'x'.\n")); ok {
+		t.Error("an error log taken for console output")
+	}
+}
