@@ -131,3 +131,17 @@ func TestOneLineBatch(t *testing.T) {
 		t.Errorf("\n got %+v\nwant %+v", got, want)
 	}
 }
+
+// TestScriptWithoutOutputIsSaid: statements alone (a script, dbatools'
+// -OutputScriptOnly) import nothing, and the summary says why.
+func TestScriptWithoutOutputIsSaid(t *testing.T) {
+	text := "RESTORE DATABASE [A] FROM DISK = N'a.bak' WITH NORECOVERY, REPLACE\nRESTORE LOG [A] FROM DISK = N'a.trn' WITH RECOVERY\n"
+	var c store.Collect
+	st, err := messages.Parse(context.Background(), strings.NewReader(text), messages.Options{File: "s", Instance: "S", At: sampleAt}, &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.LogRestores) != 0 || len(c.Rejects) != 0 || st.Ignored[messages.RuleNoResult] != 2 {
+		t.Errorf("restores %d, rejects %v, ignored %v", len(c.LogRestores), c.Rejects, st.Ignored)
+	}
+}

@@ -98,8 +98,16 @@ func (p *parser) endBatch() {
 	if len(p.echoes) > 0 && len(p.byOrder) > 0 {
 		p.unpair(fmt.Sprintf("the statement echoed at line %d printed no result", p.echoes[0].line))
 	}
+	if len(p.echoes) > 0 {
+		p.st.Ignored[RuleNoResult] += int64(len(p.echoes))
+	}
 	p.echoes, p.byOrder = nil, nil
 }
+
+// RuleNoResult counts echoed RESTORE statements that no result followed: a
+// script without its output (Restore-DbaDatabase -OutputScriptOnly, a
+// script pasted above nothing), output cut short, a statement commented out.
+const RuleNoResult = "RESTORE statement echoed with no result after it (a script without its output, or output cut short): nothing to import"
 
 // unpair rejects the held restores of this batch that only the order of the
 // echoed statements named.
