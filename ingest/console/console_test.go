@@ -188,3 +188,33 @@ func TestSniffUTF16(t *testing.T) {
 		t.Error("an error log taken for console output")
 	}
 }
+
+// TestEachCommandEachLayout: every command in the layout the fixtures do
+// not show: imported, or rejected with a reason.
+func TestEachCommandEachLayout(t *testing.T) {
+	for _, tc := range []struct {
+		name, text    string
+		restores, rej int
+		reason        string
+	}{
+		{"Restore-DbaDatabase | Format-Table", "" +
+			"SqlInstance Database BackupFile                  FileRestoreTime RestoreComplete\n" +
+			"----------- -------- ----------                  --------------- ---------------\n" +
+			"SQL1        Sales    \\\\nas\\sql\\Sales_FULL_1.bak   00:02:10        True\n", 1, 0, ""},
+		{"Get-DbaDbBackupHistory | Format-List", "\n" +
+			"SqlInstance : SQL1\nDatabase    : Sales\nType        : Full\nTotalSize   : 2.95 GB\nDeviceType  : Disk\n" +
+			"Start       : 2026-11-13 23:00:00.000\nDuration    : 00:20:41\nEnd         : 2026-11-13 23:20:41.000\n", 0, 1, "-Raw | Export-Csv"},
+		{"Test-DbaLastBackup | Format-Table", "" +
+			"SourceServer TestServer Database RestoreResult DbccResult RestoreElapsed DbccElapsed\n" +
+			"------------ ---------- -------- ------------- ---------- -------------- -----------\n" +
+			"SQL1         SQLTEST    Sales    Success       Success    00:02:11       00:00:40\n", 0, 1, "Get-DbaDbRestoreHistory -SqlInstance SQLTEST"},
+	} {
+		var c store.Collect
+		if _, err := console.Parse(context.Background(), strings.NewReader(tc.text), console.Options{File: "t"}, &c); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if len(c.LogRestores) != tc.restores || len(c.Rejects) != tc.rej || tc.rej > 0 && !strings.Contains(c.Rejects[0].Reason, tc.reason) {
+			t.Errorf("%s: %+v", tc.name, c)
+		}
+	}
+}
