@@ -18,22 +18,18 @@ import (
 // LSN < last_lsn, on the same recovery fork where both say which), which
 // only the same database's log can. A merged candidate's sets can prove
 // the next one (a full and differential on one replica, the logs on
-// another). sets reads one instance's history (Source.BackupSets). Via
-// says how the replicas were joined; Candidates is emptied.
-func ProveByLSN(ctx context.Context, reps store.Replicas, sets func(ctx context.Context, instance string) ([]store.BackupSet, error)) (store.Replicas, error) {
+// another). known are the sets of reps.Instances already read; sets reads
+// a candidate's (Source.BackupSets: its fulls and differentials, and the
+// logs that can follow what is known). Via says how the replicas were
+// joined; Candidates is emptied.
+func ProveByLSN(ctx context.Context, reps store.Replicas, known []store.BackupSet,
+	sets func(ctx context.Context, instance string) ([]store.BackupSet, error)) (store.Replicas, error) {
 	if len(reps.Candidates) == 0 {
 		return reps, nil
 	}
 	cands := reps.Candidates
 	reps.Candidates = nil
-	var known []store.BackupSet
-	for _, in := range reps.Instances {
-		s, err := sets(ctx, in)
-		if err != nil {
-			return reps, err
-		}
-		known = append(known, s...)
-	}
+	known = slices.Clone(known)
 	if len(known) == 0 {
 		return reps, nil
 	}

@@ -31,7 +31,7 @@ func TestProveByLSN(t *testing.T) {
 	}
 	read := func(_ context.Context, in string) ([]store.BackupSet, error) { return history[in], nil }
 	reps, err := plan.ProveByLSN(context.Background(), store.Replicas{Instances: []string{"A"}, Database: "Claims",
-		Candidates: []string{"C", "COPY", "FAR", "B"}}, read)
+		Candidates: []string{"C", "COPY", "FAR", "B"}}, history["A"], read)
 	if err != nil {
 		t.Fatal(err)
 	}
