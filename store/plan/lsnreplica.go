@@ -15,8 +15,8 @@ import (
 // names no availability group and no family GUID) whose backups continue
 // the chain of the instances already in it, and only those: a log backup
 // of one holds the last LSN of a backup of the other (first_lsn <= that
-// LSN < last_lsn, on the same recovery fork where both say which), which
-// only the same database's log can. A merged candidate's sets can prove
+// LSN < last_lsn) on the same recovery fork, which only the same
+// database's log can; a history without recovery-fork GUIDs proves nothing. A merged candidate's sets can prove
 // the next one (a full and differential on one replica, the logs on
 // another). known are the sets of reps.Instances already read; sets reads
 // a candidate's (Source.BackupSets: its fulls and differentials, and the
@@ -97,13 +97,15 @@ func logHolds(logs, ends []store.BackupSet) string {
 		for ; k < len(es) && Cmp(es[k].lsn, l.LastLSN) < 0; k++ {
 			e := es[k].s
 			// A log names the fork it starts on (msdb export) or only the
-			// one it ends on (dbatools' -Raw): either must be the fork the
-			// other backup ends on, where both say.
+			// one it ends on (dbatools' -Raw): it must be the fork the
+			// other backup ends on. Two databases' LSNs can overlap by
+			// chance (each counts from its own creation); their recovery
+			// forks cannot, so a side that names no fork proves nothing.
 			fork := l.FirstForkGUID
 			if fork == "" {
 				fork = l.LastForkGUID
 			}
-			if e.LastForkGUID != "" && fork != "" && !strings.EqualFold(e.LastForkGUID, fork) {
+			if e.LastForkGUID == "" || fork == "" || !strings.EqualFold(e.LastForkGUID, fork) {
 				continue
 			}
 			if strings.EqualFold(e.Instance, l.Instance) {

@@ -13,7 +13,7 @@ import (
 // TestProveByLSN: a candidate joins only when a log backup of one side
 // holds the last LSN of a backup of the other, on the same recovery fork;
 // a database of the same name whose logs are on another fork (a restored
-// copy) or whose LSNs never meet stays out, and a joined replica can prove
+// copy), name no fork, or whose LSNs never meet stays out, and a joined replica can prove
 // the next one.
 func TestProveByLSN(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
@@ -31,7 +31,7 @@ func TestProveByLSN(t *testing.T) {
 	}
 	read := func(_ context.Context, in string) ([]store.BackupSet, error) { return history[in], nil }
 	reps, err := plan.ProveByLSN(context.Background(), store.Replicas{Instances: []string{"A"}, Database: "Claims",
-		Candidates: []string{"C", "COPY", "FAR", "B"}}, history["A"], read)
+		Candidates: []string{"C", "COPY", "FAR", "NOFORK", "B"}}, history["A"], read)
 	if err != nil {
 		t.Fatal(err)
 	}
