@@ -69,9 +69,12 @@ func TestDistributedGroupToldApart(t *testing.T) {
 	if r, _ := f.db.BackupReplicas(ctx, "ZDAG", "Sales"); len(r.Instances) != 1 || r.Instances[0] != "ZDAG" {
 		t.Errorf("the distributed group was recorded: %+v", r)
 	}
-	note := f.runs()["SQL-A"].Errors["host/availability"]
-	if !strings.Contains(note, "distributed availability group ZDAG") || !strings.Contains(note, "VIEW ANY DEFINITION") {
+	errs := f.runs()["SQL-A"].Errors
+	if note := errs["host/availability"]; !strings.Contains(note, "distributed availability group ZDAG") || !strings.Contains(note, "VIEW ANY DEFINITION") {
 		t.Errorf("run record says %q", note)
+	}
+	if note := errs["host/volumes"]; !strings.Contains(note, "VIEW ANY DEFINITION") {
+		t.Errorf("run record says nothing of the volumes the login cannot see: %v", errs)
 	}
 }
 
