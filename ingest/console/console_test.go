@@ -218,3 +218,24 @@ func TestEachCommandEachLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestCultures: the same history row printed by a German (dd.MM.yyyy,
+// Format-Table) and a Japanese (yyyy/MM/dd, Format-List) PowerShell.
+func TestCultures(t *testing.T) {
+	for name, text := range map[string]string{
+		"de-DE": "SqlInstance Database RestoreType Date                From\n" +
+			"----------- -------- ----------- ----                ----\n" +
+			"SQL1        Sales    Database    14.11.2026 01:30:05 \\\\nas\\sql\\Sales_FULL_1.bak\n",
+		"ja-JP": "\nDatabase    : Sales\nDate        : 2026/11/14 1:30:05\nFrom        : \\\\nas\\sql\\Sales_FULL_1.bak\n" +
+			"RestoreType : Database\nSqlInstance : SQL1\n",
+	} {
+		var c store.Collect
+		if _, err := console.Parse(context.Background(), strings.NewReader(text), console.Options{File: name}, &c); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(c.Histories) != 1 || len(c.Rejects) != 0 || !c.Histories[0].RestoreDate.Equal(time.Date(2026, 11, 14, 1, 30, 5, 0, time.UTC)) ||
+			c.Histories[0].Instance != "SQL1" {
+			t.Errorf("%s: %+v", name, c)
+		}
+	}
+}
