@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/restorewatch/restorewatch/ingest/console"
 	"github.com/restorewatch/restorewatch/ingest/locale"
 	"github.com/restorewatch/restorewatch/ingest/textenc"
 	"github.com/restorewatch/restorewatch/ingest/unwrap"
@@ -48,6 +49,9 @@ func Detect(r io.Reader) (kind FileKind, why string, err error) {
 	if err != nil {
 		return "", "", err
 	}
+	if sh, ok := console.Sniff(head); ok {
+		return consoleKind(sh), sh.String(), nil
+	}
 	dec, err := textenc.UTF8Reader(bytes.NewReader(head))
 	if err != nil {
 		return "", "", err
@@ -58,10 +62,12 @@ func Detect(r io.Reader) (kind FileKind, why string, err error) {
 	var sn sniff
 	var strip unwrap.Stripper
 	for sc.Scan() && sn.lines < 200 {
-		// Detection reads the text the parsers will read: without the
-		// wrappers it came in (web page, Markdown, container log).
-		for _, line := range strip.Line(strings.TrimLeft(sc.Text(), "\ufeff\ufffd\x00 ")) {
-			if k, w, done := sn.line(strings.TrimLeft(line, "\ufeff\ufffd\x00 \t")); done {
+		// Detection reads the text the messages parser reads, through the
+		// same unwrap.Text: without the wrappers and client prefixes it came
+		// in (web page, Markdown, container log, impacket, Command N:).
+		lines, _, _ := strip.Text(sc.Text())
+		for _, line := range lines {
+			if k, w, done := sn.line(line); done {
 				return k, w + inside(&strip), nil
 			}
 		}
@@ -166,4 +172,25 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// consoleKind is the kind a dbatools console capture is imported as: its
+// command's Export-Csv's (the console reader then takes it, see asConsole).
+func consoleKind(sh console.Shape) FileKind {
+	if sh.Command == console.GetDbaDbBackupHistory {
+		return Backups
+	}
+	return History
+}
+
+// asConsole peeks at a stream named history, messages or backups: dbatools
+// results printed on a console are read by ingest/console whichever of
+// these kinds was given (import messages on a Format-List of
+// Restore-DbaDatabase reads its restores, not nothing). whole yields the
+// stream from its start.
+func asConsole(r io.Reader) (sh console.Shape, ok bool, whole io.Reader) {
+	br := bufio.NewReaderSize(r, sniffBytes)
+	head, _ := br.Peek(sniffBytes)
+	sh, ok = console.Sniff(head)
+	return sh, ok, br
 }

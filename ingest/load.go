@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/ingest/backups"
+	"github.com/restorewatch/restorewatch/ingest/console"
 	"github.com/restorewatch/restorewatch/ingest/csv"
 	"github.com/restorewatch/restorewatch/ingest/errorlog"
 	"github.com/restorewatch/restorewatch/ingest/messages"
@@ -114,6 +115,18 @@ func parse(ctx context.Context, sink store.Sink, in Input) (Stored, error) {
 	inst := in.Instance
 	if inst == "" {
 		inst = in.Fallback
+	}
+	if in.Kind == History || in.Kind == Messages || in.Kind == Backups {
+		var sh console.Shape
+		var ok bool
+		if sh, ok, in.R = asConsole(in.R); ok {
+			_, perr = console.Parse(ctx, in.R, console.Options{File: in.Name, Instance: inst, DateFormat: in.DateFormat}, sink)
+			out.InstanceSource, out.Wrappers = "file", []string{sh.String()}
+			if perr != nil {
+				perr = fmt.Errorf("%s: %w", in.Name, perr)
+			}
+			return out, perr
+		}
 	}
 	switch in.Kind {
 	case ErrorLog:

@@ -130,11 +130,15 @@ func (b *BackupSet) Validate() error {
 	return nil
 }
 
-// checkLSNs holds a set's canonical LSNs to what msdb can record: the
-// first no later than the last; the checkpoint, and the full the set
-// depends on (database_backup_lsn), no later than the last; a data
-// backup's checkpoint no earlier than its first LSN. A set that breaks one
-// is a damaged row, and a plan built on it would be wrong.
+// checkLSNs holds a set's canonical LSNs to what SQL Server's documented
+// behaviour makes possible (backupset: a backup holds the log from first_lsn
+// up to last_lsn, and redo starts at checkpoint_lsn, inside it): the first
+// no later than the last, the checkpoint no later than the last, a data
+// backup's checkpoint no earlier than its first LSN. database_backup_lsn is
+// not held to anything: real msdb histories record log backups taken while
+// a full ran, and fulls, whose database_backup_lsn is after their own
+// last_lsn (testdata/issue39/README.md); such a row is imported and the
+// plan's chain decides whether it is used, saying why not.
 func (b *BackupSet) checkLSNs() error {
 	after := func(a, c string) bool { return a != "" && a != "0" && c != "" && CompareLSN(a, c) > 0 }
 	switch {
@@ -142,8 +146,6 @@ func (b *BackupSet) checkLSNs() error {
 		return Errorf(EINVALID, "backup set: first_lsn %s is after last_lsn %s", b.FirstLSN, b.LastLSN)
 	case after(b.CheckpointLSN, b.LastLSN):
 		return Errorf(EINVALID, "backup set: checkpoint_lsn %s is after last_lsn %s", b.CheckpointLSN, b.LastLSN)
-	case after(b.DatabaseBackupLSN, b.LastLSN):
-		return Errorf(EINVALID, "backup set: database_backup_lsn %s is after last_lsn %s", b.DatabaseBackupLSN, b.LastLSN)
 	case (b.Type == "D" || b.Type == "I") && after(b.FirstLSN, b.CheckpointLSN):
 		return Errorf(EINVALID, "backup set: a data backup's checkpoint_lsn %s is before its first_lsn %s", b.CheckpointLSN, b.FirstLSN)
 	}
@@ -172,6 +174,10 @@ type AGMembership struct {
 	AG              string `json:"availability_group"`
 	Listener        string `json:"listener"`
 	GroupDatabaseID string `json:"group_database_id"`
+	// Distributed marks a distributed availability group (or a Managed
+	// Instance link): its replicas are availability groups. The collector
+	// records the database's own AG, never this one.
+	Distributed bool `json:"distributed,omitempty"`
 }
 
 // Replicas is where one database's backup history lives: the instances
@@ -182,4 +188,10 @@ type Replicas struct {
 	Instances []string `json:"instances"`
 	Database  string   `json:"database"`
 	Via       string   `json:"via,omitempty"`
+	// Candidates are instances that recorded backups of a database of the
+	// same name when nothing recorded says they are its replicas (no
+	// availability-group membership, no family GUID in the history named):
+	// a plan merges those whose LSNs prove they continue its chain
+	// (plan.ProveByLSN), and says so.
+	Candidates []string `json:"candidates,omitempty"`
 }

@@ -78,7 +78,7 @@ type Untimed struct {
 func (u Untimed) Remedy() string {
 	switch u.Source {
 	case SourceDbatools:
-		return "import the instance's restore history (Get-DbaDbRestoreHistory | Export-Csv, or the history export), which places each Restore-DbaDatabase row"
+		return "import the instance's restore history (Get-DbaDbRestoreHistory | Export-Csv or its console output, or the history export), which places each Restore-DbaDatabase row"
 	case SourceMessages:
 		return "re-import the client output with --at (the time the statements completed)"
 	}

@@ -193,6 +193,13 @@ type HostSnapshot struct {
 	// Extra holds facts without a column of their own (configuration values,
 	// volumes, service account), shown on the instance page.
 	Extra map[string]string
+	// AvailabilityGroups are the availability-group databases the instance
+	// holds a replica of, when AGsRead says the collector could read them
+	// (a snapshot that could not leaves the recorded membership alone): the
+	// warehouse records each, whether or not the replica takes backups,
+	// and forgets the instance's memberships it no longer lists.
+	AvailabilityGroups []AGMembership `json:",omitempty"`
+	AGsRead            bool           `json:",omitempty"`
 
 	Origin Origin
 }

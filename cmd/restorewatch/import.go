@@ -227,7 +227,7 @@ func (c *ImportCmd) printResults(m *Main, rs []ingest.FileResult, t ingest.Total
 				inst = fmt.Sprintf(", instance %s (from the %s)", printable(r.Instance), r.InstanceSource)
 			}
 			wrapped := ""
-			if len(r.Wrappers) > 0 && !strings.Contains(r.KindWhy, "inside ") {
+			if len(r.Wrappers) > 0 && !strings.Contains(r.KindWhy, "inside ") && !strings.Contains(r.KindWhy, r.Wrappers[0]) {
 				wrapped = ", removed " + strings.Join(r.Wrappers, ", ") // the kind was given, not detected
 			}
 			fmt.Fprintf(m.Stdout, "%s: %s%s%s: read %d, rejected %d\n",

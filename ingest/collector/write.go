@@ -219,6 +219,9 @@ func (c *collector) write(ctx context.Context, in mssql.Instance, f *fetched, ru
 		if backups.More {
 			run.Notes = append(run.Notes, "backups: row cap reached, the next pass continues")
 		}
+		if backups.Availability != "" {
+			run.Notes = append(run.Notes, "backups: "+backups.Availability)
+		}
 		if _, err := l.Records(ctx, "live", in.Name, func(s store.Sink) error {
 			for _, b := range backups.Sets {
 				if err := s.BackupSet(b); err != nil {

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf16"
 
 	"github.com/restorewatch/restorewatch/ingest/unwrap"
 )
@@ -37,6 +36,7 @@ var (
 	// RECOVERY"), which reads no backup.
 	reEcho     = regexp.MustCompile(`(?i)^RESTORE\s+(?:DATABASE|LOG)\s+(\[(?:[^\]]|\]\])+\]|[\p{L}_#][\p{L}\p{N}_@#$]*)\s*(?:$|;|FROM\b|WITH\b|FILE\s*=|FILEGROUP\s*=|PAGE\s*=|,)`)
 	reEchoFrom = regexp.MustCompile(`(?i)\bFROM\s`)
+	reEchoLog  = regexp.MustCompile(`(?i)^RESTORE\s+LOG\b`)
 	reEchoPage = regexp.MustCompile(`(?i)\bPAGE\s*=`)
 	// What the rest of an echoed statement says: NORECOVERY (a chain goes
 	// on), METADATA_ONLY (a SQL Server 2022 snapshot backup restored: 0
@@ -77,56 +77,6 @@ type message struct {
 	text string
 	num  int  // message number when the client printed one, else 0
 	err  bool // the client said it is an error (Level above 10, SQLSTATE not 01000)
-}
-
-// undecorate strips what copying output into a file adds around a message:
-// indentation, "-- " comment prefixes, trailing blanks and CR. junk reports
-// a byte-order mark or replacement characters before the text, which
-// concatenated UTF-16 files and copies from log viewers leave at the start
-// of a line, bom a byte-order mark among them (another file starts here);
-// NUL bytes (UTF-16 text pasted into a UTF-8 file) are dropped.
-func undecorate(s string) (text string, junk, bom bool) {
-	if strings.IndexByte(s, 0) >= 0 {
-		s, bom = fromUTF16Line(s)
-		junk = bom
-	}
-	s = strings.TrimSpace(s)
-	for {
-		switch {
-		case strings.HasPrefix(s, "\uFEFF"):
-			s, bom = s[3:], true
-		case strings.HasPrefix(s, "\uFFFD"):
-			s = s[3:]
-		case strings.HasPrefix(s, "\xFF\xFE"), strings.HasPrefix(s, "\xFE\xFF"):
-			s, bom = s[2:], true // a raw UTF-16 byte-order mark
-		default:
-			s = strings.TrimSpace(s)
-			for strings.HasPrefix(s, "--") {
-				s = strings.TrimSpace(s[2:])
-			}
-			return s, junk, bom
-		}
-		junk = true
-	}
-}
-
-// fromUTF16Line decodes a line of UTF-16LE text met in a file read as UTF-8
-// (a Unicode SSMS output appended to a UTF-8 one): split at the LF byte, it
-// starts with the NUL that completed the previous LF, and the first line of
-// the pasted part with the byte-order mark, which bom reports.
-func fromUTF16Line(s string) (text string, bom bool) {
-	b := []byte(s)
-	if len(b) > 0 && b[0] == 0 {
-		b = b[1:]
-	}
-	if len(b) >= 2 && b[0] == 0xFF && b[1] == 0xFE {
-		b, bom = b[2:], true
-	}
-	u := make([]uint16, len(b)/2)
-	for i := range u {
-		u[i] = uint16(b[2*i]) | uint16(b[2*i+1])<<8
-	}
-	return string(utf16.Decode(u)), bom
 }
 
 // splitAgent cuts an Agent job text at its SQLSTATE markers; the text after
@@ -207,6 +157,7 @@ func databaseHint(text string) (string, bool) {
 // echo is what an echoed RESTORE statement says about the output after it.
 type echo struct {
 	database string
+	log      bool // RESTORE LOG
 	from     bool // it names a backup device: it reads a backup
 	page     bool // PAGE = '...': a page restore
 	// norecovery: WITH NORECOVERY or STANDBY, the chain goes on;
@@ -233,7 +184,7 @@ func echoed(text string) (echo, bool) {
 	} else if u := strings.ToUpper(name); u == "WITH" || u == "FROM" {
 		return echo{}, false
 	}
-	e := echo{database: name}
+	e := echo{database: name, log: reEchoLog.MatchString(text)}
 	e.more(text)
 	return e, true
 }

@@ -115,7 +115,7 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink store.Sink) (Stat
 	if err != nil {
 		return st, fmt.Errorf("messages: read %s: %w", opt.File, err)
 	}
-	p := &parser{opt: opt, sink: sink, st: &st, seq: map[string]seqState{}}
+	p := &parser{opt: opt, sink: sink, st: &st, seq: map[string]seqState{}, named: map[string]string{}}
 	p.opt.Instance = strings.TrimSpace(opt.Instance)
 	p.opt.Fallback = strings.TrimSpace(opt.Fallback)
 	err = p.run(ctx, bufio.NewReaderSize(in, textenc.BufSize))
@@ -160,6 +160,15 @@ type parser struct {
 	// (kind.go); seq is what each database's last restore was.
 	ready []store.LogRestore
 	seq   map[string]seqState
+	// echoes are the echoed RESTORE statements not yet answered, oldest
+	// first: a batch echoes its statements, then prints their results in
+	// the same order (pair.go). byOrder lists the 3014 lines of this batch
+	// whose restore only that order names.
+	echoes  []queued
+	byOrder []int
+	// named holds the databases this output restored (lower case to the
+	// name), which can name an empty log backup's restore (pair.go).
+	named map[string]string
 }
 
 func (p *parser) run(ctx context.Context, br *bufio.Reader) error {
@@ -179,6 +188,7 @@ func (p *parser) run(ctx context.Context, br *bufio.Reader) error {
 			}
 		}
 		if err == io.EOF {
+			p.endBatch()
 			if err := p.flush(p.opt.At); err != nil {
 				return err
 			}
@@ -207,7 +217,7 @@ func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
 }
 
 func (p *parser) line(raw string, n int) error {
-	s, junk, bom := undecorate(raw)
+	lines, junk, bom := p.strip.Text(raw)
 	if junk {
 		p.st.Ignored[RuleBOM]++
 	}
@@ -215,12 +225,13 @@ func (p *parser) line(raw string, n int) error {
 		// Another file starts here (files concatenated with cat or copy
 		// /b): a stamp after this line does not date what came before.
 		p.cur = statement{}
+		p.endBatch()
+		p.named = map[string]string{}
 		if err := p.flush(p.opt.At); err != nil {
 			return err
 		}
 	}
-	for _, t := range p.strip.Line(s) {
-		t, _, _ = undecorate(t)
+	for _, t := range lines {
 		if err := p.text(t, n); err != nil {
 			return err
 		}
@@ -298,6 +309,9 @@ func (p *parser) english(m message, n int) (known bool, err error) {
 		if strings.Contains(m.text, "RESTORE") {
 			p.st.Failed++
 			p.st.Ignored[RuleFailed(firstNonZero(p.cur.failed, 3013))]++
+			if len(p.echoes) > 0 {
+				p.echoes = p.echoes[1:] // its statement is answered
+			}
 		}
 		p.cur = statement{}
 	case rePercent.MatchString(m.text):
@@ -315,11 +329,16 @@ func (p *parser) english(m message, n int) (known bool, err error) {
 				p.cur.hint = db
 			}
 			p.cur.phases = append(p.cur.phases, store.Phase{Text: m.text})
-		} else if e, ok := echoed(m.text); ok {
-			p.cur = statement{echo: e}
-		} else if (p.cur.echo.database != "" || p.cur.echo.from) && len(p.cur.phases) == 0 && reEchoMore.MatchString(m.text) {
+		} else if es := echoedAll(m.text); len(es) > 0 {
+			if len(p.echoes) == 0 {
+				p.cur = statement{}
+			}
+			for _, e := range es {
+				p.echoes = append(p.echoes, queued{echo: e, line: n})
+			}
+		} else if last := p.lastEcho(); last != nil && (last.database != "" || last.from) && len(p.cur.phases) == 0 && reEchoMore.MatchString(m.text) {
 			// The statement goes on over lines (FROM, WITH ... NORECOVERY).
-			p.cur.echo.more(m.text)
+			last.more(m.text)
 		} else {
 			return false, nil
 		}
@@ -335,11 +354,20 @@ func (p *parser) end(d done3014, n int) error {
 		p.st.Backups++
 		return nil
 	}
+	e, byOrder, ok := p.pair(d, cur, n)
+	if !ok {
+		return nil
+	}
+	cur.echo = e
 	if cur.recoveryStep(d) {
 		p.recoveryStep(cur, d)
 		return nil
 	}
 	db := unwrap.Name(firstOf(cur.database, cur.hint, cur.echo.database, p.opt.Database))
+	var named string
+	if db == "" {
+		db, named = p.onlyDatabase(d)
+	}
 	switch {
 	case db == "":
 		p.reject(n, fmt.Sprintf("%s successfully processed %d pages: no database named (no \"Processed ... pages for database\" line before it); re-import with --database NAME", d.statement, d.pages))
@@ -359,6 +387,13 @@ func (p *parser) end(d done3014, n int) error {
 		kind = store.KindPage
 	}
 	kind = p.fullOrDiff(kind, db, cur.echo)
+	if byOrder && cur.database == "" && cur.hint == "" {
+		p.byOrder = append(p.byOrder, n)
+	}
+	if named != "" {
+		cur.phases = append(cur.phases, store.Phase{Text: named})
+	}
+	p.named[strings.ToLower(db)] = db
 	p.undated = append(p.undated, store.LogRestore{
 		Instance:  inst,
 		Database:  db,
@@ -371,66 +406,6 @@ func (p *parser) end(d done3014, n int) error {
 		Phases:    cur.phases,
 		Origin:    store.Origin{Source: "messages", File: p.opt.File, Line: n},
 	})
-	return nil
-}
-
-// stamp dates the restores since the previous stamp: SSMS prints one
-// "Completion time" when the whole batch ends. The stamp is the client's
-// clock and zone, which for a restore run on the server's own console are
-// the instance's.
-func (p *parser) stamp(wall time.Time, off int) error {
-	p.cur = statement{}
-	p.date(wall, off)
-	return p.emit()
-}
-
-func (p *parser) date(wall time.Time, off int) {
-	for i := range p.undated {
-		o := off
-		p.undated[i].CompletedAt = wall
-		p.undated[i].UTCOffset = &o
-	}
-}
-
-// flush hands on the restores that no stamp followed, dated at (if set).
-func (p *parser) flush(at time.Time) error {
-	if !at.IsZero() {
-		p.date(wallClock(at))
-	}
-	return p.emit()
-}
-
-func (p *parser) emit() error {
-	for _, l := range p.undated {
-		if l.CompletedAt.IsZero() {
-			p.st.Untimed++
-			p.reject(l.Origin.Line, fmt.Sprintf("%s of database %q (%d pages in %.3f seconds) has no completion time "+
-				"(no \"Completion time:\" stamp follows it and no --at was given); not imported: %s",
-				l.Statement, l.Database, l.Pages, l.Seconds, UntimedAdvice))
-			continue
-		}
-		p.ready = append(p.ready, l)
-	}
-	p.undated = p.undated[:0]
-	if len(p.ready) < maxReady {
-		return nil
-	}
-	return p.send()
-}
-
-// maxReady bounds the dated restores held for a later statement's verdict
-// on their kind: a chain's next statement comes within a few lines.
-const maxReady = 256
-
-// send hands the held dated restores to the sink.
-func (p *parser) send() error {
-	for _, l := range p.ready {
-		if err := p.sink.LogRestore(l); err != nil {
-			return fmt.Errorf("messages: %s: %w", l.Origin, err)
-		}
-		p.st.Restores++
-	}
-	p.ready = p.ready[:0]
 	return nil
 }
 

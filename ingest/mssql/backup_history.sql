@@ -113,16 +113,29 @@ ORDER BY bf.backup_set_id, bf.file_number;
 -- restorewatch:backup_history/availability
 -- The availability-group databases this instance holds a replica of, so a
 -- restore plan can merge the backup history every replica's msdb keeps
--- (backups run wherever the AG's backup preference puts them).
--- group_database_id identifies the AG database on every replica. The views
--- came with SQL Server 2012 (Managed Instance has them): named inside EXEC,
--- which compiles only where they exist; before, no row. Needs VIEW SERVER
--- STATE (sys.dm_hadr_database_replica_states) and, for the listener, VIEW
--- ANY DEFINITION; without the latter the listener is NULL.
+-- (backups run wherever the AG's backup preference puts them). Read on
+-- every pass, whether or not the instance backs anything up: a replica that
+-- never takes a backup is a member all the same.
+-- group_database_id identifies the AG database on every replica. Only DMVs
+-- name the group, so VIEW SERVER STATE is enough (sys.dm_hadr_name_id_map:
+-- the catalog view sys.availability_groups shows no row to a login without
+-- VIEW ANY DEFINITION). A distributed AG (and a Managed Instance link, which
+-- is one) lists the database a second time: its replicas are availability
+-- groups, so one of its replica names is the name of an AG of this
+-- instance; is_distributed says so and such rows sort after the database's
+-- own AG. The listener's name is in a catalog view only: without VIEW ANY
+-- DEFINITION it is NULL, and can_view_definition = 0 says why.
+-- The views came with SQL Server 2012 (Managed Instance has them): named
+-- inside EXEC, which compiles only where they exist; before, no row.
 IF OBJECT_ID(N'sys.dm_hadr_database_replica_states') IS NOT NULL
-    EXEC (N'SELECT ag.name AS ag_name, DB_NAME(drs.database_id) AS database_name, drs.group_database_id,
+    EXEC (N'SELECT m.ag_name, DB_NAME(drs.database_id) AS database_name, drs.group_database_id,
                    (SELECT TOP (1) agl.dns_name FROM sys.availability_group_listeners AS agl
-                    WHERE agl.group_id = ag.group_id ORDER BY agl.dns_name) AS listener
+                    WHERE agl.group_id = drs.group_id ORDER BY agl.dns_name) AS listener,
+                   CASE WHEN EXISTS (SELECT 1 FROM sys.dm_hadr_availability_replica_cluster_states AS rcs
+                                     JOIN sys.dm_hadr_name_id_map AS m2 ON m2.ag_name = rcs.replica_server_name
+                                     WHERE rcs.group_id = drs.group_id) THEN 1 ELSE 0 END AS is_distributed,
+                   HAS_PERMS_BY_NAME(NULL, NULL, N''VIEW ANY DEFINITION'') AS can_view_definition
             FROM sys.dm_hadr_database_replica_states AS drs
-            JOIN sys.availability_groups AS ag ON ag.group_id = drs.group_id
-            WHERE drs.is_local = 1');
+            JOIN sys.dm_hadr_name_id_map AS m ON m.ag_id = drs.group_id
+            WHERE drs.is_local = 1
+            ORDER BY database_name, is_distributed, m.ag_name');

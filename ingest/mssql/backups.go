@@ -186,38 +186,73 @@ func (s *Session) scanBackup(r *sql.Rows) (int64, store.BackupSet, time.Time, er
 	return id, b, localFinish, nil
 }
 
-// tagAvailability reads which of the instance's databases are replicas of
-// an availability group database (backup_history/availability) and marks
-// their sets with it, which the warehouse records as the AG's membership.
-// It returns why it could not read it; a failure costs the tags, not the
-// sets.
+// tagAvailability marks the sets of the instance's availability-group
+// databases with their AG (Availability), which the warehouse records as
+// the AG's membership. It returns why it could not read it, or what it
+// could not read; a failure costs the tags, not the sets.
 func (s *Session) tagAvailability(ctx context.Context, sets []store.BackupSet) string {
 	if len(sets) == 0 {
 		return ""
 	}
-	ms := map[string]store.AGMembership{}
-	err := s.each(ctx, SourceBackups, "backup_history/availability", nil, func(r *sql.Rows) error {
-		var ag, db, listener sql.NullString
-		var id mssql.NullUniqueIdentifier
-		if err := r.Scan(&ag, &db, &id, &listener); err != nil {
-			return err
-		}
-		m := store.AGMembership{Database: db.String, AG: ag.String, Listener: listener.String}
-		if id.Valid {
-			m.GroupDatabaseID = id.UUID.String()
-		}
-		if m.Database != "" && m.AG != "" {
-			ms[m.Database] = m
-		}
-		return nil
-	})
+	ms, note, err := s.Availability(ctx, SourceBackups)
 	if err != nil {
 		return "availability groups not read: " + err.Error()
 	}
+	byDB := map[string]store.AGMembership{}
+	for _, m := range ms {
+		byDB[m.Database] = m
+	}
 	for i := range sets {
-		if m, ok := ms[sets[i].Database]; ok {
+		if m, ok := byDB[sets[i].Database]; ok {
 			sets[i].AvailabilityGroup, sets[i].AGListener, sets[i].GroupDatabaseID = m.AG, m.Listener, m.GroupDatabaseID
 		}
 	}
-	return ""
+	return note
+}
+
+// Availability reads the availability-group databases the instance holds a
+// replica of (backup_history/availability): one membership per database,
+// its own availability group's, never a distributed AG's (which lists the
+// database again; a Managed Instance link is one). note says what was left
+// out and why: a distributed AG told apart, a listener that the login may
+// not see (VIEW ANY DEFINITION). err is the query's failure (VIEW SERVER
+// STATE missing: Msg 300).
+func (s *Session) Availability(ctx context.Context, source string) (ms []store.AGMembership, note string, err error) {
+	seen := map[string]bool{}
+	var notes []string
+	hidden := false
+	err = s.each(ctx, source, "backup_history/availability", nil, func(r *sql.Rows) error {
+		var ag, db, listener sql.NullString
+		var id mssql.NullUniqueIdentifier
+		var distributed, canView sql.NullInt64
+		if err := r.Scan(&ag, &db, &id, &listener, &distributed, &canView); err != nil {
+			return err
+		}
+		m := store.AGMembership{Database: db.String, AG: ag.String, Listener: listener.String, Distributed: distributed.Int64 == 1}
+		if id.Valid {
+			m.GroupDatabaseID = id.UUID.String()
+		}
+		if m.Database == "" || m.AG == "" {
+			return nil
+		}
+		if !listener.Valid && canView.Valid && canView.Int64 == 0 {
+			hidden = true
+		}
+		if seen[m.Database] {
+			if m.Distributed {
+				notes = append(notes, fmt.Sprintf("%s is also in distributed availability group %s: recorded in its own group only", m.Database, m.AG))
+			}
+			return nil
+		}
+		seen[m.Database] = true
+		ms = append(ms, m)
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	if hidden {
+		notes = append(notes, "availability-group listeners not read: the login lacks VIEW ANY DEFINITION (optional in permissions.sql), so plans cannot be asked by listener name")
+	}
+	return ms, strings.Join(notes, "; "), nil
 }

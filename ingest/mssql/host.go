@@ -159,9 +159,12 @@ func (s *Session) Host(ctx context.Context) (*Host, error) {
 		}},
 		{"host/volumes", func(r *sql.Rows) error {
 			var mount, fs sql.NullString
-			var total sql.NullInt64
-			if err := r.Scan(&mount, &fs, &total); err != nil {
+			var total, canView sql.NullInt64
+			if err := r.Scan(&mount, &fs, &total, &canView); err != nil {
 				return err
+			}
+			if canView.Valid && canView.Int64 == 0 {
+				h.Degraded["host/volumes"] = "volumes of databases other than master's and tempdb's not listed: the login lacks VIEW ANY DEFINITION (optional in permissions.sql)"
 			}
 			v := strings.TrimSpace(fmt.Sprintf("%s %s %.0f GiB", mount.String, fs.String, float64(total.Int64)/(1<<30)))
 			if extra["volumes"] != "" {
@@ -177,6 +180,19 @@ func (s *Session) Host(ctx context.Context) (*Host, error) {
 				return nil, err
 			}
 			h.Degraded[p.name] = err.(*Error).Msg
+		}
+	}
+	// Availability-group membership on every pass, whether or not the
+	// instance backs anything up: a replica that never does is a member.
+	switch ms, note, err := s.Availability(ctx, SourceHost); {
+	case err != nil && IsFatal(err):
+		return nil, err
+	case err != nil:
+		h.Degraded["host/availability"] = err.(*Error).Msg
+	default:
+		snap.AvailabilityGroups, snap.AGsRead = ms, true
+		if note != "" {
+			h.Degraded["host/availability"] = note
 		}
 	}
 	slices.Sort(snap.TraceFlags)

@@ -98,12 +98,14 @@ ORDER BY m.name;
 
 -- restorewatch:host/volumes
 -- (VSS) The volumes that hold database files. sys.master_files shows every
--- database's files only with VIEW ANY DEFINITION; without it, fewer volumes.
+-- database's files only with VIEW ANY DEFINITION; without it, fewer volumes,
+-- and can_view_definition = 0 lets the collector say so.
 -- Free space is left out on purpose: it changes every pass, and a snapshot
 -- is stored only when something in it changed. sys.dm_os_volume_stats came
 -- with 2008 R2 SP1; without it, no row.
 IF OBJECT_ID(N'sys.dm_os_volume_stats') IS NOT NULL
-    EXEC (N'SELECT DISTINCT vs.volume_mount_point, vs.file_system_type, vs.total_bytes
+    EXEC (N'SELECT DISTINCT vs.volume_mount_point, vs.file_system_type, vs.total_bytes,
+                   HAS_PERMS_BY_NAME(NULL, NULL, N''VIEW ANY DEFINITION'') AS can_view_definition
             FROM sys.master_files AS mf
             CROSS APPLY sys.dm_os_volume_stats(mf.database_id, mf.[file_id]) AS vs
             ORDER BY vs.volume_mount_point');

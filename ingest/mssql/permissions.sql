@@ -13,9 +13,13 @@ degrades that source, records why in the run record, and goes on):
                         flight; without it only the login's own requests),
                         sys.dm_os_sys_info (CPU, memory, VM), sys.dm_server_services
                         (instant file initialization), sys.dm_os_loaded_modules,
-                        sys.dm_os_volume_stats. Per Microsoft's current
-                        sp_readerrorlog page also the error log on SQL Server
-                        2008 R2 to 2019.
+                        sys.dm_os_volume_stats; availability-group membership
+                        (sys.dm_hadr_database_replica_states, the group's name
+                        from sys.dm_hadr_name_id_map, distributed groups told
+                        apart by sys.dm_hadr_availability_replica_cluster_states),
+                        read on every pass whether or not the replica backs up.
+                        Per Microsoft's current sp_readerrorlog page also the
+                        error log on SQL Server 2008 R2 to 2019.
   VIEW ANY ERROR LOG    the error log on SQL Server 2022 and later (the
                         permission exists only there; granted only there).
   EXECUTE on sys.xp_readerrorlog
@@ -80,7 +84,11 @@ IF DATABASE_PRINCIPAL_ID(N'restorewatch') IS NULL
 GRANT EXECUTE ON sys.xp_readerrorlog TO restorewatch;
 
 -- Optional: VIEW ANY DEFINITION lets sys.master_files list every database's
--- files, so the host snapshot names all volumes that hold database files.
+-- files, so the host snapshot names all volumes that hold database files,
+-- and sys.availability_group_listeners show the listeners' names, so a plan
+-- can be asked by listener (without it that catalog view returns no row,
+-- and the collector page says so). Availability-group membership itself
+-- needs only VIEW SERVER STATE.
 -- GRANT VIEW ANY DEFINITION TO restorewatch;
 
 USE msdb;

@@ -23,6 +23,8 @@ const (
 	Verbose  = "PowerShell VERBOSE: prefix"
 	Indent   = "indentation"
 	SQLCmdM1 = "sqlcmd -m-1 message headers (Msg N, Level 0, ..., Server S, Line N)"
+	Impacket = "impacket mssqlclient prefixes (INFO(S): Line N:, ERROR(S): Line N:, SQL> prompt)"
+	Command  = "numbered Command N: labels"
 )
 
 var (
@@ -41,6 +43,15 @@ var (
 	// then one space. An error log's own stamp has no zone.
 	reStamp   = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d) `)
 	reVerbose = regexp.MustCompile(`^VERBOSE: `)
+	// impacket's mssqlclient prints each TDS info or error message as
+	// "INFO(SERVER): Line 1: text" or "ERROR(SERVER): Line 1: text", behind
+	// its logger's "[*] " or "[-] " when it logs them, and echoes what was
+	// typed after its prompt "SQL (user  dbo@master)> ".
+	reImpacket = regexp.MustCompile(`^(?:\[[*!+-]\] )?(?:INFO|ERROR)\([^()]*\): Line \d+: ?`)
+	rePrompt   = regexp.MustCompile(`^SQL(?: \([^()]*\))?> ?`)
+	// Clients that run a script statement by statement number each one:
+	// "Command 2: RESTORE LOG ...".
+	reCommand = regexp.MustCompile(`^Command \d+: ?`)
 	// sqlcmd -m-1 prints a header above every message, informational ones
 	// included, and names the server: "Msg 3014, Level 0, State 1, Server
 	// PETER-PC\SAHSU, Line 1".
@@ -87,7 +98,7 @@ func (s *Stripper) Line(line string) []string {
 // prefixes removes the wrappers that sit at the start of a line, outermost
 // first: a quote marker, a compose prefix, a container stamp, VERBOSE:.
 func (s *Stripper) prefixes(line string) string {
-	for range 4 {
+	for range 6 {
 		before := line
 		if loc := reQuote.FindStringIndex(line); loc != nil {
 			s.note(Quote)
@@ -103,6 +114,18 @@ func (s *Stripper) prefixes(line string) string {
 		}
 		if loc := reVerbose.FindStringIndex(line); loc != nil {
 			s.note(Verbose)
+			line = line[loc[1]:]
+		}
+		if loc := reImpacket.FindStringIndex(line); loc != nil {
+			s.note(Impacket)
+			line = line[loc[1]:]
+		}
+		if loc := rePrompt.FindStringIndex(line); loc != nil {
+			s.note(Impacket)
+			line = line[loc[1]:]
+		}
+		if loc := reCommand.FindStringIndex(line); loc != nil {
+			s.note(Command)
 			line = line[loc[1]:]
 		}
 		if line == before {

@@ -30,6 +30,10 @@ func TestStripper(t *testing.T) {
 			[]string{"Processed 0 pages for database 'TPCC100', file 'tpcc100' on file 1."}, unwrap.Verbose},
 		{"\tMsg 3014, Level 0, State 1, Server PETER-PC\\SAHSU, Line 1",
 			[]string{"\tMsg 3014, Level 0, State 1, Server PETER-PC\\SAHSU, Line 1"}, unwrap.SQLCmdM1},
+		{"[*] INFO(HRSQL): Line 1: RESTORE DATABASE successfully processed 346 pages in 0.121 seconds (22.337 MB/sec).",
+			[]string{"RESTORE DATABASE successfully processed 346 pages in 0.121 seconds (22.337 MB/sec)."}, unwrap.Impacket},
+		{"SQL (sa  dbo@master)> RESTORE LOG [HR] FROM DISK = N'x.trn'", []string{"RESTORE LOG [HR] FROM DISK = N'x.trn'"}, unwrap.Impacket},
+		{"Command 2: RESTORE DATABASE [P] FROM DISK = N'P_Full_1.BAK'", []string{"RESTORE DATABASE [P] FROM DISK = N'P_Full_1.BAK'"}, unwrap.Command},
 		// A placeholder is no tag: a KB article's quote keeps it.
 		{"Date Time Backup Log was restored. Database: <database>", []string{"Date Time Backup Log was restored. Database: <database>"}, ""},
 		{"2024-11-01 16:27:05.14 Backup      RESTORE DATABASE successfully processed", []string{"2024-11-01 16:27:05.14 Backup      RESTORE DATABASE successfully processed"}, ""},

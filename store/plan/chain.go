@@ -150,6 +150,12 @@ func Build(sets []store.BackupSet, database string, at time.Time) (Chain, error)
 		c.Steps = append(c.Steps, step(store.KindFull, *full))
 	}
 	c.Reaches = base.Finish
+	if n := endedBefore(logs, base); n > 0 {
+		c.Notes = append(c.Notes, fmt.Sprintf("%d log %s taken while the %s backup that finished %s ran %s at or before its last LSN %s: "+
+			"the %s backup holds that log already, so the chain does not use %s",
+			n, plural(n, "backup", "backups"), setWord(base), stamp(base.Finish), plural(n, "ends", "end"), base.LastLSN,
+			setWord(base), plural(n, "it", "them")))
+	}
 	if err := c.addLogs(logs, base, at); err != nil {
 		return c, err
 	}
@@ -241,6 +247,34 @@ func (c *Chain) addLogs(logs []store.BackupSet, base *store.BackupSet, at time.T
 		c.Reaches = reached
 	}
 	return nil
+}
+
+// endedBefore counts the log backups that finished after base but end at
+// or before its last LSN: taken while the data backup ran, they hold
+// nothing the chain needs (their database_backup_lsn is often the running
+// full's checkpoint, after their own last LSN).
+func endedBefore(logs []store.BackupSet, base *store.BackupSet) int {
+	n := 0
+	for _, l := range logs {
+		if l.Finish.After(base.Start) && Cmp(l.LastLSN, base.LastLSN) <= 0 && !l.CopyOnly {
+			n++
+		}
+	}
+	return n
+}
+
+func setWord(s *store.BackupSet) string {
+	if s.Type == "I" {
+		return "differential"
+	}
+	return "full"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // pick chooses among the logs that continue the chain. Two regular logs

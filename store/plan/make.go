@@ -151,6 +151,49 @@ func backupSets(ctx context.Context, src Source, r Request) (store.Replicas, []s
 	if len(reps.Instances) == 0 {
 		reps.Instances = []string{r.Instance}
 	}
+	candidates := reps.Candidates
+	reps.Candidates = nil
+	reps, all, err := readSets(ctx, src, r, reps)
+	if err != nil || len(candidates) == 0 || !needsReplicas(all, reps.Database, r.At) {
+		return reps, all, err
+	}
+	// No membership and no family GUID, and the history named cannot make
+	// the chain alone (no full, or no log after its base, or a gap): only
+	// LSNs can join replicas. A history that can is not held up by reading
+	// every same-named database's.
+	// A candidate's logs matter from a day before the known base on (as
+	// for the base's own); with no base known, its fulls and differentials
+	// are what a known log can continue.
+	from := store.NoLogs
+	if c, _ := Build(all, reps.Database, r.At); len(c.Steps) > 0 {
+		from = c.Steps[0].Set.Start.Add(-logMargin)
+	}
+	reps.Candidates = candidates
+	if reps, err = ProveByLSN(ctx, reps, all, func(ctx context.Context, in string) ([]store.BackupSet, error) {
+		return src.BackupSets(ctx, in, reps.Database, from)
+	}); err != nil || len(reps.Instances) == 1 {
+		return reps, all, err
+	}
+	return readSets(ctx, src, r, reps)
+}
+
+// needsReplicas reports whether one instance's sets cannot restore the
+// database on their own: no usable full, a gap, or no log after the base.
+func needsReplicas(sets []store.BackupSet, database string, at time.Time) bool {
+	c, err := Build(sets, database, at)
+	if err != nil {
+		return true
+	}
+	for _, s := range c.Steps {
+		if s.Kind == store.KindLog {
+			return false
+		}
+	}
+	return true
+}
+
+// readSets reads what the chain can use from reps' instances (backupSets).
+func readSets(ctx context.Context, src Source, r Request, reps store.Replicas) (store.Replicas, []store.BackupSet, error) {
 	read := func(from time.Time) ([]store.BackupSet, error) {
 		var all []store.BackupSet
 		seen := map[string]bool{}

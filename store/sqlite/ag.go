@@ -233,7 +233,10 @@ func (db *DB) familyReplicas(ctx context.Context, out store.Replicas, zone strin
 	err := db.read.QueryRowContext(ctx, `SELECT b.instance_id, b.family_guid, b.last_recovery_fork_guid FROM backup_set b
 		WHERE b.instance_id = (SELECT id FROM instance WHERE name = ?) AND b.database_name = ?
 		ORDER BY b.finish_utc DESC LIMIT 1`, out.Instances[0], out.Database).Scan(&id, &family, &fork)
-	if err == sql.ErrNoRows || err == nil && (family == "" || fork == "") {
+	if err == nil && family == "" {
+		return db.lsnCandidates(ctx, out, id)
+	}
+	if err == sql.ErrNoRows || err == nil && fork == "" {
 		return out, nil
 	}
 	if err != nil {
@@ -260,6 +263,36 @@ func (db *DB) familyReplicas(ctx context.Context, out store.Replicas, zone strin
 	if len(out.Instances) > 1 {
 		out.Via = fmt.Sprintf("the same database name, family GUID and recovery fork on %s (no availability-group membership recorded), on the word of %s",
 			strings.Join(out.Instances, ", "), zoneWord(zone))
+	}
+	return out, nil
+}
+
+// maxCandidates bounds the instances a plan reads to prove by LSN that they
+// continue a chain: a database name shared by a whole fleet ("DBA") would
+// otherwise read every instance's history.
+const maxCandidates = 16
+
+// lsnCandidates lists, for a history that names no availability group and
+// no family GUID (an msdb export without those columns), the other
+// instances that recorded backups of a database of the same name: only
+// their LSNs can say whether they are replicas (store.Replicas.Candidates).
+func (db *DB) lsnCandidates(ctx context.Context, out store.Replicas, id int64) (store.Replicas, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT i.name FROM instance i WHERE i.id <> ?
+		AND EXISTS (SELECT 1 FROM backup_set b WHERE b.instance_id = i.id AND b.database_name = ?)
+		ORDER BY i.name LIMIT ?`, id, out.Database, maxCandidates)
+	if err != nil {
+		return out, fmt.Errorf("store: replicas: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return out, fmt.Errorf("store: replicas: %w", err)
+		}
+		out.Candidates = append(out.Candidates, n)
+	}
+	if err := rows.Err(); err != nil {
+		return out, fmt.Errorf("store: replicas: %w", err)
 	}
 	return out, nil
 }

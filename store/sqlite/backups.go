@@ -95,6 +95,45 @@ func (w *batchWriter) flushMembers() error {
 	return nil
 }
 
+// currentMembers keeps the instance's availability-group membership as the
+// snapshot read it: every membership it lists is recorded (through the
+// batch's members, as a backup set's AG is), those recorded before it that
+// it no longer lists are forgotten (a database removed from its AG, a
+// replica evicted). A later record (an import of newer backups) is kept.
+func (w *batchWriter) currentMembers(id int64, h *store.HostSnapshot) error {
+	at := h.ObservedAt
+	if h.UTCOffset != nil {
+		at = at.Add(-time.Duration(*h.UTCOffset) * time.Minute)
+	}
+	if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM ag_database WHERE instance_id = ? AND observed_utc < ?`, id, ms(at)); err != nil {
+		return fmt.Errorf("availability groups of %s: %w", h.Instance, err)
+	}
+	for k := range w.members {
+		if k.instance == id && w.members[k].at < ms(at) {
+			delete(w.members, k)
+		}
+	}
+	for _, m := range h.AvailabilityGroups {
+		if m.Distributed || strings.TrimSpace(m.AG) == "" || m.Database == "" {
+			continue
+		}
+		if w.members == nil {
+			w.members = map[agKey]agMember{}
+		}
+		k := agKey{id, m.Database, strings.TrimSpace(m.AG)}
+		g := w.members[k]
+		g.at = max(g.at, ms(at))
+		if l := strings.TrimSpace(m.Listener); l != "" {
+			g.listener = l
+		}
+		if d := strings.ToUpper(strings.Trim(m.GroupDatabaseID, "{} ")); d != "" {
+			g.groupDB = d
+		}
+		w.members[k] = g
+	}
+	return nil
+}
+
 // agKey and agMember gather a batch's availability-group memberships.
 type agKey struct {
 	instance     int64

@@ -329,6 +329,11 @@ func (w *batchWriter) host(h *store.HostSnapshot) (bool, error) {
 		return false, err
 	}
 	n, _ := res.RowsAffected()
+	if n > 0 && h.AGsRead {
+		if err := w.currentMembers(id, h); err != nil {
+			return false, err
+		}
+	}
 	if n > 0 {
 		// A snapshot changes the host facts of the restores after it, and
 		// those before it too when it is the first to state an offset

@@ -1,6 +1,7 @@
 package mssqltest
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,7 +19,26 @@ var backups = struct {
 	sync.Mutex
 	m  map[*Instance][]store.BackupSet
 	ag map[*Instance][]store.AGMembership
-}{m: map[*Instance][]store.BackupSet{}, ag: map[*Instance][]store.AGMembership{}}
+	// noDefinitions are the instances whose login lacks VIEW ANY
+	// DEFINITION: catalog views show it no row.
+	noDefinitions map[*Instance]bool
+}{m: map[*Instance][]store.BackupSet{}, ag: map[*Instance][]store.AGMembership{}, noDefinitions: map[*Instance]bool{}}
+
+// WithoutViewDefinition makes the collector's login lack VIEW ANY
+// DEFINITION: sys.availability_group_listeners shows it nothing.
+func (in *Instance) WithoutViewDefinition() {
+	backups.Lock()
+	defer backups.Unlock()
+	backups.noDefinitions[in] = true
+}
+
+// SetAvailability replaces the instance's availability-group databases
+// (a database removed from its AG, a replica evicted).
+func (in *Instance) SetAvailability(ms ...store.AGMembership) {
+	backups.Lock()
+	defer backups.Unlock()
+	backups.ag[in] = append([]store.AGMembership(nil), ms...)
+}
 
 // AddAvailability makes the instance a replica of availability-group
 // databases, as sys.dm_hadr_database_replica_states shows them.
@@ -112,11 +132,35 @@ func (in *Instance) backupPart(name string, p paramSet) ([]tdstest.ResultSet, er
 	case "backup_history/availability":
 		backups.Lock()
 		ms := append([]store.AGMembership(nil), backups.ag[in]...)
+		hidden := backups.noDefinitions[in]
 		backups.Unlock()
+		// As the query orders them: by database, its own AG before a
+		// distributed one, then by name.
+		slices.SortStableFunc(ms, func(a, b store.AGMembership) int {
+			if c := strings.Compare(a.Database, b.Database); c != 0 {
+				return c
+			}
+			if a.Distributed != b.Distributed {
+				if a.Distributed {
+					return 1
+				}
+				return -1
+			}
+			return strings.Compare(a.AG, b.AG)
+		})
 		rs := tdstest.ResultSet{Columns: []tdstest.Column{col("ag_name", tdstest.NVarChar, 128), col("database_name", tdstest.NVarChar, 128),
-			col("group_database_id", tdstest.UniqueIdentifier, 0), col("listener", tdstest.NVarChar, 63)}}
+			col("group_database_id", tdstest.UniqueIdentifier, 0), col("listener", tdstest.NVarChar, 63),
+			col("is_distributed", tdstest.Int, 0), col("can_view_definition", tdstest.Int, 0)}}
 		for _, m := range ms {
-			rs.Rows = append(rs.Rows, []any{m.AG, m.Database, nv(m.GroupDatabaseID), nv(m.Listener)})
+			listener, canView := nv(m.Listener), int64(1)
+			if hidden {
+				listener, canView = nil, 0
+			}
+			dist := int64(0)
+			if m.Distributed {
+				dist = 1
+			}
+			rs.Rows = append(rs.Rows, []any{m.AG, m.Database, nv(m.GroupDatabaseID), listener, dist, canView})
 		}
 		return []tdstest.ResultSet{rs}, nil
 	case "backup_history/files":

@@ -104,8 +104,14 @@ func (in *Instance) hostPart(name string, c checked) ([]tdstest.ResultSet, error
 			return nil, nil
 		}
 		rs.Columns = []tdstest.Column{col("volume_mount_point", tdstest.NVarChar, 512), col("file_system_type", tdstest.NVarChar, 512),
-			col("total_bytes", tdstest.BigInt, 0)}
-		rs.Rows = [][]any{{`F:\`, "NTFS", int64(2) << 40}}
+			col("total_bytes", tdstest.BigInt, 0), col("can_view_definition", tdstest.Int, 0)}
+		backups.Lock()
+		canView := int64(1)
+		if backups.noDefinitions[in] {
+			canView = 0
+		}
+		backups.Unlock()
+		rs.Rows = [][]any{{`F:\`, "NTFS", int64(2) << 40, canView}}
 	default:
 		return nil, tdstest.Error{Number: 2812, Message: "no such host query " + name}
 	}
