@@ -257,3 +257,36 @@ func TestPushRunsRecordedOnce(t *testing.T) {
 		t.Errorf("%d run records after three applies of one batch, want 1", n)
 	}
 }
+
+// A history that names no AG and no family GUID lists the instances whose
+// LSNs may prove they continue it (issue 39); another zone's are not among
+// them: LSNs are shown by every plan, so a zone could forge a continuation.
+func TestLSNCandidatesStayInTheZone(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	l := ingest.NewLoader(db, ingest.LoaderOptions{})
+	at := time.Date(2026, 11, 20, 1, 0, 0, 0, time.UTC)
+	for _, inst := range []string{"DWH-SQL02", "DWH-SQL03"} {
+		set := store.BackupSet{Instance: inst, Database: "DW_Sales", UUID: "22222222-0000-4000-8000-00000000000" + inst[len(inst)-1:], Type: "D",
+			Families: 1, FirstLSN: "52000000010000001", LastLSN: "52000000020000001", CheckpointLSN: "52000000010000101",
+			Start: at, Finish: at.Add(time.Hour), Size: 1 << 30, FirstForkGUID: victimFork, LastForkGUID: victimFork,
+			Media: []store.BackupMedia{{Family: 1, DeviceType: 2, Device: `\\backup01\sql\DW_Sales_FULL.bak`}}}
+		if _, err := l.Records(ctx, "backups", inst+".csv", func(s store.Sink) error { return s.BackupSet(set) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tok, _ := db.CreateCollectorToken(ctx, "zone-b", "ZONEB-*")
+	ts, _ := central(t, db)
+	line := agBackup("ZONEB-EVIL9", "EEEEEEEE-0000-4000-8000-000000000009", at.Add(2*time.Hour), "", "", "", `\\evil.example\drop\x.trn`)
+	line = strings.Replace(line, `"family_guid":"`+victimFamily+`",`, "", 1)
+	if code, msg := pushed(t, ts, ts.URL, tok, rawBatch(t, "ZONEB-EVIL9", line)); code != http.StatusOK {
+		t.Fatalf("push: %d %s", code, msg)
+	}
+	reps, err := db.BackupReplicas(ctx, "DWH-SQL02", "DW_Sales")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(reps.Candidates, []string{"DWH-SQL03"}) {
+		t.Errorf("DWH-SQL02's LSN candidates: %v, want DWH-SQL03 alone", reps.Candidates)
+	}
+}

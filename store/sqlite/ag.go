@@ -234,7 +234,7 @@ func (db *DB) familyReplicas(ctx context.Context, out store.Replicas, zone strin
 		WHERE b.instance_id = (SELECT id FROM instance WHERE name = ?) AND b.database_name = ?
 		ORDER BY b.finish_utc DESC LIMIT 1`, out.Instances[0], out.Database).Scan(&id, &family, &fork)
 	if err == nil && family == "" {
-		return db.lsnCandidates(ctx, out, id)
+		return db.lsnCandidates(ctx, out, id, zone)
 	}
 	if err == sql.ErrNoRows || err == nil && fork == "" {
 		return out, nil
@@ -276,10 +276,13 @@ const maxCandidates = 16
 // no family GUID (an msdb export without those columns), the other
 // instances that recorded backups of a database of the same name: only
 // their LSNs can say whether they are replicas (store.Replicas.Candidates).
-func (db *DB) lsnCandidates(ctx context.Context, out store.Replicas, id int64) (store.Replicas, error) {
+// Only instances of the same zone are candidates: LSNs are shown by every
+// plan, so another zone could forge a continuation (issue 40).
+func (db *DB) lsnCandidates(ctx context.Context, out store.Replicas, id int64, zone string) (store.Replicas, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT i.name FROM instance i WHERE i.id <> ?
 		AND EXISTS (SELECT 1 FROM backup_set b WHERE b.instance_id = i.id AND b.database_name = ?)
-		ORDER BY i.name LIMIT ?`, id, out.Database, maxCandidates)
+		AND COALESCE((SELECT collector FROM collector_instance c WHERE c.instance = i.name), '') = ?
+		ORDER BY i.name LIMIT ?`, id, out.Database, zone, maxCandidates)
 	if err != nil {
 		return out, fmt.Errorf("store: replicas: %w", err)
 	}
