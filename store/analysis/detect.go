@@ -253,7 +253,14 @@ func detect(series []Point, cfg Config) (Finding, *changeSides) {
 		return f
 	}
 
-	// Throughput first: it is what a regression is judged on.
+	// Throughput first: it is what a regression is judged on. A change
+	// after fewer than confirmBase restores (a young series, whose usual
+	// is not known yet) needs two restores more after it than MinEach: the
+	// walk-forward replays of null fleets showed such early changes
+	// raised and withdrawn as the series grew.
+	if changed && len(usual(keep, keep[lo], keep[c])) < confirmBase && len(keep)-c < cfg.MinEach+2 {
+		changed = false
+	}
 	if changed {
 		f, sides := compare(series, keep, keep[lo], keep[c])
 		f.Outliers = outIdx
