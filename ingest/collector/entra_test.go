@@ -39,6 +39,11 @@ func (e *identityEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":"invalid_request","error_description":"bad X-IDENTITY-HEADER"}`, http.StatusUnauthorized)
 		return
 	}
+	if id := r.URL.Query().Get("client_id"); id != "" {
+		// No user-assigned identity is attached here.
+		http.Error(w, `{"error":"invalid_request","error_description":"Identity not found"}`, http.StatusBadRequest)
+		return
+	}
 	if res := r.URL.Query().Get("resource"); res != "https://database.windows.net/" {
 		http.Error(w, `{"error":"invalid_resource","error_description":"resource `+res+`"}`, http.StatusBadRequest)
 		return
@@ -139,6 +144,17 @@ func TestEntraManagedIdentityAcrossTokenExpiry(t *testing.T) {
 	}
 	if l := f.srv["AZ-STATIC"].Logins(); len(l) != 1 || !strings.Contains(l[0].Refused, "expired") {
 		t.Errorf("static token logins %+v, want one refused as expired", l)
+	}
+	// A user-assigned identity the machine does not have: the error says
+	// which credential failed and what to check.
+	mi = &f.cfg.Instances[0] // addServed grew the slice
+	mi.User = "00000000-0000-0000-0000-00000000c11d"
+	f.once()
+	if r := f.runs()["AZ-MI"]; r.Status != store.RunFailed || !strings.Contains(r.Errors["connect"], "Entra ID: no managed identity token") ||
+		!strings.Contains(r.Errors["connect"], "Identity not found") {
+		t.Errorf("unknown user-assigned identity: %s %v", r.Status, r.Errors)
+	} else {
+		t.Logf("unknown user-assigned identity: %s", r.Errors["connect"])
 	}
 	for _, tok := range ep.order {
 		if strings.Contains(f.logs.String(), tok) {

@@ -87,6 +87,7 @@ func authFailure(in *Instance, err error) *Error {
 		return nil
 	}
 	if in.Auth == AuthEntra && in.Entra != EntraToken {
+		msg = oneLine(msg)
 		switch {
 		case strings.Contains(msg, "ManagedIdentityCredential"):
 			return login("Entra ID: no managed identity token (" + msg + "): run the collector on an Azure VM, App Service or Arc-enabled server " +
@@ -100,4 +101,16 @@ func authFailure(in *Instance, err error) *Error {
 		}
 	}
 	return nil
+}
+
+// oneLine folds azidentity's multi-line report (request, response body
+// between rules of dashes, a link) into one line for the run record.
+func oneLine(s string) string {
+	var parts []string
+	for _, f := range strings.Fields(s) {
+		if strings.Trim(f, "-") != "" {
+			parts = append(parts, f)
+		}
+	}
+	return strings.Join(parts, " ")
 }
