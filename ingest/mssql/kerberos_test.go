@@ -26,7 +26,7 @@ const (
 // collector's account, the SQL Server's SPN and another server's, and a
 // TDS server holding only its own SPN's key, encrypted to a test CA. It
 // returns the collector's instance, logging in with a keytab.
-func kerberosRealm(t *testing.T, skew time.Duration) (mssql.Instance, *tdstest.Server) {
+func kerberosRealm(t *testing.T, skew time.Duration) (mssql.Instance, *tdstest.Server, *kdctest.KDC) {
 	t.Helper()
 	kdc := kdctest.Start(t, "RW.TEST", skew)
 	kdc.AddPrincipal("svc_restorewatch")
@@ -57,7 +57,7 @@ func kerberosRealm(t *testing.T, skew time.Duration) (mssql.Instance, *tdstest.S
 	}
 	t.Cleanup(func() { srv.Close() })
 	return mssql.Instance{Name: "SQL01", Host: "127.0.0.1", Port: port(t, addr), Auth: "windows",
-		User: "svc_restorewatch@RW.TEST", Keytab: clientKT, Krb5Conf: kdc.Krb5Conf, SPN: testSPN, Certificate: caFile}, srv
+		User: "svc_restorewatch@RW.TEST", Keytab: clientKT, Krb5Conf: kdc.Krb5Conf, SPN: testSPN, Certificate: caFile}, srv, kdc
 }
 
 func connectKerberos(t *testing.T, in mssql.Instance) (*mssql.Session, error) {
@@ -76,7 +76,7 @@ func connectKerberos(t *testing.T, in mssql.Instance) (*mssql.Session, error) {
 }
 
 func TestKerberosKeytabLogin(t *testing.T) {
-	in, srv := kerberosRealm(t, 0)
+	in, srv, _ := kerberosRealm(t, 0)
 	// Connect logs in and pings (the driver's "select 1;").
 	if _, err := connectKerberos(t, in); err != nil {
 		t.Fatalf("Kerberos login: %v", err)
@@ -96,7 +96,7 @@ func TestKerberosKeytabLogin(t *testing.T) {
 // to the domain with sssd or realmd: no user or keytab in the file.
 func TestKerberosCredentialCacheLogin(t *testing.T) {
 	kdctest.Need(t, "kinit")
-	in, srv := kerberosRealm(t, 0)
+	in, srv, _ := kerberosRealm(t, 0)
 	cc := filepath.Join(t.TempDir(), "krb5cc_rw")
 	kinit := exec.Command("kinit", "-k", "-t", in.Keytab, "-c", "FILE:"+cc, in.User)
 	kinit.Env = append(os.Environ(), "KRB5_CONFIG="+in.Krb5Conf)
@@ -114,7 +114,7 @@ func TestKerberosCredentialCacheLogin(t *testing.T) {
 }
 
 func TestKerberosRefusals(t *testing.T) {
-	in, srv := kerberosRealm(t, 0)
+	in, srv, _ := kerberosRealm(t, 0)
 	cases := []struct {
 		name string
 		mod  func(*mssql.Instance)
@@ -128,6 +128,9 @@ func TestKerberosRefusals(t *testing.T) {
 			[]string{"the KDC knows no principal nobody@RW.TEST", "check user and realm"}},
 		{"no keytab", func(in *mssql.Instance) { in.Keytab = filepath.Join(t.TempDir(), "missing.keytab") },
 			[]string{"keytab", "does not exist"}},
+		{"integrated without a credential cache", func(in *mssql.Instance) {
+			in.User, in.Keytab, in.CredentialCache = "", "", filepath.Join(t.TempDir(), "krb5cc_none")
+		}, []string{"credential cache", "does not exist: run kinit"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -156,7 +159,7 @@ func TestKerberosRefusals(t *testing.T) {
 // collector's machine has lost its time source: the KDC refuses the
 // pre-authentication timestamp and the error says to synchronise.
 func TestKerberosClockSkew(t *testing.T) {
-	in, srv := kerberosRealm(t, time.Hour)
+	in, srv, _ := kerberosRealm(t, time.Hour)
 	_, err := connectKerberos(t, in)
 	if err == nil {
 		t.Fatal("logged in with the KDC's clock an hour ahead")
@@ -173,5 +176,21 @@ func TestKerberosClockSkew(t *testing.T) {
 	}
 	if n := len(srv.Logins()); n != 0 {
 		t.Errorf("%d logins reached the server; the KDC should have refused first", n)
+	}
+}
+
+// The account's key changed after the keytab was exported (a gMSA's
+// password rotates every 30 days): the KDC refuses the old key, and the
+// error says to export the keytab again.
+func TestKerberosStaleKeytab(t *testing.T) {
+	in, _, kdc := kerberosRealm(t, 0)
+	kdc.Keytab("rotated.keytab", "svc_restorewatch") // ktadd gives the account a new key
+	_, err := connectKerberos(t, in)
+	if err == nil {
+		t.Fatal("logged in with the old key")
+	}
+	t.Logf("refused as: %v", err)
+	if !strings.Contains(err.Error(), "is not the account's current one") {
+		t.Errorf("error %q does not say the keytab is stale", err)
 	}
 }
