@@ -52,6 +52,14 @@ type instanceFile struct {
 	Certificate            string            `toml:"certificate"`
 	HostNameInCertificate  string            `toml:"host_name_in_certificate"`
 	Tags                   map[string]string `toml:"tags"`
+	Keytab                 string            `toml:"keytab"`
+	CredentialCache        string            `toml:"credential_cache"`
+	Krb5Conf               string            `toml:"krb5_conf"`
+	Realm                  string            `toml:"realm"`
+	SPN                    string            `toml:"spn"`
+	Entra                  string            `toml:"entra"`
+	Tenant                 string            `toml:"tenant"`
+	ClientCertificate      string            `toml:"client_certificate"`
 }
 
 type cmsFile struct {
@@ -63,7 +71,9 @@ func (f instanceFile) instance() mssql.Instance {
 	return mssql.Instance{Name: f.Name, Host: f.Host, Port: f.Port, InstanceName: f.InstanceName, Auth: f.Auth,
 		User: f.User, PasswordEnv: f.PasswordEnv, PasswordFile: f.PasswordFile, Encrypt: f.Encrypt,
 		TrustServerCertificate: f.TrustServerCertificate, Certificate: f.Certificate,
-		HostNameInCertificate: f.HostNameInCertificate, Tags: f.Tags}
+		HostNameInCertificate: f.HostNameInCertificate, Tags: f.Tags,
+		Keytab: f.Keytab, CredentialCache: f.CredentialCache, Krb5Conf: f.Krb5Conf, Realm: f.Realm, SPN: f.SPN,
+		Entra: f.Entra, Tenant: f.Tenant, ClientCertificate: f.ClientCertificate}
 }
 
 // loadConfig reads and validates the collector's TOML file at path.

@@ -43,7 +43,8 @@ type CLI struct {
 	Backup      BackupCmd      `cmd:"" help:"Write a consistent online copy of the warehouse."`
 	Token       TokenCmd       `cmd:"" help:"Create, list and revoke the tokens of collectors that push from other network zones."`
 	Plan        PlanCmd        `cmd:"" help:"Print the restore plan of a database: the backups to restore, the script, the expected time."`
-	Version     VersionCmd     `cmd:"" help:"Print the version."`
+	Version     VersionCmd     `cmd:"" help:"Print the version and the commit it was built from."`
+	Service     ServiceCmd     `cmd:"" help:"Install or remove restorewatch as a service (systemd on Linux, the Windows service manager on Windows)."`
 }
 
 // Main is the program: ParseFlags, Run, Close, so tests boot it whole.
@@ -250,7 +251,7 @@ type VersionCmd struct{}
 
 // Run implements the command.
 func (c *VersionCmd) Run(m *Main) error {
-	fmt.Fprintf(m.Stdout, "restorewatch %s (schema %d)\n", Version, sqlite.SchemaVersion())
+	fmt.Fprintf(m.Stdout, "restorewatch %s (%s, %s %s/%s, schema %d)\n", Version, commit(), runtime.Version(), runtime.GOOS, runtime.GOARCH, sqlite.SchemaVersion())
 	return nil
 }
 

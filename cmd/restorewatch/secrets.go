@@ -21,14 +21,18 @@ func warnReadable(w io.Writer, what, path string) {
 	fmt.Fprintf(w, "restorewatch: warning: %s %s can be read by other users (mode %04o): chmod 600 it\n", what, path, st.Mode().Perm())
 }
 
-// warnReadableSecrets warns for every password_file of a collector's
-// configuration that others can read.
+// warnReadableSecrets warns for every password_file, keytab, credential
+// cache and client certificate of a collector's configuration that others
+// can read.
 func warnReadableSecrets(w io.Writer, cfg *mssql.Config) {
 	seen := map[string]bool{}
 	check := func(in mssql.Instance) {
-		if in.PasswordFile != "" && !seen[in.PasswordFile] {
-			seen[in.PasswordFile] = true
-			warnReadable(w, "password_file of "+in.Name, in.PasswordFile)
+		for _, f := range []struct{ key, path string }{{"password_file", in.PasswordFile}, {"keytab", in.Keytab},
+			{"credential_cache", in.CredentialCache}, {"client_certificate", in.ClientCertificate}} {
+			if f.path != "" && !seen[f.path] {
+				seen[f.path] = true
+				warnReadable(w, f.key+" of "+in.Name, f.path)
+			}
 		}
 	}
 	for _, in := range cfg.Instances {

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -179,15 +178,6 @@ func BenchmarkFetch500(b *testing.B) {
 		b.ReportMetric(time.Since(start).Seconds(), "s/pass")
 	}
 	b.ReportMetric(peakRSSMiB(), "peakRSS_MiB")
-}
-
-// cpuSeconds is the process's user+system CPU time so far.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // peakRSSMiB reads the process's peak resident set (Linux; 0 elsewhere).

@@ -81,6 +81,8 @@ type serving struct {
 	encrypt string   // the instance's encrypt setting; "" is the collector's default
 	// wrap, if set, wraps the scripted instance's handler.
 	wrap func(tdstest.Handler) tdstest.Handler
+	// fedAuth, if set, makes the server take Entra ID logins it verifies.
+	fedAuth tdstest.FedAuthVerifier
 }
 
 // add scripts an instance, serves it with TLS, and configures the collector
@@ -95,7 +97,7 @@ func (f *fleet) addServed(name, version string, how serving) *mssqltest.Instance
 	f.t.Helper()
 	in := mssqltest.New(name, version, testOffset)
 	in.SetClock(base)
-	cfg := tdstest.Config{User: testUser, Password: testPass, Handler: in, ServerVersion: version}
+	cfg := tdstest.Config{User: testUser, Password: testPass, Handler: in, ServerVersion: version, FedAuth: how.fedAuth}
 	if how.wrap != nil {
 		cfg.Handler = how.wrap(in)
 	}

@@ -85,6 +85,23 @@ type Instance struct {
 	// listener name).
 	HostNameInCertificate string
 	Tags                  map[string]string // env, team, rto
+
+	// Kerberos settings of auth = "windows" (see auth.go). Keytab or
+	// CredentialCache log in through Kerberos from any platform; with
+	// neither, Windows uses SSPI with the service's own identity and other
+	// systems the credential cache KRB5CCNAME names.
+	Keytab          string // a keytab holding User's keys (a gMSA's, a service account's)
+	CredentialCache string // a FILE: credential cache kept fresh by kinit or k5start
+	Krb5Conf        string // krb5.conf; default KRB5_CONFIG, else /etc/krb5.conf
+	Realm           string // default: User's @REALM, else krb5.conf's default_realm
+	// SPN is the server's service principal name; default
+	// MSSQLSvc/host:port (MSSQLSvc/host:instance for a named instance).
+	SPN string
+
+	// Entra ID settings of auth = "entra" (see auth.go).
+	Entra             string // token | service_principal | managed_identity | default
+	Tenant            string // the directory (tenant) id of a service principal
+	ClientCertificate string // a service principal's certificate (PEM with its key, or PFX)
 }
 
 // CMS names a Central Management Server and the group whose registered
@@ -202,27 +219,8 @@ func (in *Instance) validate() error {
 	if in.Auth == "" {
 		in.Auth = "sql"
 	}
-	hasSecret := in.PasswordEnv != "" || in.PasswordFile != ""
-	switch in.Auth {
-	case "sql":
-		if in.User == "" {
-			return fail("auth = \"sql\" needs user")
-		}
-		if !hasSecret {
-			return fail("auth = \"sql\" needs password_env or password_file")
-		}
-	case "windows":
-		// DOMAIN\user with a secret logs in with NTLM; neither means the
-		// service's own identity (SSPI on Windows, Kerberos elsewhere).
-		if (in.User != "") != hasSecret {
-			return fail("auth = \"windows\" takes user with password_env/password_file, or neither (integrated)")
-		}
-	case "entra":
-		if !hasSecret {
-			return fail("auth = \"entra\" needs password_env or password_file holding an access token")
-		}
-	default:
-		return fail("unknown auth %q: want sql, windows or entra", in.Auth)
+	if err := in.validateAuth(); err != nil {
+		return fail("%w", err)
 	}
 	if err := in.validateTLS(); err != nil {
 		return fail("%w", err)

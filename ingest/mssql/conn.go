@@ -14,6 +14,7 @@ import (
 	"time"
 
 	mssql "github.com/microsoft/go-mssqldb"
+	"github.com/microsoft/go-mssqldb/azuread"
 )
 
 // Session is an open connection to one instance for one collection pass.
@@ -63,7 +64,9 @@ func Connect(ctx context.Context, in Instance, timeout time.Duration) (*Session,
 		var e *Error
 		if !errors.As(err, &e) {
 			if e = tlsFailure(&in, err); e == nil {
-				e = classify(SourceConnect, err)
+				if e = authFailure(&in, err); e == nil {
+					e = classify(SourceConnect, err)
+				}
 			}
 		}
 		e.Msg = scrub(e.Msg, pw)
@@ -74,13 +77,20 @@ func Connect(ctx context.Context, in Instance, timeout time.Duration) (*Session,
 
 // open logs in with in.Encrypt and returns the pool, or the driver's error.
 func open(ctx context.Context, in *Instance, pw secret, timeout time.Duration) (*sql.DB, error) {
-	dsn := buildDSN(in, pw, timeout)
+	dsn, err := buildAuthDSN(in, pw, timeout)
+	if err != nil {
+		return nil, &Error{Source: SourceConnect, Kind: KindConfig, Msg: err.Error()}
+	}
 	var conn *mssql.Connector
-	var err error
-	if in.Auth == "entra" {
+	switch {
+	case in.Auth == AuthEntra && in.Entra == EntraToken:
 		tok := string(pw)
 		conn, err = mssql.NewConnectorWithAccessTokenProvider(dsn, func(context.Context) (string, error) { return tok, nil })
-	} else {
+	case in.Auth == AuthEntra:
+		// azuread asks Entra ID for a token at every login, so a token
+		// that expired between passes is never reused.
+		conn, err = azuread.NewConnector(dsn)
+	default:
 		conn, err = mssql.NewConnector(dsn)
 	}
 	if err != nil {
@@ -166,6 +176,13 @@ func (s *Session) Instance() Instance { return s.inst }
 // buildDSN builds a go-mssqldb URL with every part escaped by net/url: a
 // password holding '@', '/', '?', '%' or ';' cannot split the DSN.
 func buildDSN(in *Instance, pw secret, timeout time.Duration) string {
+	dsn, _ := buildAuthDSN(in, pw, timeout)
+	return dsn
+}
+
+// buildAuthDSN is buildDSN with the error of an unusable Kerberos setting
+// (a credential cache that is not a file).
+func buildAuthDSN(in *Instance, pw secret, timeout time.Duration) (string, error) {
 	u := url.URL{Scheme: "sqlserver", Host: in.Host}
 	if in.Port != 0 {
 		u.Host = net.JoinHostPort(in.Host, strconv.Itoa(in.Port))
@@ -175,14 +192,19 @@ func buildDSN(in *Instance, pw secret, timeout time.Duration) string {
 	if in.InstanceName != "" {
 		u.Path = "/" + in.InstanceName
 	}
+	auth := map[string]string{}
+	user, upw, err := in.authParams(auth, pw)
 	switch {
-	case in.Auth == "entra":
-		// The token goes through the connector, not the URL.
-	case in.User != "":
-		u.User = url.UserPassword(in.User, string(pw))
+	case user != "" && upw != "":
+		u.User = url.UserPassword(user, string(upw))
+	case user != "":
+		u.User = url.User(user)
 	}
 	secs := strconv.Itoa(int(math.Ceil(timeout.Seconds())))
 	q := url.Values{}
+	for k, v := range auth {
+		q.Set(k, v)
+	}
 	// master: every login can open it; the queries name msdb explicitly,
 	// so a login without an msdb user still gets its host snapshot.
 	q.Set("database", "master")
@@ -207,5 +229,5 @@ func buildDSN(in *Instance, pw secret, timeout time.Duration) string {
 		}
 	}
 	u.RawQuery = q.Encode()
-	return u.String()
+	return u.String(), err
 }

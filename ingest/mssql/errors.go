@@ -86,7 +86,9 @@ var hints = map[int32]string{
 	208:   "this build lacks the object; restorewatch gates it by version, please report the build",
 	2812:  "the procedure does not exist on this build",
 	18456: "check user and password (the server log has the reason by state number)",
-	4060:  "the login cannot open the database named",
+	18452: "the server could not accept the Windows login: with Kerberos, the SPN asked for (spn) must be registered to the account SQL Server runs as, " +
+		"and the login must exist (CREATE LOGIN [DOMAIN\\name] FROM WINDOWS; see permissions.sql)",
+	4060: "the login cannot open the database named",
 }
 
 // classify turns a driver error into an *Error for source.

@@ -2,9 +2,22 @@
 permissions.sql - the login restorewatch collects with: read-only, no sysadmin.
 
 Run as a sysadmin on every instance restorewatch collects from (and on the
-CMS, see the end). It is idempotent: running it again changes nothing. Pick
-a strong password, store it where the collector reads it (password_env or
-password_file in the configuration), never in the configuration itself.
+CMS, see the end). It is idempotent: running it again changes nothing.
+
+Who logs in: set @login and @kind at the top of the script.
+  @kind = 'sql'      a SQL login (auth = "sql"). Replace the password; store
+                     it where the collector reads it (password_env or
+                     password_file), never in the configuration itself.
+  @kind = 'windows'  a Windows login (auth = "windows"): the collector's
+                     gMSA (N'CORP\svc-restorewatch$'), a domain service
+                     account (N'CORP\svc-restorewatch'), the computer account
+                     of a Windows host whose service runs as a virtual
+                     account (N'CORP\COLLECTOR01$'), or a Windows group
+                     holding any of them (N'CORP\SQL-Monitoring'), which lets
+                     a second collector in by group membership alone.
+In master and msdb the login is mapped to a database user named
+restorewatch, whatever the login is called, so the grants below name that
+user; the two server permissions are granted to the login itself.
 
 What each permission unlocks, and what happens without it (the collector
 degrades that source, records why in the run record, and goes on):
@@ -63,13 +76,23 @@ check permissions):
 USE master;
 SET NOCOUNT ON;
 
-IF SUSER_ID(N'restorewatch') IS NULL
-    -- Replace the password, or use CREATE LOGIN [DOMAIN\svc-restorewatch] FROM WINDOWS
-    -- and change the name in every statement below.
-    CREATE LOGIN restorewatch WITH PASSWORD = N'change me: a long random password',
-        CHECK_POLICY = ON, DEFAULT_DATABASE = master;
+DECLARE @login sysname = N'restorewatch';  -- or N'CORP\svc-restorewatch$', N'CORP\SQL-Monitoring'
+DECLARE @kind varchar(7) = 'sql';          -- 'sql' or 'windows'
+DECLARE @q nvarchar(max);
 
-GRANT VIEW SERVER STATE TO restorewatch;
+IF SUSER_ID(@login) IS NULL
+BEGIN
+    IF @kind = 'windows'
+        SET @q = N'CREATE LOGIN ' + QUOTENAME(@login) + N' FROM WINDOWS WITH DEFAULT_DATABASE = master;';
+    ELSE
+        -- Replace the password.
+        SET @q = N'CREATE LOGIN ' + QUOTENAME(@login) + N' WITH PASSWORD = N''change me: a long random password'', '
+               + N'CHECK_POLICY = ON, DEFAULT_DATABASE = master;';
+    EXEC (@q);
+END;
+
+SET @q = N'GRANT VIEW SERVER STATE TO ' + QUOTENAME(@login) + N';';
+EXEC (@q);
 
 -- VIEW ANY ERROR LOG exists from SQL Server 2022 on. Whether the server
 -- knows it decides, not the version number, which cannot tell Azure SQL
@@ -77,10 +100,14 @@ GRANT VIEW SERVER STATE TO restorewatch;
 -- the batch compiles.
 IF EXISTS (SELECT 1 FROM sys.fn_builtin_permissions(N'SERVER') AS p
            WHERE p.permission_name = N'VIEW ANY ERROR LOG')
-    EXEC (N'GRANT VIEW ANY ERROR LOG TO restorewatch;');
+BEGIN
+    SET @q = N'GRANT VIEW ANY ERROR LOG TO ' + QUOTENAME(@login) + N';';
+    EXEC (@q);
+END;
 
+SET @q = N'CREATE USER restorewatch FOR LOGIN ' + QUOTENAME(@login) + N';';
 IF DATABASE_PRINCIPAL_ID(N'restorewatch') IS NULL
-    CREATE USER restorewatch FOR LOGIN restorewatch;
+    EXEC (@q);
 GRANT EXECUTE ON sys.xp_readerrorlog TO restorewatch;
 
 -- Optional: VIEW ANY DEFINITION lets sys.master_files list every database's
@@ -93,7 +120,7 @@ GRANT EXECUTE ON sys.xp_readerrorlog TO restorewatch;
 
 USE msdb;
 IF DATABASE_PRINCIPAL_ID(N'restorewatch') IS NULL
-    CREATE USER restorewatch FOR LOGIN restorewatch;
+    EXEC (@q);
 GRANT SELECT ON dbo.restorehistory TO restorewatch;
 GRANT SELECT ON dbo.restorefile TO restorewatch;
 GRANT SELECT ON dbo.backupset TO restorewatch;

@@ -43,6 +43,17 @@ type Config struct {
 	// Logins records which of these each login used.
 	TLS *tls.Config
 
+	// Kerberos, when set, accepts integrated (SSPI) logins whose
+	// Kerberos ticket its keytab verifies; without it every integrated
+	// login fails with 18452.
+	Kerberos *Kerberos
+
+	// FedAuth, when set, accepts Entra ID logins, both a token sent in
+	// LOGIN7 and the ADAL workflows (managed identity, service
+	// principal), which the server asks for their token with FEDAUTHINFO;
+	// without it they fail with 18456.
+	FedAuth FedAuthVerifier
+
 	// TDS8Unanswered makes a server that does not speak TDS 8 leave a
 	// TLS ClientHello unanswered until the client gives up, instead of
 	// closing the connection: SqlClient meets a timeout there against

@@ -34,6 +34,9 @@ type conn struct {
 	user, db     string
 	tranID       uint64 // active transaction descriptor, 0 if none
 	tranSeq      uint64
+	// fedAuthWait holds an ADAL login between FEDAUTHINFO and the
+	// client's token.
+	fedAuthWait *login7
 }
 
 func (c *conn) serve() {
@@ -128,7 +131,7 @@ func (c *conn) negotiate() (*message, bool) {
 	}
 	answer := c.s.answerEncryption(opts[preEncryption][0], c.enc == Strict)
 	c.preloginDone = true
-	if !c.write(preloginReply(c.s.version, answer)) {
+	if !c.write(preloginReply(c.s.version, answer, c.s.cfg.FedAuth != nil)) {
 		return nil, false
 	}
 	if c.enc == Strict || answer == encryptNotSup {
@@ -187,9 +190,18 @@ func (c *conn) handle(m message, msgs <-chan message) bool {
 			return true
 		}
 		c.preloginDone = true
-		return c.write(preloginReply(c.s.version, encryptNotSup))
-	case m.typ == pktLogin7 && c.preloginDone && !c.loggedIn:
+		return c.write(preloginReply(c.s.version, encryptNotSup, c.s.cfg.FedAuth != nil))
+	case m.typ == pktLogin7 && c.preloginDone && !c.loggedIn && c.fedAuthWait == nil:
 		return c.login(m.body, hung)
+	case m.typ == pktFedAuthToken && c.fedAuthWait != nil && !c.loggedIn:
+		l := *c.fedAuthWait
+		c.fedAuthWait = nil
+		tok, err := decodeFedAuthToken(m.body)
+		if err != nil {
+			c.s.logf("tdstest: spid %d: %v", c.spid, err)
+			return false
+		}
+		return c.fedAuthLogin(l, tok)
 	case !c.loggedIn:
 		c.s.logf("tdstest: spid %d: unexpected packet type %#x before login", c.spid, m.typ)
 		return false
@@ -213,21 +225,69 @@ func (c *conn) login(body []byte, hung bool) bool {
 		c.s.logf("tdstest: spid %d: %v", c.spid, err)
 		return false
 	}
-	c.s.recordLogin(Login{User: l.User, Encryption: c.enc, TDSVersion: l.TDSVersion})
+	rec := Login{User: l.User, Auth: AuthSQL, Encryption: c.enc, TDSVersion: l.TDSVersion}
 	if hung {
+		c.s.recordLogin(rec)
 		return true
 	}
 	cfg := c.s.cfg
+	switch {
+	case l.SSPI:
+		rec.Auth = AuthKerberos
+		if cfg.Kerberos == nil {
+			rec.Refused = "integrated logins are not configured (Config.Kerberos)"
+		} else if principal, err := acceptKerberos(cfg.Kerberos, l.SSPIToken); err != nil {
+			rec.User, rec.Refused = principal, err.Error()
+		} else {
+			rec.User = principal
+			c.s.recordLogin(rec)
+			return c.accept(l, principal)
+		}
+		c.s.recordLogin(rec)
+		c.s.logf("tdstest: spid %d: integrated login refused: %s", c.spid, rec.Refused)
+		c.write(loginFailedWindows())
+		return false
+	case l.FedAuth != nil && l.FedAuth.library == fedLibADAL && cfg.FedAuth != nil:
+		// The client waits for FEDAUTHINFO, then sends its token.
+		c.fedAuthWait = &l
+		return c.write(fedAuthInfoReply())
+	case l.FedAuth != nil:
+		return c.fedAuthLogin(l, l.FedAuth.token)
+	}
+	c.s.recordLogin(rec)
 	anyLogin := cfg.User == "" && cfg.Password == ""
-	if l.SSPI || (!anyLogin && (l.User != cfg.User || l.Password != cfg.Password)) {
+	if !anyLogin && (l.User != cfg.User || l.Password != cfg.Password) {
 		c.s.logf("tdstest: spid %d: login failed for user %q", c.spid, l.User)
 		c.write(loginFailedReply(l.User))
 		return false
 	}
+	return c.accept(l, l.User)
+}
+
+// fedAuthLogin checks an Entra ID token with Config.FedAuth.
+func (c *conn) fedAuthLogin(l login7, token string) bool {
+	rec := Login{Auth: AuthFedAuth, Token: token, Encryption: c.enc, TDSVersion: l.TDSVersion}
+	if c.s.cfg.FedAuth == nil {
+		rec.Refused = "Entra ID logins are not configured (Config.FedAuth)"
+	} else if principal, err := c.s.cfg.FedAuth(token); err != nil {
+		rec.Refused = err.Error()
+	} else {
+		rec.User = principal
+		c.s.recordLogin(rec)
+		return c.accept(l, principal)
+	}
+	c.s.recordLogin(rec)
+	c.s.logf("tdstest: spid %d: Entra ID login refused: %s", c.spid, rec.Refused)
+	c.write(loginFailedReply("<token-identified principal>"))
+	return false
+}
+
+// accept completes a login with LOGINACK.
+func (c *conn) accept(l login7, user string) bool {
 	// Replies must not exceed the packet size the client asked for: it
 	// sized its read buffer with it. The spec's range is 512..32767.
 	c.packetSize = int(min(max(l.PacketSize, 512), 32767))
-	c.user, c.db = l.User, l.Database
+	c.user, c.db = user, l.Database
 	if c.db == "" {
 		c.db = "master"
 	}

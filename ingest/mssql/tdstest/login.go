@@ -50,7 +50,7 @@ func parseVersion(s string) (version, error) {
 // encrypt is the ENCRYPTION answer: ENCRYPT_NOT_SUP tells the client the
 // server cannot encrypt (with encrypt=disable or false go-mssqldb then
 // sends LOGIN7 in clear; with encrypt=true it refuses to go on).
-func preloginReply(v version, encrypt byte) []byte {
+func preloginReply(v version, encrypt byte, fedAuth bool) []byte {
 	opts := []struct {
 		token byte
 		data  []byte
@@ -60,6 +60,14 @@ func preloginReply(v version, encrypt byte) []byte {
 		{preInstOpt, []byte{0}},
 		{preThreadID, nil},
 		{preMARS, []byte{0}},
+	}
+	if fedAuth {
+		// FEDAUTHREQUIRED: go-mssqldb's Entra ID workflows refuse a
+		// server that does not offer it.
+		opts = append(opts, struct {
+			token byte
+			data  []byte
+		}{preFedAuthReq, []byte{1}})
 	}
 	off := 5*len(opts) + 1
 	var head, data []byte
@@ -85,6 +93,8 @@ type login7 struct {
 	Database   string
 	Language   string
 	SSPI       bool // integrated (Windows) authentication was requested
+	SSPIToken  []byte
+	FedAuth    *fedAuthRequest // an Entra ID login
 }
 
 // login7FixedLen is the length of LOGIN7's fixed part up to and including
@@ -147,6 +157,9 @@ func decodeLogin7(b []byte) (login7, error) {
 		err = e
 	}
 	l.Password = fromUCS2(unmanglePassword(pw))
+	if err == nil {
+		err = decodeLoginAuth(b, &l)
+	}
 	return l, err
 }
 

@@ -48,7 +48,15 @@ func (e Encryption) String() string {
 // Login is one LOGIN7 the server received, successful or not. The password
 // is not kept.
 type Login struct {
-	User       string
+	// User is the SQL login, the Kerberos principal (name@REALM) or the
+	// principal the Entra ID token named.
+	User string
+	// Auth is AuthSQL, AuthKerberos or AuthFedAuth.
+	Auth string
+	// Token is the Entra ID access token the login carried.
+	Token string
+	// Refused says why the server refused the login; "" when it succeeded.
+	Refused    string
 	Encryption Encryption
 	// TDSVersion is the version the client asked for in LOGIN7:
 	// 0x74000004 for TDS 7.4, 0x08000000 for TDS 8.
