@@ -108,6 +108,17 @@ type AlertDelivery struct {
 	Note      string     `json:"note,omitempty"`
 }
 
+// DeliveryResult is the outcome of one attempt to deliver an alert to a
+// channel: sent, silenced (Note says by what), or to retry at NextAt
+// after Error.
+type DeliveryResult struct {
+	AlertID int64
+	State   string // DeliverySent, DeliverySilenced or DeliveryRetrying
+	NextAt  time.Time
+	Error   string
+	Note    string
+}
+
 // Alert is an event as the outbox holds it, with its deliveries.
 type Alert struct {
 	ID int64 `json:"id"`

@@ -192,21 +192,10 @@ func (db *DB) DueDeliveries(ctx context.Context, channel, mode string, now time.
 	return out, rows.Err()
 }
 
-// DeliveryResult is the outcome of one attempt to deliver an alert to a
-// channel: sent, silenced (Note says by what), or to retry at NextAt
-// after Error.
-type DeliveryResult struct {
-	AlertID int64
-	State   string // store.DeliverySent, DeliverySilenced or DeliveryRetrying
-	NextAt  time.Time
-	Error   string
-	Note    string
-}
-
 // MarkDeliveries records the outcome of attempts on channel in one
 // transaction. The sender calls it only after the receiver answered: a
 // delivery is never marked sent before the receiver acknowledged it.
-func (db *DB) MarkDeliveries(ctx context.Context, channel string, rs []DeliveryResult) error {
+func (db *DB) MarkDeliveries(ctx context.Context, channel string, rs []store.DeliveryResult) error {
 	if len(rs) == 0 {
 		return nil
 	}

@@ -104,7 +104,7 @@ func TestAlertDeliveryStates(t *testing.T) {
 	if err != nil || len(due) != 3 {
 		t.Fatalf("due: %d, %v", len(due), err)
 	}
-	err = db.MarkDeliveries(ctx, "hook", []sqlite.DeliveryResult{
+	err = db.MarkDeliveries(ctx, "hook", []store.DeliveryResult{
 		{AlertID: due[0].ID, State: store.DeliverySent},
 		{AlertID: due[1].ID, State: store.DeliveryRetrying, NextAt: now.Add(time.Minute), Error: "502 Bad Gateway"},
 	})
