@@ -31,6 +31,10 @@ type Config struct {
 	// Backoff is the first retry's delay (5 s when zero), doubled each
 	// attempt up to MaxBackoff (15 min when zero), jittered.
 	Backoff, MaxBackoff time.Duration
+	// Lease is how long a sender holds the deliveries it is sending (2 min
+	// when zero): another sender on the warehouse leaves them alone that
+	// long, and after a crash they are sent again once it ends.
+	Lease time.Duration
 	// Conditions is how often the conditions (RTO, knees, silence,
 	// failing collectors) are evaluated (5 min when zero).
 	Conditions time.Duration
@@ -70,7 +74,7 @@ func (c *Config) Validate() error {
 type Store interface {
 	RouteAlerts(ctx context.Context, limit int, route func(*store.Alert) []store.AlertDelivery) (int, error)
 	AlertTags(ctx context.Context, instance string) (map[string]string, error)
-	DueDeliveries(ctx context.Context, channel, mode string, now time.Time, limit int) ([]store.Alert, error)
+	ClaimDeliveries(ctx context.Context, channel, mode string, now time.Time, lease time.Duration, limit int) ([]store.Alert, error)
 	MarkDeliveries(ctx context.Context, channel string, rs []store.DeliveryResult) error
 	Silences(ctx context.Context, since time.Time) ([]store.AlertSilence, error)
 }
@@ -171,7 +175,7 @@ func (s *Sender) deliver(ctx context.Context, ch Channel, now time.Time, sil []s
 	var st Stats
 	for _, mode := range []string{store.ModeNow, store.ModeDigest} {
 		for range 20 { // at most 20 messages a pass and mode: the next pass goes on
-			due, err := s.db.DueDeliveries(ctx, ch.Name(), mode, now, batchLimit)
+			due, err := s.db.ClaimDeliveries(ctx, ch.Name(), mode, now, s.lease(), batchLimit)
 			if err != nil || len(due) == 0 {
 				if err != nil {
 					return st, err
@@ -243,6 +247,13 @@ func held(a *store.Alert, sil []store.AlertSilence, now time.Time) string {
 		}
 	}
 	return ""
+}
+
+func (s *Sender) lease() time.Duration {
+	if s.cfg.Lease > 0 {
+		return s.cfg.Lease
+	}
+	return 2 * time.Minute
 }
 
 // backoff is the delay before the attempt after attempts failed ones.

@@ -165,31 +165,52 @@ func (db *DB) AlertTags(ctx context.Context, instance string) (map[string]string
 	return tags, nil
 }
 
-// DueDeliveries returns up to limit alerts whose delivery to channel in
+// ClaimDeliveries returns up to limit alerts whose delivery to channel in
 // mode is pending or retrying and due at now, oldest first, each with that
-// one delivery.
-func (db *DB) DueDeliveries(ctx context.Context, channel, mode string, now time.Time, limit int) ([]store.Alert, error) {
-	rows, err := db.write.QueryContext(ctx, `SELECT `+alertColumnsOf("e")+`, d.mode, d.state, d.attempts, d.next_at, d.last_error
+// one delivery, and claims them for lease: they are not due again until
+// now+lease, so a second sender on the same warehouse (serve and collect
+// both running) does not send them too, and a sender that died while
+// sending leaves them due again once the lease ends. Nothing is marked
+// sent here.
+func (db *DB) ClaimDeliveries(ctx context.Context, channel, mode string, now time.Time, lease time.Duration, limit int) ([]store.Alert, error) {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("store: due alerts of %s: %w", channel, err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT `+alertColumnsOf("e")+`, d.mode, d.state, d.attempts, d.next_at, d.last_error
 		FROM alert_delivery d JOIN alert_event e ON e.id = d.event_id
 		WHERE d.channel = ? AND d.mode = ? AND d.state IN ('pending', 'retrying') AND d.next_at <= ?
 		ORDER BY d.next_at, e.id LIMIT ?`, channel, mode, now.UnixMilli(), limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: due alerts of %s: %w", channel, err)
 	}
-	defer rows.Close()
 	var out []store.Alert
 	for rows.Next() {
 		d := store.AlertDelivery{Channel: channel}
 		var next int64
 		a, err := scanAlert(rows, &d.Mode, &d.State, &d.Attempts, &next, &d.LastError)
 		if err != nil {
+			rows.Close()
 			return nil, fmt.Errorf("store: due alerts of %s: %w", channel, err)
 		}
 		d.NextAt = time.UnixMilli(next).UTC()
 		a.Deliveries = []store.AlertDelivery{d}
 		out = append(out, a)
 	}
-	return out, rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: due alerts of %s: %w", channel, err)
+	}
+	if lease > 0 {
+		for i := range out {
+			if _, err := tx.ExecContext(ctx, `UPDATE alert_delivery SET next_at = ? WHERE event_id = ? AND channel = ?`,
+				now.Add(lease).UnixMilli(), out[i].ID, channel); err != nil {
+				return nil, fmt.Errorf("store: claim alerts of %s: %w", channel, err)
+			}
+		}
+	}
+	return out, tx.Commit()
 }
 
 // MarkDeliveries records the outcome of attempts on channel in one
