@@ -144,7 +144,10 @@ func (c *Config) deliveries(a *store.Alert, tags map[string]string, now time.Tim
 		if !ok {
 			continue
 		}
-		d := store.AlertDelivery{Channel: ch.Name, Mode: m, State: store.DeliveryPending, NextAt: now.Add(c.GroupWait)}
+		// The group wait counts from the event's creation: an import's
+		// alerts, queued over its analysis, go out together, and an event
+		// routed late (the sender was down) goes at once.
+		d := store.AlertDelivery{Channel: ch.Name, Mode: m, State: store.DeliveryPending, NextAt: a.Created.Add(c.GroupWait)}
 		if m == store.ModeDigest {
 			d.NextAt = nextDigest(ch, now, c.location())
 		}

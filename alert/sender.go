@@ -18,8 +18,9 @@ type Config struct {
 	// the evidence links absolute.
 	BaseURL string
 	// Interval is the time between the sender's passes (30 s when zero);
-	// GroupWait how long an alert waits for others to go with it (30 s
-	// when zero: one import's alerts are one message).
+	// GroupWait how long after its creation an alert waits for others to
+	// go with it (none when zero; the TOML's default is 30 s), so that one
+	// import's alerts are one message.
 	Interval  time.Duration
 	GroupWait time.Duration
 	// Location is the zone of routes' hours and digests (time.Local).
@@ -31,6 +32,9 @@ type Config struct {
 	// Backoff is the first retry's delay (5 s when zero), doubled each
 	// attempt up to MaxBackoff (15 min when zero), jittered.
 	Backoff, MaxBackoff time.Duration
+	// BatchSize is how many alerts one message carries at most (500 when
+	// zero).
+	BatchSize int
 	// Lease is how long a sender holds the deliveries it is sending (2 min
 	// when zero): another sender on the warehouse leaves them alone that
 	// long, and after a crash they are sent again once it ends.
@@ -107,8 +111,15 @@ func NewSender(cfg Config, db Store, log *slog.Logger) (*Sender, error) {
 	return s, nil
 }
 
-// batchLimit is how many alerts one message carries at most.
-const batchLimit = 500
+// routeLimit is how many events one routing transaction takes.
+const routeLimit = 500
+
+func (s *Sender) batchSize() int {
+	if s.cfg.BatchSize > 0 {
+		return s.cfg.BatchSize
+	}
+	return 500
+}
 
 // Stats counts what a pass did.
 type Stats struct {
@@ -134,7 +145,7 @@ func (s *Sender) Pass(ctx context.Context) (Stats, error) {
 		return s.cfg.deliveries(a, t, now)
 	}
 	for {
-		n, err := s.db.RouteAlerts(ctx, batchLimit, route)
+		n, err := s.db.RouteAlerts(ctx, routeLimit, route)
 		if err == nil {
 			err = tagErr
 		}
@@ -142,7 +153,7 @@ func (s *Sender) Pass(ctx context.Context) (Stats, error) {
 			return st, err
 		}
 		st.Routed += n
-		if n < batchLimit {
+		if n < routeLimit {
 			break
 		}
 	}
@@ -175,7 +186,7 @@ func (s *Sender) deliver(ctx context.Context, ch Channel, now time.Time, sil []s
 	var st Stats
 	for _, mode := range []string{store.ModeNow, store.ModeDigest} {
 		for range 20 { // at most 20 messages a pass and mode: the next pass goes on
-			due, err := s.db.ClaimDeliveries(ctx, ch.Name(), mode, now, s.lease(), batchLimit)
+			due, err := s.db.ClaimDeliveries(ctx, ch.Name(), mode, now, s.lease(), s.batchSize())
 			if err != nil || len(due) == 0 {
 				if err != nil {
 					return st, err
@@ -226,7 +237,7 @@ func (s *Sender) deliver(ctx context.Context, ch Channel, now time.Time, sil []s
 			if err := s.db.MarkDeliveries(context.WithoutCancel(ctx), ch.Name(), rs); err != nil {
 				return st, err
 			}
-			if len(due) < batchLimit || st.Failed > 0 {
+			if len(due) < s.batchSize() || st.Failed > 0 {
 				break
 			}
 		}
