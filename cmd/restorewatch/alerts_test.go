@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -210,4 +212,48 @@ func writeAlertFile(t *testing.T, dir, name, body string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestServeSendsAlerts: serve runs the sender in the background: the
+// alerts queued before it started reach the webhook, and /alerts says so.
+func TestServeSendsAlerts(t *testing.T) {
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "w.db")
+	keys := queueAlerts(t, dbPath, 4)
+	hook := alerttest.StartWebhook(t, "")
+	t.Setenv("RW_TEST_HOOK_URL", hook.URL)
+	cfg := writeAlertFile(t, dir, "alerts.toml", "[alerts]\ninterval = \"1s\"\ngroup_wait = \"1s\"\n\n[[alerts.channel]]\nname = \"hook\"\ntype = \"webhook\"\nurl_env = \"RW_TEST_HOOK_URL\"\n")
+	addr := serveWarehouse(t, dbPath, "--addr", "127.0.0.1:0", "--alerts", cfg)
+	deadline := time.Now().Add(20 * time.Second)
+	for len(hook.Keys()) < len(keys) && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	got := hook.Keys()
+	for _, k := range keys {
+		if got[k] != 1 {
+			t.Errorf("key %s reached the webhook %d times, want once", k, got[k])
+		}
+	}
+	resp, err := http.Get("http://" + addr + "/alerts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	deadline = time.Now().Add(10 * time.Second)
+	for strings.Count(string(b), "hook</strong> sent") < len(keys) && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+		resp, err = http.Get("http://" + addr + "/alerts")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	if n := strings.Count(string(b), "hook</strong> sent"); n != len(keys) {
+		t.Errorf("/alerts shows %d sent deliveries, want %d", n, len(keys))
+	}
+	if strings.Contains(string(b), hook.URL) {
+		t.Error("/alerts shows the webhook's URL")
+	}
 }
