@@ -288,29 +288,43 @@ func (s *Sender) backoff(attempts int) time.Duration {
 }
 
 // Run routes and delivers every Interval, and evaluates the conditions
-// every Conditions, until ctx ends.
+// every Conditions on a goroutine of its own (an RTO projection of a large
+// estate takes a while; it never holds up a delivery), until ctx ends.
 func (s *Sender) Run(ctx context.Context) {
 	every := s.cfg.Interval
 	if every <= 0 {
 		every = 30 * time.Second
 	}
-	cond := s.cfg.Conditions
-	if cond <= 0 {
-		cond = 5 * time.Minute
-	}
-	var lastCond time.Time
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		if s.Evaluate != nil && time.Since(lastCond) >= cond {
-			lastCond = time.Now()
-			if err := s.Evaluate(ctx); err != nil && ctx.Err() == nil {
-				s.log.Error("alert conditions", "error", err.Error())
-			}
+	var wg sync.WaitGroup
+	if s.Evaluate != nil {
+		cond := s.cfg.Conditions
+		if cond <= 0 {
+			cond = 5 * time.Minute
 		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tick(ctx, cond, func() {
+				if err := s.Evaluate(ctx); err != nil && ctx.Err() == nil {
+					s.log.Error("alert conditions", "error", err.Error())
+				}
+			})
+		}()
+	}
+	tick(ctx, every, func() {
 		if _, err := s.Pass(ctx); err != nil && ctx.Err() == nil {
 			s.log.Error("alerts", "error", err.Error())
 		}
+	})
+	wg.Wait()
+}
+
+// tick calls f at once and then every d until ctx ends.
+func tick(ctx context.Context, d time.Duration, f func()) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		f()
 		select {
 		case <-ctx.Done():
 			return

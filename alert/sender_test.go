@@ -95,14 +95,17 @@ func TestAlertsReachRealReceivers(t *testing.T) {
 		t.Fatalf("first pass: %+v", st)
 	}
 	checkOnce(t, "webhook", hook.Keys(), now)
+	if hook.BadSigned() != 0 {
+		t.Errorf("%d webhook requests were badly signed", hook.BadSigned())
+	}
 	checkOnce(t, "SMTP with STARTTLS", tlsMail.Keys(), now)
 	checkOnce(t, "SMTP relay", relay.Keys(), now)
 	if hook.Messages() != 1 || tlsMail.Messages() != 1 || slackBox.Messages() != 1 || teamsBox.Messages() != 1 {
 		t.Errorf("messages: webhook %d, mail %d, slack %d, teams %d; want one each (one group)",
 			hook.Messages(), tlsMail.Messages(), slackBox.Messages(), teamsBox.Messages())
 	}
-	if tlsMail.Auths != 1 {
-		t.Errorf("SMTP logins: %d, want 1", tlsMail.Auths)
+	if tlsMail.Auths() != 1 {
+		t.Errorf("SMTP logins: %d, want 1", tlsMail.Auths())
 	}
 	body := tlsMail.Bodies()[0]
 	for _, want := range []string{"slowed 2.4", "Median 800 MiB/s", "Since: ", "Next step: Check the source build.",

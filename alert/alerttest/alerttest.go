@@ -85,14 +85,26 @@ func (b *Box) Bodies() []string {
 // as a receiver in trouble would.
 type Webhook struct {
 	*Box
-	URL string
-	// Fail makes the next n requests fail with 503.
-	fail      int
+	URL       string
 	mu        sync.Mutex
-	BadSigned int
-	// Hold, when set, is called before the receiver acknowledges a
-	// request: a test blocks there to kill the sender mid-delivery.
-	Hold func()
+	fail      int // the next requests that fail with 503
+	badSigned int
+	hold      func()
+}
+
+// SetHold makes the receiver call hold before it acknowledges each
+// request: a test blocks there to kill the sender mid-delivery.
+func (w *Webhook) SetHold(hold func()) {
+	w.mu.Lock()
+	w.hold = hold
+	w.mu.Unlock()
+}
+
+// BadSigned is how many requests came with a wrong signature.
+func (w *Webhook) BadSigned() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.badSigned
 }
 
 // FailNext makes the next n requests fail.
@@ -109,7 +121,7 @@ func StartWebhook(t testing.TB, secret string) *Webhook {
 		body, _ := io.ReadAll(r.Body)
 		if secret != "" && r.Header.Get(alert.SignatureHeader) != alert.Sign(secret, body) {
 			w.mu.Lock()
-			w.BadSigned++
+			w.badSigned++
 			w.mu.Unlock()
 			http.Error(rw, "bad signature", http.StatusUnauthorized)
 			return
@@ -119,7 +131,7 @@ func StartWebhook(t testing.TB, secret string) *Webhook {
 		if failing {
 			w.fail--
 		}
-		hold := w.Hold
+		hold := w.hold
 		w.mu.Unlock()
 		if failing {
 			http.Error(rw, "busy", http.StatusServiceUnavailable)
@@ -168,9 +180,15 @@ type SMTP struct {
 	Host   string
 	Port   int
 	CAFile string // the PEM of the certificate it presents
-	// Auths counts successful logins.
-	mu    sync.Mutex
-	Auths int
+	mu     sync.Mutex
+	auths  int
+}
+
+// Auths is how many logins succeeded.
+func (s *SMTP) Auths() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.auths
 }
 
 // StartSMTP starts an SMTP server on loopback. With tlsOn it offers
@@ -227,7 +245,7 @@ func (s *session) Auth(mech string) (sasl.Server, error) {
 		}
 		s.auth = true
 		s.srv.mu.Lock()
-		s.srv.Auths++
+		s.srv.auths++
 		s.srv.mu.Unlock()
 		return nil
 	}), nil

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -53,14 +54,13 @@ func TestAlertsSurviveSIGKILL(t *testing.T) {
 	keys := queueAlerts(t, dbPath, 30)
 	hook := alerttest.StartWebhook(t, "kill-test-secret")
 	held, release := make(chan struct{}), make(chan struct{})
-	calls := 0
-	hook.Hold = func() {
-		calls++
-		if calls == 2 {
+	var calls atomic.Int32
+	hook.SetHold(func() {
+		if calls.Add(1) == 2 {
 			close(held)
 			<-release
 		}
-	}
+	})
 	t.Setenv("RW_TEST_HOOK_URL", hook.URL)
 	t.Setenv("RW_TEST_HOOK_SECRET", "kill-test-secret")
 	cfg := filepath.Join(dir, "alerts.toml")
