@@ -123,3 +123,35 @@ func TestConditionsOnTheDemoFleet(t *testing.T) {
 		t.Errorf("failing alerts: %d after re-evaluation", n)
 	}
 }
+
+// TestSilentZone: a push zone whose last batch is older than three
+// collector intervals is silent, once; a revoked one is not.
+func TestSilentZone(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.Open(t)
+	for _, name := range []string{"zone-b", "zone-c"} {
+		if _, err := db.CreateCollectorToken(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.RecordPush(ctx, name, "batch-1-"+name, 10, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.RevokeCollectorToken(ctx, "zone-c"); err != nil {
+		t.Fatal(err)
+	}
+	c := &alert.Conditions{DB: db, CollectorInterval: 10 * time.Minute, Now: func() time.Time { return time.Now().Add(20 * time.Minute) }}
+	if es, err := c.Silent(ctx); err != nil || len(es) != 0 {
+		t.Fatalf("after two intervals: %v %v", es, err)
+	}
+	c.Now = func() time.Time { return time.Now().Add(31 * time.Minute) }
+	for range 2 {
+		if err := c.Evaluate(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	as, _ := db.Alerts(ctx, store.AlertFilter{Kind: store.AlertSilent})
+	if len(as) != 1 || as[0].Fields["zone"] != "zone-b" || !strings.Contains(as[0].Title, "Zone collector zone-b") {
+		t.Errorf("silent zones: %+v", as)
+	}
+}

@@ -2,6 +2,7 @@ package alert_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -113,6 +114,27 @@ func TestAlertsReachRealReceivers(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("the mail lacks %q:\n%s", want, body)
 		}
+	}
+	var sl struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal([]byte(slackBox.Bodies()[0]), &sl); err != nil || !strings.Contains(sl.Text, "3 regressions confirmed") ||
+		!strings.Contains(sl.Text, "https://rw.example/regressions/2") {
+		t.Errorf("slack body: %v %s", err, slackBox.Bodies()[0])
+	}
+	var card struct {
+		Attachments []struct {
+			ContentType string `json:"contentType"`
+			Content     struct {
+				Type string           `json:"type"`
+				Body []map[string]any `json:"body"`
+			} `json:"content"`
+		} `json:"attachments"`
+	}
+	if err := json.Unmarshal([]byte(teamsBox.Bodies()[0]), &card); err != nil || len(card.Attachments) != 1 ||
+		card.Attachments[0].ContentType != "application/vnd.microsoft.card.adaptive" || card.Attachments[0].Content.Type != "AdaptiveCard" ||
+		len(card.Attachments[0].Content.Body) != 4 {
+		t.Errorf("teams card: %v %s", err, teamsBox.Bodies()[0])
 	}
 	got := map[string]int{}
 	for _, a := range am.Alerts(t) {
@@ -260,5 +282,24 @@ func TestSendTest(t *testing.T) {
 	}
 	if hook.Messages() != 1 || relay.Messages() != 1 {
 		t.Errorf("test messages: webhook %d, relay %d", hook.Messages(), relay.Messages())
+	}
+}
+
+// TestSlackEscapes: a database named like a Slack mention pings no one.
+func TestSlackEscapes(t *testing.T) {
+	db := storetest.Open(t)
+	box, u := alerttest.StartJSON(t)
+	e := event(store.AlertRegressionConfirmed, store.SeverityWarning, 1)
+	e.Title = "Full restores of <!channel> & co slowed"
+	if err := db.EnqueueAlerts(context.Background(), e); err != nil {
+		t.Fatal(err)
+	}
+	pass(t, newSender(t, db, alert.Config{Channels: []alert.ChannelConfig{{Name: "s", Type: alert.TypeSlack, URL: u}}}))
+	var sl struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal([]byte(box.Bodies()[0]), &sl); err != nil || strings.Contains(sl.Text, "<!channel>") ||
+		!strings.Contains(sl.Text, "&lt;!channel&gt; &amp; co") {
+		t.Errorf("slack text: %q %v", sl.Text, err)
 	}
 }
