@@ -146,6 +146,7 @@ func TestAlertConditions(t *testing.T) {
 			t.Fatal(err)
 		}
 		total += n
+		time.Sleep(2 * time.Millisecond) // keys carry the millisecond a condition began
 	}
 	as, _ := db.Alerts(ctx, store.AlertFilter{Kind: store.AlertRTOBreach})
 	if total != 2 || len(as) != 2 {
