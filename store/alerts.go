@@ -47,6 +47,31 @@ const (
 var AlertKinds = []string{AlertRegressionConfirmed, AlertRTOBreach, AlertKnee, AlertCollectorFailing, AlertSilent,
 	AlertWatchOpened, AlertWatchClosed, AlertRegressionResolved}
 
+// AlertKindLabel words an event kind for pages and messages.
+func AlertKindLabel(kind string) string {
+	switch kind {
+	case AlertWatchOpened:
+		return "series watched"
+	case AlertWatchClosed:
+		return "watch closed"
+	case AlertRegressionConfirmed:
+		return "regression confirmed"
+	case AlertRegressionResolved:
+		return "regression resolved"
+	case AlertRTOBreach:
+		return "RTO breach"
+	case AlertKnee:
+		return "restore slowing in flight"
+	case AlertSilent:
+		return "silent source"
+	case AlertCollectorFailing:
+		return "collector failing"
+	case AlertTest:
+		return "test message"
+	}
+	return kind
+}
+
 // Alert severities, most severe first.
 const (
 	SeverityCritical = "critical"

@@ -41,11 +41,14 @@ func (s *Server) handleAlerts(c echo.Context) error {
 
 // alertsModel shapes alerts and silences for the page.
 func alertsModel(as []store.Alert, sil []store.AlertSilence) view.Alerts {
-	m := view.Alerts{Kinds: store.AlertKinds}
+	m := view.Alerts{}
+	for _, k := range store.AlertKinds {
+		m.Kinds = append(m.Kinds, view.KindOption{Value: k, Label: store.AlertKindLabel(k)})
+	}
 	states := map[string]int{}
 	for i := range as {
 		a := &as[i]
-		r := view.AlertRow{ID: a.ID, Key: a.Key, Created: view.Time(a.Created), Severity: a.Severity, Kind: a.Kind,
+		r := view.AlertRow{ID: a.ID, Key: a.Key, Created: view.Time(a.Created), Severity: a.Severity, Kind: store.AlertKindLabel(a.Kind),
 			Title: a.Title, Summary: a.Summary, NextStep: a.NextStep, URL: a.Link, Since: view.Time(a.Since),
 			AckAction: "/alerts/" + strconv.FormatInt(a.ID, 10) + "/ack"}
 		if r.URL == "" || !strings.HasPrefix(r.URL, "/") || strings.HasPrefix(r.URL, "//") {

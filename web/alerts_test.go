@@ -82,3 +82,14 @@ func TestAlertsPage(t *testing.T) {
 }
 
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestAlertsPageOnTheDemo: the demo's analysis queued its confirmed
+// regressions; /alerts lists them in words, each linking its evidence page.
+func TestAlertsPageOnTheDemo(t *testing.T) {
+	_, ts := serve(t, web.Config{DB: demoDB(t)})
+	code, body, _ := get(t, client(t), ts.URL+"/alerts")
+	if code != http.StatusOK || !strings.Contains(body, "regression confirmed") || !strings.Contains(body, `href="/regressions/`) ||
+		!strings.Contains(body, "not routed to any channel") {
+		t.Errorf("/alerts on the demo: %d\n%.2000s", code, body)
+	}
+}

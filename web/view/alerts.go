@@ -6,7 +6,7 @@ type Alerts struct {
 	Summary  string // "12 alerts: 9 sent, 2 retrying, 1 silenced"
 	Rows     []AlertRow
 	Silences []SilenceRow
-	Kinds    []string // for the silence form's choice
+	Kinds    []KindOption // for the filter's and the silence form's choice
 	Kind     string   // the filter
 	State    string
 	Empty    bool
@@ -18,7 +18,7 @@ type AlertRow struct {
 	Key      string
 	Created  string
 	Severity string // critical, warning, info
-	Kind     string
+	Kind     string // in words
 	Title    string
 	Summary  string
 	NextStep string
@@ -46,3 +46,6 @@ type SilenceRow struct {
 	Until     string
 	EndAction string
 }
+
+// KindOption is an event kind and its words.
+type KindOption struct{ Value, Label string }
