@@ -7,7 +7,7 @@ type Alerts struct {
 	Rows     []AlertRow
 	Silences []SilenceRow
 	Kinds    []KindOption // for the filter's and the silence form's choice
-	Kind     string   // the filter
+	Kind     string       // the filter
 	State    string
 	Empty    bool
 }
