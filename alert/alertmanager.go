@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -46,8 +47,11 @@ func (m *alertmanager) Send(ctx context.Context, b *Batch) error {
 		if a.RestoreKind != "" {
 			l["restore_kind"] = a.RestoreKind
 		}
-		x := amAlert{Labels: l, StartsAt: a.Since.UTC(), GeneratorURL: b.Link(a),
+		x := amAlert{Labels: l, StartsAt: a.Since.UTC(),
 			Annotations: map[string]string{"summary": a.Title, "description": a.Summary, "next_step": a.NextStep, "evidence": b.Link(a)}}
+		if u, err := url.Parse(b.Link(a)); err == nil && u.IsAbs() {
+			x.GeneratorURL = u.String() // Alertmanager takes only an absolute URI (no base_url: none)
+		}
 		if a.Kind == store.AlertRegressionResolved || a.Kind == store.AlertWatchClosed || a.Kind == store.AlertTest {
 			// An event that ends something is shown resolved at once.
 			end := b.Now

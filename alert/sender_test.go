@@ -303,3 +303,23 @@ func TestSlackEscapes(t *testing.T) {
 		t.Errorf("slack text: %q %v", sl.Text, err)
 	}
 }
+
+// TestAlertmanagerWithoutBaseURL: without base_url the links are relative,
+// which Alertmanager would refuse as generatorURL; the alerts still land.
+func TestAlertmanagerWithoutBaseURL(t *testing.T) {
+	db := storetest.Open(t)
+	am := alerttest.StartAlertmanager(t)
+	e := event(store.AlertRTOBreach, store.SeverityCritical, 3)
+	if err := db.EnqueueAlerts(context.Background(), e); err != nil {
+		t.Fatal(err)
+	}
+	st := pass(t, newSender(t, db, alert.Config{Channels: []alert.ChannelConfig{{Name: "am", Type: alert.TypeAlertmanager, URL: am.URL}}}))
+	if st.Sent != 1 {
+		t.Fatalf("pass: %+v", st)
+	}
+	got := map[string]int{}
+	for _, a := range am.Alerts(t) {
+		got[a.Labels["key"]]++
+	}
+	checkOnce(t, "alertmanager", got, []string{e.Key})
+}
