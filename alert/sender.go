@@ -23,6 +23,11 @@ type Config struct {
 	// import's alerts are one message.
 	Interval  time.Duration
 	GroupWait time.Duration
+	// GroupInterval is the least time between two messages a channel
+	// sends at once (none when zero; the TOML's default is 5 min): an
+	// import whose analysis queues regressions for ten minutes is a few
+	// messages, not one each pass.
+	GroupInterval time.Duration
 	// Location is the zone of routes' hours and digests (time.Local).
 	Location *time.Location
 	// Immediate overrides DefaultImmediate.
@@ -78,7 +83,7 @@ func (c *Config) Validate() error {
 type Store interface {
 	RouteAlerts(ctx context.Context, limit int, route func(*store.Alert) []store.AlertDelivery) (int, error)
 	AlertTags(ctx context.Context, instance string) (map[string]string, error)
-	ClaimDeliveries(ctx context.Context, channel, mode string, now time.Time, lease time.Duration, limit int) ([]store.Alert, error)
+	ClaimDeliveries(ctx context.Context, channel, mode string, now, horizon time.Time, lease time.Duration, limit int) ([]store.Alert, error)
 	MarkDeliveries(ctx context.Context, channel string, rs []store.DeliveryResult) error
 	Silences(ctx context.Context, since time.Time) ([]store.AlertSilence, error)
 }
@@ -93,6 +98,27 @@ type Sender struct {
 	// Evaluate, when set, adds the conditions' events to the outbox; the
 	// loop calls it every Config.Conditions.
 	Evaluate func(ctx context.Context) error
+
+	mu       sync.Mutex
+	lastSent map[string]time.Time // per channel, the last message sent at once
+}
+
+// groupReady says whether channel may send a message at once: its last
+// one is at least GroupInterval old.
+func (s *Sender) groupReady(channel string, now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	last, ok := s.lastSent[channel]
+	return !ok || now.Sub(last) >= s.cfg.GroupInterval || now.Before(last)
+}
+
+func (s *Sender) groupSent(channel string, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lastSent == nil {
+		s.lastSent = map[string]time.Time{}
+	}
+	s.lastSent[channel] = now
 }
 
 // NewSender makes the sender of cfg over db.
@@ -185,8 +211,18 @@ func (s *Sender) Pass(ctx context.Context) (Stats, error) {
 func (s *Sender) deliver(ctx context.Context, ch Channel, now time.Time, sil []store.AlertSilence) (Stats, error) {
 	var st Stats
 	for _, mode := range []string{store.ModeNow, store.ModeDigest} {
+		horizon := now
+		if mode == store.ModeNow {
+			// One message a group interval: when one alert is due, the
+			// alerts queued since (a stream of an import's findings) go
+			// with it rather than one message each pass.
+			if !s.groupReady(ch.Name(), now) {
+				continue
+			}
+			horizon = now.Add(s.cfg.GroupWait)
+		}
 		for range 20 { // at most 20 messages a pass and mode: the next pass goes on
-			due, err := s.db.ClaimDeliveries(ctx, ch.Name(), mode, now, s.lease(), s.batchSize())
+			due, err := s.db.ClaimDeliveries(ctx, ch.Name(), mode, now, horizon, s.lease(), s.batchSize())
 			if err != nil || len(due) == 0 {
 				if err != nil {
 					return st, err
@@ -225,6 +261,9 @@ func (s *Sender) deliver(ctx context.Context, ch Channel, now time.Time, sil []s
 						NextAt: now.Add(s.backoff(a.Deliveries[0].Attempts))})
 				}
 				if err == nil {
+					if mode == store.ModeNow {
+						s.groupSent(ch.Name(), now)
+					}
 					st.Sent += len(send)
 					s.log.Info("alerts sent", "channel", ch.Name(), "alerts", len(send), "mode", mode)
 				} else {

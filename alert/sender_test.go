@@ -323,3 +323,35 @@ func TestAlertmanagerWithoutBaseURL(t *testing.T) {
 	}
 	checkOnce(t, "alertmanager", got, []string{e.Key})
 }
+
+// TestAlertsStreamGrouped: an analysis that queues regressions over
+// minutes (one instance after another) is one message per group interval,
+// the first after the group wait, each alert once.
+func TestAlertsStreamGrouped(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.Open(t)
+	hook := alerttest.StartWebhook(t, "")
+	s := newSender(t, db, alert.Config{GroupWait: 30 * time.Second, GroupInterval: 5 * time.Minute,
+		Channels: []alert.ChannelConfig{{Name: "hook", Type: alert.TypeWebhook, URL: hook.URL}}})
+	start := time.Now()
+	var keys []string
+	// Ten minutes of an analysis: 40 alerts queued, a sender pass every 30 s.
+	for i := range 40 {
+		e := event(store.AlertRegressionConfirmed, store.SeverityWarning, i)
+		if err := db.EnqueueAlerts(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, e.Key)
+		at := start.Add(time.Duration(i+1) * 15 * time.Second)
+		if i%2 == 1 {
+			s.SetClock(func() time.Time { return at })
+			pass(t, s)
+		}
+	}
+	s.SetClock(func() time.Time { return start.Add(20 * time.Minute) })
+	pass(t, s)
+	checkOnce(t, "webhook", hook.Keys(), keys)
+	if n := hook.Messages(); n < 2 || n > 4 {
+		t.Errorf("%d messages for 40 alerts queued over 10 minutes, want 2 to 4 (one per 5-minute group interval)", n)
+	}
+}

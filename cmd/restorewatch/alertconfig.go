@@ -23,6 +23,7 @@ type alertsFile struct {
 	BaseURL       string        `toml:"base_url"`
 	Interval      time.Duration `toml:"interval"`
 	GroupWait     time.Duration `toml:"group_wait"`
+	GroupInterval time.Duration `toml:"group_interval"`
 	Lease         time.Duration `toml:"lease"`
 	BatchSize     int           `toml:"batch_size"`
 	Conditions    time.Duration `toml:"conditions_interval"`
@@ -112,7 +113,7 @@ func parseAlertConfig(b []byte, warn io.Writer) (alertSettings, error) {
 	for _, d := range []struct {
 		key string
 		v   time.Duration
-	}{{"interval", a.Interval}, {"group_wait", a.GroupWait}, {"lease", a.Lease}, {"conditions_interval", a.Conditions}} {
+	}{{"interval", a.Interval}, {"group_wait", a.GroupWait}, {"group_interval", a.GroupInterval}, {"lease", a.Lease}, {"conditions_interval", a.Conditions}} {
 		if d.v != 0 && d.v < time.Second {
 			return s, fmt.Errorf("[alerts] %s = %v is under a second: write durations as strings such as \"30s\"", d.key, d.v)
 		}
@@ -126,7 +127,10 @@ func parseAlertConfig(b []byte, warn io.Writer) (alertSettings, error) {
 	if a.GroupWait == 0 {
 		a.GroupWait = 30 * time.Second
 	}
-	s.cfg = alert.Config{BaseURL: a.BaseURL, Interval: a.Interval, GroupWait: a.GroupWait, Lease: a.Lease, BatchSize: a.BatchSize, Location: loc,
+	if a.GroupInterval == 0 {
+		a.GroupInterval = 5 * time.Minute
+	}
+	s.cfg = alert.Config{BaseURL: a.BaseURL, Interval: a.Interval, GroupWait: a.GroupWait, GroupInterval: a.GroupInterval, Lease: a.Lease, BatchSize: a.BatchSize, Location: loc,
 		Immediate: a.Immediate, Conditions: a.Conditions, SilentPasses: a.SilentPasses, FailingPasses: a.FailingPasses}
 	for _, c := range a.Channels {
 		cc, err := c.channel(warn)

@@ -165,23 +165,35 @@ func (db *DB) AlertTags(ctx context.Context, instance string) (map[string]string
 	return tags, nil
 }
 
-// ClaimDeliveries returns up to limit alerts whose delivery to channel in
-// mode is pending or retrying and due at now, oldest first, each with that
-// one delivery, and claims them for lease: they are not due again until
-// now+lease, so a second sender on the same warehouse (serve and collect
-// both running) does not send them too, and a sender that died while
-// sending leaves them due again once the lease ends. Nothing is marked
-// sent here.
-func (db *DB) ClaimDeliveries(ctx context.Context, channel, mode string, now time.Time, lease time.Duration, limit int) ([]store.Alert, error) {
+// ClaimDeliveries returns, when at least one delivery to channel in mode
+// is pending or retrying and due at now, up to limit of those due by
+// horizon (at or after now: the younger alerts that go with it), oldest
+// first, each with that one delivery, and claims them for lease: they are
+// not due again until now+lease, so a second sender on the same warehouse
+// (serve and collect both running) does not send them too, and a sender
+// that died while sending leaves them due again once the lease ends.
+// Nothing is marked sent here.
+func (db *DB) ClaimDeliveries(ctx context.Context, channel, mode string, now, horizon time.Time, lease time.Duration, limit int) ([]store.Alert, error) {
+	if horizon.Before(now) {
+		horizon = now
+	}
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("store: due alerts of %s: %w", channel, err)
 	}
 	defer tx.Rollback()
+	var first sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT MIN(next_at) FROM alert_delivery
+		WHERE channel = ? AND mode = ? AND state IN ('pending', 'retrying')`, channel, mode).Scan(&first); err != nil {
+		return nil, fmt.Errorf("store: due alerts of %s: %w", channel, err)
+	}
+	if !first.Valid || first.Int64 > now.UnixMilli() {
+		return nil, nil
+	}
 	rows, err := tx.QueryContext(ctx, `SELECT `+alertColumnsOf("e")+`, d.mode, d.state, d.attempts, d.next_at, d.last_error
 		FROM alert_delivery d JOIN alert_event e ON e.id = d.event_id
 		WHERE d.channel = ? AND d.mode = ? AND d.state IN ('pending', 'retrying') AND d.next_at <= ?
-		ORDER BY d.next_at, e.id LIMIT ?`, channel, mode, now.UnixMilli(), limit)
+		ORDER BY d.next_at, e.id LIMIT ?`, channel, mode, horizon.UnixMilli(), limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: due alerts of %s: %w", channel, err)
 	}

@@ -100,7 +100,7 @@ func TestAlertDeliveryStates(t *testing.T) {
 	if n, _ := db.RouteAlerts(ctx, 100, nil); n != 0 {
 		t.Fatalf("routed again: %d", n)
 	}
-	due, err := db.ClaimDeliveries(ctx, "hook", store.ModeNow, now, 0, 10)
+	due, err := db.ClaimDeliveries(ctx, "hook", store.ModeNow, now, now, 0, 10)
 	if err != nil || len(due) != 3 {
 		t.Fatalf("due: %d, %v", len(due), err)
 	}
@@ -111,11 +111,11 @@ func TestAlertDeliveryStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	due, _ = db.ClaimDeliveries(ctx, "hook", store.ModeNow, now, 0, 10)
+	due, _ = db.ClaimDeliveries(ctx, "hook", store.ModeNow, now, now, 0, 10)
 	if len(due) != 1 || due[0].Key != "test/c" {
 		t.Fatalf("due after one sent, one retrying: %+v", due)
 	}
-	due, _ = db.ClaimDeliveries(ctx, "hook", store.ModeNow, now.Add(2*time.Minute), 0, 10)
+	due, _ = db.ClaimDeliveries(ctx, "hook", store.ModeNow, now.Add(2*time.Minute), now.Add(2*time.Minute), 0, 10)
 	if len(due) != 2 || due[0].Deliveries[0].Attempts+due[1].Deliveries[0].Attempts != 1 {
 		t.Fatalf("due after the retry time: %+v", due)
 	}
