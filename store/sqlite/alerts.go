@@ -14,12 +14,19 @@ import (
 // enqueueAlert writes e to the outbox in the caller's transaction, so a
 // finding and its alert commit together. The outbox keeps one event per
 // key: queueing a key again (a re-analysis, a replayed import) does nothing.
+//
+// An event without a severity is info, one without Since is since now;
+// one without a key, kind or title is refused (and with it the caller's
+// transaction).
 func enqueueAlert(ctx context.Context, tx *sql.Tx, e store.AlertEvent) error {
-	if err := e.Validate(); err != nil {
-		return err
+	if e.Severity == "" {
+		e.Severity = store.SeverityInfo
 	}
 	if e.Since.IsZero() {
-		return store.Errorf(store.EINVALID, "alert %s: since is unknown", e.Key)
+		e.Since = time.Now()
+	}
+	if err := e.Validate(); err != nil {
+		return err
 	}
 	e.Since = e.Since.UTC()
 	body, err := json.Marshal(e)
