@@ -47,6 +47,9 @@ type Config struct {
 	// Conditions is how often the conditions (RTO, knees, silence,
 	// failing collectors) are evaluated (5 min when zero).
 	Conditions time.Duration
+	// KeepDays is how long alerts whose deliveries are over are kept
+	// (0: for ever).
+	KeepDays int
 	// SilentPasses and FailingPasses: an instance or zone silent for this
 	// many collector intervals, a collector failing this many passes in a
 	// row (3 when zero).
@@ -86,6 +89,7 @@ type Store interface {
 	ClaimDeliveries(ctx context.Context, channel, mode string, now, horizon time.Time, lease time.Duration, limit int) ([]store.Alert, error)
 	MarkDeliveries(ctx context.Context, channel string, rs []store.DeliveryResult) error
 	Silences(ctx context.Context, since time.Time) ([]store.AlertSilence, error)
+	PruneAlerts(ctx context.Context, before time.Time) (int64, error)
 }
 
 // Sender routes the outbox's new events and delivers what is due.
@@ -350,9 +354,19 @@ func (s *Sender) Run(ctx context.Context) {
 			})
 		}()
 	}
+	var pruned time.Time
 	tick(ctx, every, func() {
 		if _, err := s.Pass(ctx); err != nil && ctx.Err() == nil {
 			s.log.Error("alerts", "error", err.Error())
+		}
+		if s.cfg.KeepDays > 0 && time.Since(pruned) > time.Hour {
+			pruned = time.Now()
+			n, err := s.db.PruneAlerts(ctx, s.now().AddDate(0, 0, -s.cfg.KeepDays))
+			if err != nil && ctx.Err() == nil {
+				s.log.Error("alerts retention", "error", err.Error())
+			} else if n > 0 {
+				s.log.Info("alerts retention", "alerts", n)
+			}
 		}
 	})
 	wg.Wait()

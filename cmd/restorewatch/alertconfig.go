@@ -26,6 +26,7 @@ type alertsFile struct {
 	GroupInterval time.Duration `toml:"group_interval"`
 	Lease         time.Duration `toml:"lease"`
 	BatchSize     int           `toml:"batch_size"`
+	KeepDays      *int          `toml:"keep_days"`
 	Conditions    time.Duration `toml:"conditions_interval"`
 	Timezone      string        `toml:"timezone"`
 	Immediate     []string      `toml:"immediate"`
@@ -127,10 +128,17 @@ func parseAlertConfig(b []byte, warn io.Writer) (alertSettings, error) {
 	if a.GroupWait == 0 {
 		a.GroupWait = 30 * time.Second
 	}
+	keep := 365
+	if a.KeepDays != nil {
+		keep = *a.KeepDays
+	}
+	if keep < 0 {
+		return s, fmt.Errorf("[alerts] keep_days cannot be negative")
+	}
 	if a.GroupInterval == 0 {
 		a.GroupInterval = 5 * time.Minute
 	}
-	s.cfg = alert.Config{BaseURL: a.BaseURL, Interval: a.Interval, GroupWait: a.GroupWait, GroupInterval: a.GroupInterval, Lease: a.Lease, BatchSize: a.BatchSize, Location: loc,
+	s.cfg = alert.Config{BaseURL: a.BaseURL, Interval: a.Interval, GroupWait: a.GroupWait, GroupInterval: a.GroupInterval, Lease: a.Lease, BatchSize: a.BatchSize, KeepDays: keep, Location: loc,
 		Immediate: a.Immediate, Conditions: a.Conditions, SilentPasses: a.SilentPasses, FailingPasses: a.FailingPasses}
 	for _, c := range a.Channels {
 		cc, err := c.channel(warn)

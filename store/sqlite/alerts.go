@@ -407,6 +407,24 @@ func (db *DB) Silences(ctx context.Context, since time.Time) ([]store.AlertSilen
 	return out, rows.Err()
 }
 
+// PruneAlerts deletes the alerts queued before before whose deliveries are
+// all over (sent or silenced), with their deliveries, and the silences
+// that ended before it; it returns how many alerts it deleted. Alerts
+// still due are kept whatever their age: nothing is lost to retention.
+func (db *DB) PruneAlerts(ctx context.Context, before time.Time) (int64, error) {
+	res, err := db.write.ExecContext(ctx, `DELETE FROM alert_event WHERE created_at < ? AND routed = 1
+		AND NOT EXISTS (SELECT 1 FROM alert_delivery d WHERE d.event_id = alert_event.id AND d.state IN ('pending', 'retrying'))`,
+		before.UnixMilli())
+	if err != nil {
+		return 0, fmt.Errorf("store: prune alerts: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	if _, err := db.write.ExecContext(ctx, `DELETE FROM alert_silence WHERE until_at < ?`, before.UnixMilli()); err != nil {
+		return n, fmt.Errorf("store: prune silences: %w", err)
+	}
+	return n, nil
+}
+
 const alertColumns = `id, body, created_at, routed, acked_by, ack_note, acked_at`
 
 func alertColumnsOf(t string) string {

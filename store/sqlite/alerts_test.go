@@ -180,3 +180,37 @@ func keys(m map[string]store.Alert) []string {
 	}
 	return out
 }
+
+// TestPruneAlerts: old alerts whose deliveries are over go; one still due
+// stays however old.
+func TestPruneAlerts(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.Open(t)
+	for _, k := range []string{"old/sent", "old/due"} {
+		if err := db.EnqueueAlerts(ctx, store.AlertEvent{Key: k, Kind: store.AlertRTOBreach, Title: k}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	if _, err := db.RouteAlerts(ctx, 10, func(a *store.Alert) []store.AlertDelivery {
+		return []store.AlertDelivery{{Channel: "c", Mode: store.ModeNow, NextAt: now}}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	as, _ := db.Alerts(ctx, store.AlertFilter{})
+	for _, a := range as {
+		if a.Key == "old/sent" {
+			if err := db.MarkDeliveries(ctx, "c", []store.DeliveryResult{{AlertID: a.ID, State: store.DeliverySent}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	n, err := db.PruneAlerts(ctx, now.Add(time.Hour))
+	if err != nil || n != 1 {
+		t.Fatalf("pruned %d, %v; want 1", n, err)
+	}
+	as, _ = db.Alerts(ctx, store.AlertFilter{})
+	if len(as) != 1 || as[0].Key != "old/due" || as[0].Severity != store.SeverityInfo {
+		t.Errorf("left: %+v", as)
+	}
+}
