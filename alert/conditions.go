@@ -88,7 +88,9 @@ func (c *Conditions) RTOBreaches(ctx context.Context) ([]store.AlertEvent, error
 	if err != nil {
 		return nil, err
 	}
-	rto, err := plan.ProjectRTO(ctx, c.DB, cs, c.DefaultRTO, c.Analysis.Config)
+	// One evaluation reads each instance's rates and the fleet's once, as
+	// the overview's projection does (plan.Cached).
+	rto, err := plan.ProjectRTO(ctx, &plan.Cached{Source: c.DB}, cs, c.DefaultRTO, c.Analysis.Config)
 	if err != nil {
 		return nil, err
 	}
