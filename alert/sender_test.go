@@ -355,3 +355,20 @@ func TestAlertsStreamGrouped(t *testing.T) {
 		t.Errorf("%d messages for 40 alerts queued over 10 minutes, want 2 to 4 (one per 5-minute group interval)", n)
 	}
 }
+
+// TestSMTPNeverSendsThePasswordInClear: a channel set to STARTTLS with a
+// login, pointed at a server that offers no STARTTLS, fails without
+// logging in or sending; the password is not in the error.
+func TestSMTPNeverSendsThePasswordInClear(t *testing.T) {
+	db := storetest.Open(t)
+	relay := alerttest.StartSMTP(t, false, "", "")
+	s := newSender(t, db, alert.Config{Channels: []alert.ChannelConfig{{Name: "mail", Type: alert.TypeEmail, SMTPHost: relay.Host,
+		SMTPPort: relay.Port, TLS: "starttls", User: "rw", Password: "pa55-word", From: "a@example.com", To: []string{"b@example.com"}}}})
+	err := s.Test(context.Background())["mail"]
+	if err == nil || strings.Contains(err.Error(), "pa55-word") {
+		t.Fatalf("STARTTLS to a server without it: %v", err)
+	}
+	if relay.Messages() != 0 || relay.Auths() != 0 {
+		t.Errorf("the server got %d mails, %d logins", relay.Messages(), relay.Auths())
+	}
+}
