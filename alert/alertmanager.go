@@ -14,8 +14,8 @@ import (
 // alertmanager posts alerts to Prometheus Alertmanager's API v2
 // (POST /api/v2/alerts), which groups, silences and routes them further.
 // Each alert carries its key as a label, so a resend is the same alert to
-// Alertmanager (it dedupes by label set), and a resolved regression ends
-// the alert of its confirmation.
+// Alertmanager (it dedupes by label set); a resolved regression is posted
+// with the labels of its confirmation and endsAt, which ends that alert.
 type alertmanager struct {
 	cfg  ChannelConfig
 	http *http.Client
@@ -38,6 +38,14 @@ func (m *alertmanager) Send(ctx context.Context, b *Batch) error {
 		a := &b.Alerts[i]
 		l := map[string]string{"alertname": alertName(a.Kind), "severity": a.Severity, "key": a.Key, "event": a.Kind,
 			"source": "restorewatch"}
+		if ck := a.Fields["confirmed_key"]; a.Kind == store.AlertRegressionResolved && ck != "" {
+			// The labels of the confirmation's alert, which this ends
+			// (Alertmanager knows an alert by its label set).
+			l["alertname"], l["event"], l["key"] = alertName(store.AlertRegressionConfirmed), store.AlertRegressionConfirmed, ck
+			if sev := a.Fields["confirmed_severity"]; sev != "" {
+				l["severity"] = sev
+			}
+		}
 		if a.Instance != "" {
 			l["instance"] = a.Instance
 		}

@@ -372,3 +372,41 @@ func TestSMTPNeverSendsThePasswordInClear(t *testing.T) {
 		t.Errorf("the server got %d mails, %d logins", relay.Messages(), relay.Auths())
 	}
 }
+
+// TestAlertmanagerResolvesTheConfirmation: a regression confirmed then
+// resolved by the analysis fires in a real Alertmanager, then ends there.
+func TestAlertmanagerResolvesTheConfirmation(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.Open(t)
+	am := alerttest.StartAlertmanager(t)
+	if err := db.SetInstanceTags(ctx, "SQL-PROD-01", nil); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := db.InstanceIDs(ctx)
+	if err != nil || len(ids) != 1 {
+		t.Fatalf("instance ids %v %v", ids, err)
+	}
+	reg := store.Regression{Database: "Sales", Kind: store.KindFull, Direction: "regression", ChangedAt: time.Now().Add(-48 * time.Hour),
+		BaselineMiBps: 800, CurrentMiBps: 300, Ratio: 0.375, RatioLow: 0.33, RatioHigh: 0.41, BaselineN: 20, CurrentN: 4}
+	s := newSender(t, db, alert.Config{Channels: []alert.ChannelConfig{{Name: "am", Type: alert.TypeAlertmanager, URL: am.URL}},
+		Routes: []alert.Route{{Channels: []string{"am"}, Mode: store.ModeNow}}})
+	if err := db.SaveFindings(ctx, ids[0], 0, nil, []store.Regression{reg}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if st := pass(t, s); st.Sent != 1 {
+		t.Fatalf("confirmed: %+v", st)
+	}
+	if as := am.Alerts(t); len(as) != 1 || as[0].Labels["severity"] != store.SeverityCritical || as[0].Status.State != "active" {
+		t.Fatalf("alertmanager after the confirmation: %+v", as)
+	}
+	if err := db.SaveFindings(ctx, ids[0], 0, nil, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if st := pass(t, s); st.Sent != 1 {
+		t.Fatalf("resolved: %+v", st)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if as := am.Alerts(t); len(as) != 0 {
+		t.Errorf("alertmanager still lists the regression after it resolved: %+v", as)
+	}
+}

@@ -65,6 +65,19 @@ func enqueueRegressionResolved(ctx context.Context, tx *sql.Tx, id int64, now ti
 		return fmt.Errorf("store: resolved regression %d: %w", id, err)
 	}
 	what := kindWords(store.Kind(kind)) + " of " + db + " on " + inst
+	fields := map[string]string{"regression_id": strconv.FormatInt(id, 10), "direction": dir}
+	// The alert of its confirmation, if queued: a receiver that keeps
+	// state (Alertmanager) ends that very alert.
+	var ckey, csev string
+	err := tx.QueryRowContext(ctx, `SELECT key, severity FROM alert_event WHERE kind = ? AND instance = ? AND database_name = ?
+		AND json_extract(body, '$.fields.regression_id') = ? ORDER BY id DESC LIMIT 1`,
+		store.AlertRegressionConfirmed, inst, db, strconv.FormatInt(id, 10)).Scan(&ckey, &csev)
+	switch {
+	case err == nil:
+		fields["confirmed_key"], fields["confirmed_severity"] = ckey, csev
+	case err != sql.ErrNoRows:
+		return fmt.Errorf("store: resolved regression %d: %w", id, err)
+	}
 	e := store.AlertEvent{
 		Key:  fmt.Sprintf("%s/%s/%s/%s/%s/%d", store.AlertRegressionResolved, inst, db, kind, dir, id),
 		Kind: store.AlertRegressionResolved, Severity: store.SeverityInfo, Instance: inst, Database: db, RestoreKind: kind,
@@ -73,7 +86,7 @@ func enqueueRegressionResolved(ctx context.Context, tx *sql.Tx, id int64, now ti
 		Summary: fmt.Sprintf("The analysis no longer finds the %s (%.2f×) that began %s.", dirWords(dir), ratio,
 			time.UnixMilli(changed).UTC().Format("2 Jan 2006 15:04 UTC")),
 		NextStep: "Nothing to do; the evidence page keeps the history.",
-		Fields:   map[string]string{"regression_id": strconv.FormatInt(id, 10), "direction": dir},
+		Fields:   fields,
 	}
 	return enqueueAlert(ctx, tx, e)
 }
