@@ -76,6 +76,10 @@ func TestAlertsPage(t *testing.T) {
 			t.Errorf("/alerts after ack and silence lacks %q", want)
 		}
 	}
+	_, metrics, _ := get(t, c, ts.URL+"/metrics")
+	if !strings.Contains(metrics, "restorewatch_alert_deliveries_retrying 1") || !strings.Contains(metrics, "restorewatch_alert_deliveries_pending 0") {
+		t.Errorf("/metrics lacks the alert deliveries' gauges:\n%s", metrics)
+	}
 	if code, _, _ := get(t, c, ts.URL+"/alerts?kind=bogus"); code != http.StatusBadRequest {
 		t.Errorf("/alerts?kind=bogus: %d", code)
 	}

@@ -52,6 +52,7 @@ type Store interface {
 	Silences(ctx context.Context, since time.Time) ([]store.AlertSilence, error)
 	AddSilence(ctx context.Context, s store.AlertSilence) (int64, error)
 	EndSilence(ctx context.Context, id int64) error
+	AlertDeliveryCounts(ctx context.Context) (map[string]int64, error)
 
 	GetRegression(ctx context.Context, id int64) (*store.Regression, error)
 	SetRegressionStatus(ctx context.Context, id int64, status, note string) error

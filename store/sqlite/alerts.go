@@ -407,6 +407,26 @@ func (db *DB) Silences(ctx context.Context, since time.Time) ([]store.AlertSilen
 	return out, rows.Err()
 }
 
+// AlertDeliveryCounts counts the deliveries not yet over by state
+// (pending, retrying), for /metrics.
+func (db *DB) AlertDeliveryCounts(ctx context.Context) (map[string]int64, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT state, COUNT(*) FROM alert_delivery WHERE state IN ('pending', 'retrying') GROUP BY state`)
+	if err != nil {
+		return nil, fmt.Errorf("store: alert delivery counts: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var st string
+		var n int64
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, fmt.Errorf("store: alert delivery counts: %w", err)
+		}
+		out[st] = n
+	}
+	return out, rows.Err()
+}
+
 // PruneAlerts deletes the alerts queued before before whose deliveries are
 // all over (sent or silenced), with their deliveries, and the silences
 // that ended before it; it returns how many alerts it deleted. Alerts
