@@ -152,3 +152,30 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// enqueueWatchAlert queues the alert of a watch opened or closed (kind
+// store.AlertWatchOpened or AlertWatchClosed), for the watch-saving code
+// to call in the findings' transaction: line is the sentence every surface
+// says of the watch. Its key names the series and the watched restore, so
+// the same watch is one alert each way. A watch confirmed is not alerted
+// here: its regression_confirmed alert says it. Watches go to the digest
+// by default (store.AlertKinds' defaults in package alert).
+func enqueueWatchAlert(ctx context.Context, tx *sql.Tx, kind string, instanceID int64, database string, restoreKind store.Kind,
+	direction string, restoreID int64, since time.Time, ratio float64, line string) error {
+	inst, err := instanceNameTx(ctx, tx, instanceID)
+	if err != nil {
+		return err
+	}
+	e := store.AlertEvent{Key: fmt.Sprintf("%s/%s/%s/%s/%d", kind, inst, database, restoreKind, restoreID), Kind: kind,
+		Severity: store.SeverityInfo, Instance: inst, Database: database, RestoreKind: string(restoreKind), Since: since, Ratio: ratio,
+		Title: line, Link: "/restores/" + strconv.FormatInt(restoreID, 10),
+		Fields: map[string]string{"restore_id": strconv.FormatInt(restoreID, 10), "direction": direction}}
+	if kind == store.AlertWatchOpened {
+		e.Summary = "One restore beyond the series' usual range: the next one confirms a regression or closes the watch."
+		e.NextStep = "Nothing yet; if the restore was known to be unusual (a larger database, a busy share), note it."
+	} else {
+		e.Summary = "The next restore was within the series' usual range: no regression."
+		e.NextStep = "Nothing to do."
+	}
+	return enqueueAlert(ctx, tx, e)
+}
