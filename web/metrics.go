@@ -61,6 +61,15 @@ func newMetrics(s *Server) *metrics {
 			rs, err := s.regressions(ctx)
 			return float64(len(withStatus(rs, store.StatusOpen))), err
 		}),
+		// Watching the watcher: deliveries stuck retrying, or waiting.
+		gauge("restorewatch_alert_deliveries_retrying", "Alert deliveries whose last attempt failed (see /alerts).", func(ctx context.Context) (float64, error) {
+			n, err := s.db.AlertDeliveryCounts(ctx)
+			return float64(n[store.DeliveryRetrying]), err
+		}),
+		gauge("restorewatch_alert_deliveries_pending", "Alert deliveries waiting for their first attempt or their digest.", func(ctx context.Context) (float64, error) {
+			n, err := s.db.AlertDeliveryCounts(ctx)
+			return float64(n[store.DeliveryPending]), err
+		}),
 	)
 	return m
 }

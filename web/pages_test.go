@@ -38,7 +38,7 @@ func pagesOf(t *testing.T, db *sqlite.DB) []string {
 		"/regressions", "/regressions?status=resolved", "/regressions?kind=full&q=" + url.QueryEscape(hostileInstance), view.RegressionURL(r.ID), view.RegressionReportURL(r.ID),
 		"/builds", "/compare", view.CompareURL("build:14.0.3048.4", "build:13.0.4474.0"),
 		view.CompareURL("period:2025-01-01..2025-03-01", "period:2025-03-01..2025-06-30"), view.CompareURL(r.Instance, hostileInstance),
-		"/reports/builds?a=14.0.3048.4&b=13.0.4474.0", "/import", "/live", "/collector",
+		"/reports/builds?a=14.0.3048.4&b=13.0.4474.0", "/import", "/live", "/collector", "/alerts",
 		"/collector?instance=" + url.QueryEscape(hostileInstance),
 	}
 }

@@ -37,6 +37,13 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/compare", s.handleCompare)
 	e.GET("/live", s.handleLive)
 	e.GET("/collector", s.handleCollector)
+	e.GET("/alerts", s.handleAlerts)
+	e.POST("/alerts/:id/ack", s.handleAlertAck,
+		rateLimit(s.writes, "Too many changes from this address; wait a few seconds and try again."), s.requireWrite)
+	e.POST("/alerts/silences", s.handleSilence,
+		rateLimit(s.writes, "Too many changes from this address; wait a few seconds and try again."), s.requireWrite)
+	e.POST("/alerts/silences/:id/end", s.handleEndSilence,
+		rateLimit(s.writes, "Too many changes from this address; wait a few seconds and try again."), s.requireWrite)
 	e.GET("/reports/regressions/:id", s.handleRegressionReport)
 	e.GET("/reports/builds", s.handleBuildReport)
 	e.GET("/import", s.handleImportForm)

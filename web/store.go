@@ -48,6 +48,14 @@ type Store interface {
 	ListWatches(ctx context.Context, f store.WatchFilter) ([]store.Watch, error)
 	RestoreFactors(ctx context.Context, ids []int64) (map[int64]map[string]string, error)
 
+	// Alerts: the outbox with its deliveries, acknowledgements, silences.
+	Alerts(ctx context.Context, f store.AlertFilter) ([]store.Alert, error)
+	AckAlert(ctx context.Context, ref, by, why string) (store.Alert, error)
+	Silences(ctx context.Context, since time.Time) ([]store.AlertSilence, error)
+	AddSilence(ctx context.Context, s store.AlertSilence) (int64, error)
+	EndSilence(ctx context.Context, id int64) error
+	AlertDeliveryCounts(ctx context.Context) (map[string]int64, error)
+
 	GetRegression(ctx context.Context, id int64) (*store.Regression, error)
 	SetRegressionStatus(ctx context.Context, id int64, status, note string) error
 

@@ -49,7 +49,18 @@ func (c *CollectCmd) Run(ctx context.Context, m *Main) error {
 		if err != nil {
 			return err
 		}
-		return runCollector(ctx, m, db, c.Config, c.Once, opt)
+		if c.Once {
+			if err := runCollector(ctx, m, db, c.Config, true, opt); err != nil {
+				return err
+			}
+			return sendOnce(ctx, m, db, c.Config, opt)
+		}
+		stop, err := startAlerts(ctx, m, db, c.Config, opt)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		return runCollector(ctx, m, db, c.Config, false, opt)
 	}
 	client, err := c.pushClient(m)
 	if err != nil {

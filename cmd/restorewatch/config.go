@@ -21,6 +21,7 @@ type configFile struct {
 	Instances []instanceFile `toml:"instance"`
 	CMS       *cmsFile       `toml:"cms"`
 	Retention retentionFile  `toml:"retention"`
+	Alerts    *alertsFile    `toml:"alerts"` // read by loadAlertConfig
 }
 
 type collectorFile struct {

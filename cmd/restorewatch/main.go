@@ -43,6 +43,7 @@ type CLI struct {
 	Backup      BackupCmd      `cmd:"" help:"Write a consistent online copy of the warehouse."`
 	Token       TokenCmd       `cmd:"" help:"Create, list and revoke the tokens of collectors that push from other network zones."`
 	Plan        PlanCmd        `cmd:"" help:"Print the restore plan of a database: the backups to restore, the script, the expected time."`
+	Alerts      AlertsCmd      `cmd:"" help:"Send, test, list, acknowledge and silence alerts."`
 	Version     VersionCmd     `cmd:"" help:"Print the version and the commit it was built from."`
 	Service     ServiceCmd     `cmd:"" help:"Install or remove restorewatch as a service (systemd on Linux, the Windows service manager on Windows)."`
 }

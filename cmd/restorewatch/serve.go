@@ -20,6 +20,7 @@ type ServeCmd struct {
 	Addr            string   `help:"Address to listen on." default:"127.0.0.1:8080"`
 	Demo            bool     `help:"Fill an empty warehouse with the demo fleet first (never touches one with data)."`
 	Config          string   `help:"Collector configuration (TOML): collect from live instances while serving." type:"existingfile"`
+	Alerts          string   `placeholder:"FILE" help:"Alert channels and routes (TOML with an [alerts] table) to send while serving; default: --config's [alerts]." type:"existingfile"`
 	AllowedHost     []string `name:"allowed-host" placeholder:"NAME" help:"A name the dashboard answers to besides its address and localhost (repeatable): the name users type or a reverse proxy sends as Host. Other names are refused (DNS rebinding)."`
 	PublicRead      bool     `help:"Beyond loopback, let pages, the API and /metrics be read without the token (writes still need it)."`
 	TLSCert         string   `name:"tls-cert" placeholder:"FILE" help:"Serve HTTPS with this PEM certificate (chain); needs --tls-key." type:"existingfile"`
@@ -118,6 +119,17 @@ func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 				m.Logger.Error("demo live sampling stopped", "error", err)
 			}
 		}()
+	}
+	alertsPath := c.Alerts
+	if alertsPath == "" {
+		alertsPath = c.Config
+	}
+	if alertsPath != "" {
+		stop, err := startAlerts(ctx, m, db, alertsPath, opt)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	var collectErr chan error
 	if c.Config != "" {

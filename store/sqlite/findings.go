@@ -210,6 +210,9 @@ func (db *DB) saveRegressions(ctx context.Context, tx *sql.Tx, instanceID int64,
 				database_name, kind, direction) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`,
 				append(args, now, instanceID, r.Database, string(r.Kind), r.Direction)...).Scan(&id)
 			latest[k] = id
+			if err == nil {
+				err = enqueueRegressionConfirmed(ctx, tx, instanceID, id, &r) // its alert commits with it
+			}
 		} else {
 			_, err = tx.ExecContext(ctx, `UPDATE regression SET changed_at = ?, change_restore_id = ?, baseline_mibps = ?,
 				current_mibps = ?, ratio = ?, ratio_low = ?, ratio_high = ?, baseline_n = ?, current_n = ?, p_value = ?,
@@ -229,6 +232,9 @@ func (db *DB) saveRegressions(ctx context.Context, tx *sql.Tx, instanceID int64,
 			status_note = CASE WHEN status_note = '' THEN 'series recovered' ELSE status_note || ' · series recovered' END
 			WHERE id = ?`, now, id); err != nil {
 			return fmt.Errorf("store: resolve regression: %w", err)
+		}
+		if err := enqueueRegressionResolved(ctx, tx, id, db.now()); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -7,7 +7,15 @@ import (
 	"strings"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/human"
 )
+
+// instanceLabel is the instance's name for a watch's words ("" if it
+// cannot be read: the alert's own look-up then fails the transaction).
+func instanceLabel(ctx context.Context, tx *sql.Tx, id int64) string {
+	n, _ := instanceNameTx(ctx, tx, id)
+	return n
+}
 
 // saveWatches makes the instance's open watches those of series (issue
 // 37), in the findings' transaction: a series watched from a new restore
@@ -20,8 +28,10 @@ func (db *DB) saveWatches(ctx context.Context, tx *sql.Tx, instanceID int64, ser
 	type open struct {
 		id, restore int64
 		direction   string
+		openedAt    int64
+		ratio, dur  float64
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, database_name, kind, restore_id, direction FROM watch
+	rows, err := tx.QueryContext(ctx, `SELECT id, database_name, kind, restore_id, direction, opened_at, ratio, duration_ratio FROM watch
 		WHERE instance_id = ? AND state = 'open'`, instanceID)
 	if err != nil {
 		return fmt.Errorf("store: save watches: %w", err)
@@ -30,7 +40,7 @@ func (db *DB) saveWatches(ctx context.Context, tx *sql.Tx, instanceID int64, ser
 	for rows.Next() {
 		var o open
 		var k key
-		if err := rows.Scan(&o.id, &k.database, &k.kind, &o.restore, &o.direction); err != nil {
+		if err := rows.Scan(&o.id, &k.database, &k.kind, &o.restore, &o.direction, &o.openedAt, &o.ratio, &o.dur); err != nil {
 			rows.Close()
 			return fmt.Errorf("store: save watches: %w", err)
 		}
@@ -70,6 +80,15 @@ func (db *DB) saveWatches(ctx context.Context, tx *sql.Tx, instanceID int64, ser
 			state, now, note, o.id); err != nil {
 			return fmt.Errorf("store: close watch: %w", err)
 		}
+		if state == store.WatchClosed {
+			// A confirmed watch is told by its regression's alert.
+			w := store.Watch{Instance: instanceLabel(ctx, tx, instanceID), Database: k.database, Kind: store.Kind(k.kind),
+				Direction: o.direction, RestoreID: o.restore, OpenedAt: store.UnixMs(o.openedAt), Ratio: o.ratio, DurationRatio: o.dur, State: state}
+			if err := enqueueWatchAlert(ctx, tx, store.AlertWatchClosed, instanceID, k.database, w.Kind, w.Direction, w.RestoreID,
+				w.OpenedAt, w.Ratio, human.WatchLine(&w)); err != nil {
+				return err
+			}
+		}
 	}
 	for k, w := range want {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO watch (instance_id, database_name, kind, direction, restore_id, opened_at,
@@ -79,6 +98,12 @@ func (db *DB) saveWatches(ctx context.Context, tx *sql.Tx, instanceID int64, ser
 			instanceID, k.database, k.kind, w.Direction, w.RestoreID, w.OpenedAt.UnixMilli(), w.Ratio, w.DurationRatio,
 			w.UsualMiBps, w.UsualN, now); err != nil {
 			return fmt.Errorf("store: open watch: %w", err)
+		}
+		line := *w
+		line.Instance, line.State = instanceLabel(ctx, tx, instanceID), store.WatchOpen
+		if err := enqueueWatchAlert(ctx, tx, store.AlertWatchOpened, instanceID, k.database, store.Kind(k.kind), w.Direction,
+			w.RestoreID, w.OpenedAt, w.Ratio, human.WatchLine(&line)); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,5 +71,28 @@ func TestWatchOpensAndConfirmsOrCloses(t *testing.T) {
 	regs, _ := db.ListRegressions(ctx, store.RegressionFilter{})
 	if len(regs) != 1 || regs[0].State != "regression" {
 		t.Errorf("regressions %+v", regs)
+	}
+	// Alerts, in the same transactions: each watch opened once (the
+	// repeated analysis added none), HR's closed; Billing's confirmation is
+	// its regression's alert.
+	rows, err := db.read.QueryContext(ctx, `SELECT kind, database_name, json_extract(body, '$.title') FROM alert_event ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var kind, dbName, title string
+		if err := rows.Scan(&kind, &dbName, &title); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, kind+" "+dbName)
+		if kind == store.AlertWatchOpened && title != "Billing on SQL01: last restore 3.1× its usual time (1 Dec 2026 03:00 UTC) — watching" && dbName == "Billing" {
+			t.Errorf("the watch's alert says %q", title)
+		}
+	}
+	want := "watch_opened Billing, watch_opened HR, regression_confirmed Billing, watch_closed HR"
+	if strings.Join(slices.Sorted(slices.Values(got)), ", ") != strings.Join(slices.Sorted(slices.Values(strings.Split(want, ", "))), ", ") {
+		t.Errorf("alerts %v, want %s", got, want)
 	}
 }

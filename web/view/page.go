@@ -38,6 +38,7 @@ var NavItems = []NavItem{
 	{"compare", "Compare", "/compare"},
 	{"live", "Live", "/live"},
 	{"collector", "Collector", "/collector"},
+	{"alerts", "Alerts", "/alerts"},
 	{"import", "Import", "/import"},
 }
 
