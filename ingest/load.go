@@ -161,9 +161,22 @@ func parse(ctx context.Context, sink store.Sink, in Input) (Stored, error) {
 // Records stores what fn hands to the sink (a collector pass, a generated
 // fleet) as one import named name from source, like Store does for a file.
 func (l *Loader) Records(ctx context.Context, source, name string, fn func(store.Sink) error) (store.ImportSummary, error) {
+	return l.records(ctx, source, name, false, fn)
+}
+
+// RecordsInOne is Records committing every record in one transaction (a
+// push: all of its restores show, or none).
+func (l *Loader) RecordsInOne(ctx context.Context, source, name string, fn func(store.Sink) error) (store.ImportSummary, error) {
+	return l.records(ctx, source, name, true, fn)
+}
+
+func (l *Loader) records(ctx context.Context, source, name string, one bool, fn func(store.Sink) error) (store.ImportSummary, error) {
 	im, err := l.db.NewImport(ctx, source, name)
 	if err != nil {
 		return store.ImportSummary{Source: source, File: name}, err
+	}
+	if one {
+		im.WholeInOne()
 	}
 	ferr := fn(im)
 	sum, cerr := im.Commit()

@@ -290,3 +290,35 @@ func TestLSNCandidatesStayInTheZone(t *testing.T) {
 		t.Errorf("DWH-SQL02's LSN candidates: %v, want DWH-SQL03 alone", reps.Candidates)
 	}
 }
+
+// A push's records commit in one transaction (issue 40): while a batch of
+// 9,999 restores is being applied, a reader sees none of them (before, the
+// import committed every 5,000, so a kill mid-apply left 7,500 of 9,999
+// showing until the collector resent), then all.
+func TestPushAppliesInOneTransaction(t *testing.T) {
+	db, path := openDB(t)
+	ctx := context.Background()
+	l := ingest.NewLoader(db, ingest.LoaderOptions{})
+	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	seen := -1
+	_, err := l.RecordsInOne(ctx, "live", "zone-b/SQLB01", func(s store.Sink) error {
+		for i := range 9999 {
+			if i == 7500 {
+				time.Sleep(time.Second) // an import commits its batches behind the feed: give it the time
+				seen = count(t, path, `SELECT COUNT(*) FROM log_restore`)
+			}
+			if err := s.LogRestore(store.LogRestore{Instance: "SQLB01", Database: "Sales", Kind: store.KindLog,
+				CompletedAt: t0.Add(time.Duration(i) * time.Minute), Pages: 10, Seconds: 1.5,
+				Origin: store.Origin{Source: "errorlog", File: "ERRORLOG", Line: i + 1}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after := count(t, path, `SELECT COUNT(*) FROM log_restore`); seen != 0 || after != 9999 {
+		t.Errorf("a reader saw %d restores mid-apply and %d after, want 0 and 9,999", seen, after)
+	}
+}

@@ -125,7 +125,7 @@ func (r *Receiver) Push(ctx context.Context, collector string, body io.Reader) (
 			return Result{}, err
 		}
 	}
-	sum, err := r.l.Records(wctx, b.Source, collector+"/"+b.Name, b.Feed)
+	sum, err := r.l.RecordsInOne(wctx, b.Source, collector+"/"+b.Name, b.Feed)
 	if err != nil {
 		return Result{}, err
 	}

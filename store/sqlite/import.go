@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/restorewatch/restorewatch/store"
 )
@@ -42,6 +43,13 @@ func (db *DB) NewImport(ctx context.Context, source, file string) (*Import, erro
 		summary:   store.ImportSummary{Source: source, File: file},
 		instances: map[string]int64{}, touched: map[int64]string{}}, nil
 }
+
+// WholeInOne makes the import commit everything it is handed in one
+// transaction, at Commit, instead of every store.BatchSize records: for a
+// collector's push (at most 20,000 records), so that a crash mid-apply
+// shows none of its restores rather than some until the collector resends
+// (issue 40). Call it before handing records.
+func (im *Import) WholeInOne() { im.batchSize = math.MaxInt }
 
 // History implements Sink.
 func (im *Import) History(h store.HistoryRow) error { return im.add(&h, h.Origin) }
