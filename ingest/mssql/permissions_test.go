@@ -118,7 +118,9 @@ var sysPermission = map[string]string{
 func TestPermissionsCoverEverySysObject(t *testing.T) {
 	script := mssql.PermissionsSQL
 	granted, commented := map[string]bool{}, map[string]bool{}
-	grant := regexp.MustCompile(`(?i)^(--\s*)?GRANT\s+(VIEW [A-Z ]+?)\s+TO\s+restorewatch\s*;`)
+	// A grant is written to restorewatch, or (server permissions, issue 43)
+	// built for the login the script is given: SET @q = N'GRANT … TO ' + QUOTENAME(@login).
+	grant := regexp.MustCompile(`(?i)^(--\s*)?(?:SET\s+@q\s*=\s*N')?GRANT\s+(VIEW [A-Z ]+?)\s+TO\s+(?:restorewatch\s*;|'\s*\+\s*QUOTENAME\(@login\))`)
 	for _, line := range strings.Split(script, "\n") {
 		if m := grant.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
 			p := strings.ToUpper(strings.Join(strings.Fields(m[2]), " "))

@@ -255,11 +255,14 @@ func detect(series []Point, cfg Config) (Finding, *changeSides) {
 
 	// Throughput first: it is what a regression is judged on. A change
 	// after fewer than confirmBase restores (a young series, whose usual
-	// is not known yet) needs two restores more after it than MinEach: the
-	// walk-forward replays of null fleets showed such early changes
-	// raised and withdrawn as the series grew.
-	if changed && len(usual(keep, keep[lo], keep[c])) < confirmBase && len(keep)-c < cfg.MinEach+2 {
-		changed = false
+	// is not known yet) needs more restores after it: MinEach plus what
+	// the baseline lacks of confirmBase (at least MinEach+2). The
+	// walk-forward replays of null fleets showed such early changes raised
+	// and withdrawn as the series grew.
+	if changed {
+		if before := len(usual(keep, keep[lo], keep[c])); before < confirmBase && len(keep)-c < max(cfg.MinEach+2, confirmBase-before+cfg.MinEach) {
+			changed = false
+		}
 	}
 	if changed {
 		f, sides := compare(series, keep, keep[lo], keep[c])
