@@ -75,9 +75,11 @@ func (e *identityEndpoint) verify(tok string) (string, error) {
 	return "restorewatch-mi", nil
 }
 
-// A collector on a managed identity keeps collecting across the expiry of
-// its token: each pass logs in with a token fetched then, where the
-// static token of entra = "token" fails once it has expired.
+// A collector on a managed identity (entra = "managed_identity", and
+// entra = "default", whose chain reaches the same identity) keeps
+// collecting across the expiry of its token: each pass logs in with a
+// token fetched then, where the static token of entra = "token" fails once
+// it has expired.
 //
 // azidentity talks to the endpoint through its own HTTP client, which
 // trusts only the system's CAs; SSL_CERT_FILE adds the test CA, but Go
@@ -106,13 +108,23 @@ func TestEntraManagedIdentityAcrossTokenExpiry(t *testing.T) {
 	t.Setenv("IDENTITY_ENDPOINT", ts.URL+"/msi/token")
 	t.Setenv("IDENTITY_HEADER", ep.header)
 
+	// entra = "default" finds the same identity through azidentity's
+	// chain (no AZURE_* variables, so managed identity answers).
+	for _, v := range []string{"AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_CLIENT_SECRET", "AZURE_FEDERATED_TOKEN_FILE", "AZURE_TOKEN_CREDENTIALS"} {
+		t.Setenv(v, "") // restored after the test
+		os.Unsetenv(v)  // azidentity tells unset from empty
+	}
 	f.addServed("AZ-MI", "16.0.4135.4", serving{fedAuth: ep.verify}).Startup(base.Add(-time.Hour))
-	mi := &f.cfg.Instances[0]
+	f.addServed("AZ-DEFAULT", "16.0.4135.4", serving{fedAuth: ep.verify}).Startup(base.Add(-time.Hour))
+	mi, dc := &f.cfg.Instances[0], &f.cfg.Instances[1]
 	mi.Auth, mi.Entra, mi.User, mi.PasswordEnv = mssql.AuthEntra, mssql.EntraManagedIdentity, "", ""
+	dc.Auth, dc.Entra, dc.User, dc.PasswordEnv = mssql.AuthEntra, mssql.EntraDefault, "", ""
 
 	f.once()
-	if r := f.runs()["AZ-MI"]; r.Status != store.RunOK {
-		t.Fatalf("first pass: %s %v", r.Status, r.Errors)
+	for _, name := range []string{"AZ-MI", "AZ-DEFAULT"} {
+		if r := f.runs()[name]; r.Status != store.RunOK {
+			t.Fatalf("%s first pass: %s %v", name, r.Status, r.Errors)
+		}
 	}
 	first := f.srv["AZ-MI"].Logins()
 	if len(first) != 1 || first[0].Auth != tdstest.AuthFedAuth || first[0].Refused != "" || first[0].User != "restorewatch-mi" {
@@ -123,7 +135,7 @@ func TestEntraManagedIdentityAcrossTokenExpiry(t *testing.T) {
 	// The same token, as entra = "token" would hold it, on another server.
 	t.Setenv("RW_TEST_STATIC_TOKEN", tokA)
 	f.addServed("AZ-STATIC", "16.0.4135.4", serving{fedAuth: ep.verify}).Startup(base.Add(-time.Hour))
-	st := &f.cfg.Instances[1]
+	st := &f.cfg.Instances[2]
 	st.Auth, st.Entra, st.User, st.PasswordEnv = mssql.AuthEntra, mssql.EntraToken, "", "RW_TEST_STATIC_TOKEN"
 
 	time.Sleep(tokenLifetime + 300*time.Millisecond)
@@ -132,12 +144,14 @@ func TestEntraManagedIdentityAcrossTokenExpiry(t *testing.T) {
 	}
 	f.once()
 	runs := f.runs()
-	if r := runs["AZ-MI"]; r.Status != store.RunOK {
-		t.Fatalf("pass after the first token expired: %s %v", r.Status, r.Errors)
-	}
-	second := f.srv["AZ-MI"].Logins()
-	if len(second) != 2 || second[1].Refused != "" || second[1].Token == tokA {
-		t.Errorf("logins %+v, want a second login with a new token", second)
+	for _, name := range []string{"AZ-MI", "AZ-DEFAULT"} {
+		if r := runs[name]; r.Status != store.RunOK {
+			t.Fatalf("%s, pass after the first tokens expired: %s %v", name, r.Status, r.Errors)
+		}
+		l := f.srv[name].Logins()
+		if len(l) != 2 || l[0].Refused != "" || l[1].Refused != "" || l[1].Token == l[0].Token || l[1].Token == tokA {
+			t.Errorf("%s logins %+v, want a second login with a new token", name, l)
+		}
 	}
 	if r := runs["AZ-STATIC"]; r.Status != store.RunFailed || !strings.Contains(r.Errors["connect"], "18456") {
 		t.Errorf("the expired static token: %s %v, want a failed login", r.Status, r.Errors)
