@@ -4,8 +4,9 @@
 // its clock moved (through faketime) to show what clock skew does.
 //
 // It needs Debian's krb5-kdc and krb5-admin-server (faketime for a
-// skewed clock). Where they are missing a test is skipped, saying how to
-// install them, except under CI=true, where it fails: CI installs them
+// skewed clock, krb5-user for kinit). Where they are missing a test is
+// skipped, saying how to install them, except under CI=true, where it
+// fails: CI installs them
 // (.ci/run), so a missing one is a broken CI machine, not a reason to
 // skip.
 package kdctest
@@ -45,7 +46,7 @@ func Need(t testing.TB, progs ...string) {
 	if len(missing) == 0 {
 		return
 	}
-	msg := fmt.Sprintf("%s not installed: apt-get install krb5-kdc krb5-admin-server faketime (what .ci/run installs) runs the Kerberos tests against a real KDC",
+	msg := fmt.Sprintf("%s not installed: apt-get install krb5-kdc krb5-admin-server krb5-user faketime (what .ci/run installs) runs the Kerberos tests against a real KDC",
 		strings.Join(missing, ", "))
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg)
