@@ -6,9 +6,8 @@
 // It needs Debian's krb5-kdc and krb5-admin-server (faketime for a
 // skewed clock, krb5-user for kinit). Where they are missing a test is
 // skipped, saying how to install them, except under CI=true, where it
-// fails: CI installs them
-// (.ci/run), so a missing one is a broken CI machine, not a reason to
-// skip.
+// fails: CI installs them (.ci/run), so a missing one is a broken CI
+// machine, not a reason to skip.
 package kdctest
 
 import (
