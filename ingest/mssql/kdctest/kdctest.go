@@ -65,13 +65,14 @@ func fakeTimeLib() string {
 	return m[0]
 }
 
-// lookPath finds a program in PATH or in the sbin folders Debian puts the
-// KDC's programs in, which a normal user's PATH lacks.
+// lookPath finds a program in PATH or in the sbin folders Debian (and
+// Homebrew's krb5 keg) put the KDC's programs in, which a normal user's
+// PATH lacks.
 func lookPath(p string) (string, error) {
 	if path, err := exec.LookPath(p); err == nil {
 		return path, nil
 	}
-	for _, d := range []string{"/usr/sbin", "/sbin", "/usr/local/sbin"} {
+	for _, d := range []string{"/usr/sbin", "/sbin", "/usr/local/sbin", "/opt/homebrew/opt/krb5/sbin", "/usr/local/opt/krb5/sbin"} {
 		if st, err := os.Stat(filepath.Join(d, p)); err == nil && !st.IsDir() {
 			return filepath.Join(d, p), nil
 		}
