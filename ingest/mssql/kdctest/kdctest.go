@@ -178,6 +178,13 @@ func (k *KDC) AddPrincipal(name string) {
 	k.run("kadmin.local", "-r", k.Realm, "-q", "addprinc -randkey +requires_preauth "+name+"@"+k.Realm)
 }
 
+// SetPassword gives name (without @REALM) a password, as a domain
+// account has.
+func (k *KDC) SetPassword(name, password string) {
+	k.t.Helper()
+	k.run("kadmin.local", "-r", k.Realm, "-q", "cpw -pw "+password+" "+name+"@"+k.Realm)
+}
+
 // Keytab writes the keys of the named principals to a new keytab file
 // (mode 0600) and returns its path.
 func (k *KDC) Keytab(file string, names ...string) string {
