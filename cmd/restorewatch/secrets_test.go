@@ -43,3 +43,24 @@ func TestWarnsOnSecretFilesOthersCanRead(t *testing.T) {
 		t.Errorf("a 0600 file warned: %q", out.String())
 	}
 }
+
+// A keytab holds the account's keys: one others can read is warned about
+// like a password file.
+func TestWarnsOnKeytabOthersCanRead(t *testing.T) {
+	dir := t.TempDir()
+	kt := filepath.Join(dir, "rw.keytab")
+	if err := os.WriteFile(kt, []byte{5, 2}, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(kt, 0o640)
+	toml := "[[instance]]\nname = \"HR01\"\nhost = \"hr01.corp\"\nauth = \"windows\"\nuser = \"svc@CORP.EXAMPLE\"\nkeytab = \"" + filepath.ToSlash(kt) + "\"\n"
+	cfg, err := parseConfig([]byte(toml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	warnReadableSecrets(&out, cfg)
+	if !strings.Contains(out.String(), "keytab of HR01 "+kt) {
+		t.Errorf("a 0640 keytab: %q, want a warning naming it", out.String())
+	}
+}

@@ -26,7 +26,7 @@ type ServiceInstallCmd struct {
 	// Password is read from this environment variable, for a Windows
 	// domain user (a gMSA and a virtual account have none).
 	PasswordEnv string `help:"Windows: environment variable holding the password of a domain user account (none for a gMSA or virtual account)."`
-	Log         string `help:"Windows: also write the service's log to this file (it always writes start, stop and failures to the Application event log)." type:"path"`
+	Log         string `help:"Windows: the service's log file (default %ProgramData%\\restorewatch\\restorewatch.log); start, stop and failures also go to the Application event log." type:"path"`
 	UnitDir     string `default:"/etc/systemd/system" help:"Linux: where the unit goes." type:"path"`
 	Exe         string `hidden:"" help:"The restorewatch binary the service starts (default: this one)." type:"path"`
 }

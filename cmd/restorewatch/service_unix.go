@@ -20,7 +20,7 @@ import (
 var unitTemplate = template.Must(template.New("unit").Parse(`# {{.Name}}.service: restorewatch {{.Verb}} as a hardened systemd service.
 # Written by "restorewatch service install"; see the README's "Deploying on Linux".
 # The account: useradd --system --home-dir /var/lib/{{.Name}} --shell /usr/sbin/nologin {{.User}}
-# Secrets (a keytab, a password file) go in /etc/{{.Name}}/, owned by root, group {{.User}}, mode 0640.
+# Secrets the service reads (a keytab, a password file) go in /etc/{{.Name}}/, owned by {{.User}}, mode 0600.
 [Unit]
 Description=restorewatch: SQL Server restore history collector{{if .Serve}} and dashboard{{end}}
 Documentation=https://github.com/restorewatch/restorewatch#deploying-on-linux
@@ -43,7 +43,7 @@ ConfigurationDirectoryMode=0750
 WorkingDirectory=/var/lib/{{.Name}}
 # Kerberos without a keytab: a credential cache kept fresh by k5start or sssd.
 Environment=KRB5CCNAME=FILE:/var/lib/{{.Name}}/krb5cc
-# Password variables (password_env), one NAME=value a line, mode 0640.
+# Password variables (password_env), one NAME=value a line; systemd reads it as root: root-owned, mode 0600.
 EnvironmentFile=-/etc/{{.Name}}/environment
 UMask=0077
 

@@ -60,10 +60,14 @@ func (c *ServiceInstallCmd) Run(m *Main) error {
 			return store.Errorf(store.EINVALID, "--password-env %s is not set", c.PasswordEnv)
 		}
 	}
-	args := []string{"service", "run", "--name", c.Name}
-	if c.Log != "" {
-		args = append(args, "--log", c.Log)
+	logFile := c.Log
+	if logFile == "" {
+		logFile = filepath.Join(programData(c.Name), "restorewatch.log")
 	}
+	if err := os.MkdirAll(programData(c.Name), 0o750); err != nil {
+		return store.Errorf(store.EINVALID, "create %s: %v", programData(c.Name), err)
+	}
+	args := []string{"service", "run", "--name", c.Name, "--log", logFile}
 	args = append(append(args, "--"), c.commandArgs(config, db)...)
 
 	sm, err := mgr.Connect()
@@ -98,8 +102,8 @@ func (c *ServiceInstallCmd) Run(m *Main) error {
 		fmt.Fprintf(m.Stderr, "restorewatch: warning: event log source: %v\n", err)
 	}
 	fmt.Fprintf(m.Stdout, "installed service %s running as %s:\n  %s %s\n"+
-		"give %s read access to %s and modify access to %s, then: sc.exe start %s\n",
-		c.Name, account, exe, quoteArgs(args), account, config, filepath.Dir(db), c.Name)
+		"give %s read access to %s and modify access to %s and %s, then: sc.exe start %s\n",
+		c.Name, account, exe, quoteArgs(args), account, config, filepath.Dir(db), filepath.Dir(logFile), c.Name)
 	return nil
 }
 

@@ -27,6 +27,8 @@ func TestDSNAuthentication(t *testing.T) {
 			"", false, map[string]string{"authenticator": "krb5", "krb5-credcachefile": "/var/lib/rw/cc", "krb5-configfile": "/etc/rw/krb5.conf", "krb5-realm": "CORP.EXAMPLE"}},
 		{"ntlm with a password", mssql.Instance{Auth: "windows", User: `CORP\svc_rw`},
 			`CORP\svc_rw`, true, map[string]string{"authenticator": ""}},
+		{"kerberos with a password", mssql.Instance{Auth: "windows", User: "svc_rw", Realm: "CORP.EXAMPLE"},
+			"svc_rw", true, map[string]string{"authenticator": "krb5", "krb5-realm": "CORP.EXAMPLE", "krb5-keytabfile": "", "krb5-credcachefile": ""}},
 		{"service principal", mssql.Instance{Auth: "entra", Entra: "service_principal", User: "app-id", Tenant: "tenant-id"},
 			"app-id@tenant-id", true, map[string]string{"fedauth": "ActiveDirectoryServicePrincipal"}},
 		{"service principal certificate", mssql.Instance{Auth: "entra", Entra: "service_principal", User: "app-id", ClientCertificate: "/etc/rw/sp.pem"},

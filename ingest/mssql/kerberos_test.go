@@ -113,6 +113,26 @@ func TestKerberosCredentialCacheLogin(t *testing.T) {
 	}
 }
 
+// A domain account with a password where NTLM is switched off: realm (or
+// krb5_conf) beside user and password makes the login Kerberos.
+func TestKerberosPasswordLogin(t *testing.T) {
+	in, srv, kdc := kerberosRealm(t, 0)
+	kdc.SetPassword("svc_restorewatch", "Kerb-Pw_4711")
+	t.Setenv("RW_T_KRB_PW", "Kerb-Pw_4711")
+	in.Keytab, in.User, in.Realm, in.PasswordEnv = "", "svc_restorewatch", "RW.TEST", "RW_T_KRB_PW"
+	if _, err := connectKerberos(t, in); err != nil {
+		t.Fatalf("Kerberos login with a password: %v", err)
+	}
+	if l := srv.Logins(); len(l) != 1 || l[0].Auth != tdstest.AuthKerberos || l[0].User != "svc_restorewatch@RW.TEST" {
+		t.Errorf("logins %+v", l)
+	}
+	t.Setenv("RW_T_KRB_PW", "wrong")
+	_, err := connectKerberos(t, in)
+	if err == nil || !strings.Contains(err.Error(), "is not the account's current one") || strings.Contains(err.Error(), "Kerb-Pw") {
+		t.Errorf("a wrong password: %v", err)
+	}
+}
+
 func TestKerberosRefusals(t *testing.T) {
 	in, srv, _ := kerberosRealm(t, 0)
 	cases := []struct {

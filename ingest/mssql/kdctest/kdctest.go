@@ -4,10 +4,10 @@
 // its clock moved (through faketime) to show what clock skew does.
 //
 // It needs Debian's krb5-kdc and krb5-admin-server (faketime for a
-// skewed clock). Where they are missing a test is skipped, saying how to
-// install them, except under CI=true, where it fails: CI installs them
-// (.ci/run), so a missing one is a broken CI machine, not a reason to
-// skip.
+// skewed clock, krb5-user for kinit). Where they are missing a test is
+// skipped, saying how to install them, except under CI=true, where it
+// fails: CI installs them (.ci/run), so a missing one is a broken CI
+// machine, not a reason to skip.
 package kdctest
 
 import (
@@ -45,7 +45,7 @@ func Need(t testing.TB, progs ...string) {
 	if len(missing) == 0 {
 		return
 	}
-	msg := fmt.Sprintf("%s not installed: apt-get install krb5-kdc krb5-admin-server faketime (what .ci/run installs) runs the Kerberos tests against a real KDC",
+	msg := fmt.Sprintf("%s not installed: apt-get install krb5-kdc krb5-admin-server krb5-user faketime (what .ci/run installs) runs the Kerberos tests against a real KDC",
 		strings.Join(missing, ", "))
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg)
@@ -65,13 +65,14 @@ func fakeTimeLib() string {
 	return m[0]
 }
 
-// lookPath finds a program in PATH or in the sbin folders Debian puts the
-// KDC's programs in, which a normal user's PATH lacks.
+// lookPath finds a program in PATH or in the sbin folders Debian (and
+// Homebrew's krb5 keg) put the KDC's programs in, which a normal user's
+// PATH lacks.
 func lookPath(p string) (string, error) {
 	if path, err := exec.LookPath(p); err == nil {
 		return path, nil
 	}
-	for _, d := range []string{"/usr/sbin", "/sbin", "/usr/local/sbin"} {
+	for _, d := range []string{"/usr/sbin", "/sbin", "/usr/local/sbin", "/opt/homebrew/opt/krb5/sbin", "/usr/local/opt/krb5/sbin"} {
 		if st, err := os.Stat(filepath.Join(d, p)); err == nil && !st.IsDir() {
 			return filepath.Join(d, p), nil
 		}
@@ -175,6 +176,13 @@ func Start(t testing.TB, realm string, skew time.Duration) *KDC {
 func (k *KDC) AddPrincipal(name string) {
 	k.t.Helper()
 	k.run("kadmin.local", "-r", k.Realm, "-q", "addprinc -randkey +requires_preauth "+name+"@"+k.Realm)
+}
+
+// SetPassword gives name (without @REALM) a password, as a domain
+// account has.
+func (k *KDC) SetPassword(name, password string) {
+	k.t.Helper()
+	k.run("kadmin.local", "-r", k.Realm, "-q", "cpw -pw "+password+" "+name+"@"+k.Realm)
 }
 
 // Keytab writes the keys of the named principals to a new keytab file
