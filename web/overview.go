@@ -185,6 +185,9 @@ func (s *Server) overviewRTO(ctx context.Context, m *view.Overview) error {
 			row.Throughput = "restore plan"
 			row.Over += " (full, differential and logs)"
 		}
+		if r.FullBytes+r.DiffBytes+r.LogBytes == 0 {
+			row.Size = "see its plan" // known only by its backup history or log restores
+		}
 		m.AtRisk = append(m.AtRisk, row)
 	}
 	return nil

@@ -86,9 +86,12 @@ func (db *DB) CountAllRestores(ctx context.Context) (int64, error) {
 }
 
 // RTOCandidates returns one row per database with a series of full
-// restores. Diff and log sizes come from the series table and one index
-// range per database (restore_series), so the cost follows the number of
-// databases, not of restores.
+// restores, with its sizes and speed, and one (sizes and speed zero) per
+// database that has only other restores (a log-shipped secondary) or only
+// a backup history (issue 38: every database over its RTO is on the
+// overview, projected by its restore plan). Diff and log sizes come from
+// the series table and one index range per database (restore_series), so
+// the cost follows the number of databases, not of restores.
 func (db *DB) RTOCandidates(ctx context.Context) ([]store.RTOCandidate, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT i.name, i.tags, f.database_name, COALESCE(f.last_bytes,0),
 		COALESCE(f.current_mibps, f.baseline_mibps, 0), COALESCE(f.last_at,0),
@@ -97,7 +100,14 @@ func (db *DB) RTOCandidates(ctx context.Context) ([]store.RTOCandidate, error) {
 		COALESCE((SELECT SUM(r.backup_bytes) FROM restore r WHERE r.instance_id = f.instance_id
 			AND r.database_name = f.database_name AND r.kind = 'log' AND r.at_utc > f.last_at), 0)
 		FROM series f JOIN instance i ON i.id = f.instance_id WHERE f.kind = 'full'
-		ORDER BY i.name, f.database_name`)
+		UNION ALL
+		SELECT i.name, i.tags, x.database_name, 0, 0, 0, 0, 0
+		FROM (SELECT instance_id, database_name FROM series WHERE kind <> 'full'
+			UNION SELECT DISTINCT instance_id, database_name FROM backup_set) x
+		JOIN instance i ON i.id = x.instance_id
+		WHERE NOT EXISTS (SELECT 1 FROM series f WHERE f.instance_id = x.instance_id AND f.database_name = x.database_name
+			AND f.kind = 'full')
+		ORDER BY 1, 3`)
 	if err != nil {
 		return nil, fmt.Errorf("store: rto candidates: %w", err)
 	}
