@@ -242,24 +242,14 @@ func (db *DB) familyReplicas(ctx context.Context, out store.Replicas, zone strin
 	if err != nil {
 		return out, fmt.Errorf("store: replicas: %w", err)
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT i.name FROM instance i WHERE i.id IN (SELECT b.instance_id FROM backup_set b
+	more, err := db.namesOf(ctx, `SELECT i.name FROM instance i WHERE i.id IN (SELECT b.instance_id FROM backup_set b
 		WHERE b.family_guid = ? AND b.database_name = ? AND b.last_recovery_fork_guid = ? AND b.instance_id <> ?)
 		AND COALESCE((SELECT collector FROM collector_instance c WHERE c.instance = i.name), '') = ?
 		ORDER BY i.name`, family, out.Database, fork, id, zone)
 	if err != nil {
-		return out, fmt.Errorf("store: replicas: %w", err)
+		return out, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return out, fmt.Errorf("store: replicas: %w", err)
-		}
-		out.Instances = append(out.Instances, n)
-	}
-	if err := rows.Err(); err != nil {
-		return out, fmt.Errorf("store: replicas: %w", err)
-	}
+	out.Instances = append(out.Instances, more...)
 	if len(out.Instances) > 1 {
 		out.Via = fmt.Sprintf("the same database name, family GUID and recovery fork on %s (no availability-group membership recorded), on the word of %s",
 			strings.Join(out.Instances, ", "), zoneWord(zone))
@@ -279,23 +269,31 @@ const maxCandidates = 16
 // Only instances of the same zone are candidates: LSNs are shown by every
 // plan, so another zone could forge a continuation (issue 40).
 func (db *DB) lsnCandidates(ctx context.Context, out store.Replicas, id int64, zone string) (store.Replicas, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT i.name FROM instance i WHERE i.id <> ?
+	var err error
+	out.Candidates, err = db.namesOf(ctx, `SELECT i.name FROM instance i WHERE i.id <> ?
 		AND EXISTS (SELECT 1 FROM backup_set b WHERE b.instance_id = i.id AND b.database_name = ?)
 		AND COALESCE((SELECT collector FROM collector_instance c WHERE c.instance = i.name), '') = ?
 		ORDER BY i.name LIMIT ?`, id, out.Database, zone, maxCandidates)
+	return out, err
+}
+
+// namesOf runs a query of instance names for BackupReplicas.
+func (db *DB) namesOf(ctx context.Context, q string, args ...any) ([]string, error) {
+	rows, err := db.read.QueryContext(ctx, q, args...)
 	if err != nil {
-		return out, fmt.Errorf("store: replicas: %w", err)
+		return nil, fmt.Errorf("store: replicas: %w", err)
 	}
 	defer rows.Close()
+	var out []string
 	for rows.Next() {
 		var n string
 		if err := rows.Scan(&n); err != nil {
-			return out, fmt.Errorf("store: replicas: %w", err)
+			return nil, fmt.Errorf("store: replicas: %w", err)
 		}
-		out.Candidates = append(out.Candidates, n)
+		out = append(out, n)
 	}
 	if err := rows.Err(); err != nil {
-		return out, fmt.Errorf("store: replicas: %w", err)
+		return nil, fmt.Errorf("store: replicas: %w", err)
 	}
 	return out, nil
 }
