@@ -221,9 +221,19 @@ func FuzzDetect(f *testing.F) {
 		if !slices.IsSorted(got.Outliers) || slices.Contains(got.Outliers, got.ChangeIndex) {
 			t.Fatalf("outliers %v, change %d", got.Outliers, got.ChangeIndex)
 		}
+		// A change is flagged on MinEach restores each side, or confirmed
+		// sooner (issue 37) on two or more after at least ten usual ones;
+		// either way with a significant rank test.
+		minAfter, minBefore := cfg.MinEach, cfg.MinEach
+		if got.Confirmed {
+			minAfter, minBefore = 2, 10
+		}
 		if (got.Verdict == analysis.Regression || got.Verdict == analysis.Improvement) &&
-			(got.CurrentN < cfg.MinEach || got.BaselineN < cfg.MinEach || got.PValue >= cfg.Alpha) {
-			t.Fatalf("flagged on %d/%d restores, p %v", got.BaselineN, got.CurrentN, got.PValue)
+			(got.CurrentN < minAfter || got.BaselineN < minBefore || got.PValue >= cfg.Alpha) {
+			t.Fatalf("flagged on %d/%d restores, p %v, confirmed %v", got.BaselineN, got.CurrentN, got.PValue, got.Confirmed)
+		}
+		if w := got.Watch; w != nil && (w.Index < 0 || w.Index >= len(s) || w.UsualN < cfg.MinEach) {
+			t.Fatalf("watch %+v of %d restores", w, len(s))
 		}
 	})
 }
