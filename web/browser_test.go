@@ -60,7 +60,10 @@ func newBrowser(t *testing.T) *browser {
 		)
 		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 		c, cancelCtx := chromedp.NewContext(actx)
-		c, cancelTimeout := context.WithTimeout(c, 3*time.Minute)
+		// A bound on a hung browser, not a timing target: the width walk
+		// (every page, four widths, two themes; /alerts since issue 37)
+		// took over 3 minutes on CI's machine beside the other packages.
+		c, cancelTimeout := context.WithTimeout(c, 8*time.Minute)
 		cancel := func() { cancelTimeout(); cancelCtx(); cancelAlloc() }
 		if err := chromedp.Do(c); err != nil {
 			cancel()
