@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/store/human"
+	"github.com/restorewatch/restorewatch/store/plan"
 	"github.com/restorewatch/restorewatch/web/chart"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -49,8 +51,8 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 		}
 	}
 	perYear := r.HoursLostPerYear()
-	headline := fmt.Sprintf("%s (%s restores) on %s has restored at %s of its usual throughput since %s",
-		r.Database, r.Kind, r.Instance, view.Ratio(r.Ratio), view.Date(r.ChangedAt))
+	headline := fmt.Sprintf("%s (%s restores) on %s has restored %s than usual since %s",
+		r.Database, r.Kind, r.Instance, human.Change(r.Ratio), view.Date(r.ChangedAt))
 	if r.HoursLostPerRestore() > 0 {
 		headline += fmt.Sprintf(", %s longer per restore", view.Hours(r.HoursLostPerRestore()))
 	}
@@ -61,8 +63,8 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 		ReportURL: view.RegressionReportURL(r.ID), PageURL: view.RegressionURL(r.ID),
 		Direction: r.Direction, Status: r.Status, StatusNote: r.StatusNote, StatusAt: view.TimePtr(r.StatusAt),
 		ChangedAt: view.Time(r.ChangedAt), Baseline: view.MiBps(r.BaselineMiBps), Current: view.MiBps(r.CurrentMiBps),
-		BaselineN: view.Int(int64(r.BaselineN)), CurrentN: view.Int(int64(r.CurrentN)), Ratio: view.Ratio(r.Ratio),
-		Interval: view.Interval(r.RatioLow, r.RatioHigh), PValue: view.PValue(r.PValue), PText: view.PText(r.PValue),
+		BaselineN: view.Int(int64(r.BaselineN)), CurrentN: view.Int(int64(r.CurrentN)), Ratio: human.Change(r.Ratio),
+		Interval: human.ChangeRange(r.RatioLow, r.RatioHigh), PValue: view.PValue(r.PValue), PText: view.PText(r.PValue),
 		BaselineDur: view.Duration(r.BaselineDurationS), CurrentDur: view.Duration(r.CurrentDurationS),
 		HoursPerRestore: view.Hours(r.HoursLostPerRestore()), RestoresPerYear: fmt.Sprintf("%.0f", r.RestoresPerYear),
 		HoursPerYear: view.Hours(perYear), Note: r.Note, SizeNote: sizeNote(r),
@@ -95,8 +97,60 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 	if ev.Upgrade, err = s.upgradeCase(ctx, r, baselineStart(r, rs)); err != nil {
 		return view.Evidence{}, err
 	}
+	if ev.Now, err = s.restoreNow(ctx, r); err != nil {
+		return view.Evidence{}, err
+	}
 	ev.Method = s.regressionMethod(r)
 	return ev, nil
+}
+
+// restoreNow says what restoring r's database takes today by its restore
+// plan — the one estimator (plan.Rate) the plan page, the API, the CLI
+// and the overview's RTO read — and whether that misses the RTO. A
+// database whose chain cannot be planned has no such section.
+func (s *Server) restoreNow(ctx context.Context, r *store.Regression) (view.RestoreNow, error) {
+	req := plan.Request{Instance: r.Instance, Database: r.Database, DefaultRTO: s.cfg.DefaultRTO,
+		Analysis: s.cfg.Analysis.Config, Calibrate: true}
+	var p plan.Plan
+	var err error
+	if s.oneShot {
+		p, _, err = plan.Make(ctx, s.db, req)
+	} else {
+		p, _, err = s.makePlan(ctx, req)
+	}
+	var gap *plan.GapError
+	switch {
+	case errors.As(err, &gap), store.ErrorCode(err) == store.ENOTFOUND, store.ErrorCode(err) == store.EINVALID:
+		return view.RestoreNow{}, nil
+	case err != nil:
+		return view.RestoreNow{}, err
+	}
+	i := slices.IndexFunc(p.Steps, func(st plan.Step) bool { return st.Kind == r.Kind })
+	if i < 0 || p.Steps[i].Estimate.N == 0 {
+		return view.RestoreNow{}, nil
+	}
+	e := p.Steps[i].Estimate
+	now := view.RestoreNow{PlanURL: view.DatabaseURL(r.Instance, r.Database) + "/plan", Basis: e.Basis}
+	now.Text = fmt.Sprintf("A %s restore of %s on %s would take about %s now (%s – %s), the %s step of its restore plan.",
+		kindNoun(r.Kind), r.Database, p.TargetInstance, human.Duration(e.Seconds), human.Duration(e.LowS), human.Duration(e.HighS), kindNoun(r.Kind))
+	if p.RTO > 0 && p.TotalS > 0 {
+		now.Over = p.OverRTO
+		now.RTO = fmt.Sprintf("The whole plan, to the latest backup, takes %s against an RTO of %s: within it.",
+			human.Duration(p.TotalS), human.Duration(p.RTO.Seconds()))
+		if p.OverRTO {
+			now.RTO = fmt.Sprintf("The whole plan, to the latest backup, takes %s against an RTO of %s: it misses the RTO by %s.",
+				human.Duration(p.TotalS), human.Duration(p.RTO.Seconds()), human.Duration(p.TotalS-p.RTO.Seconds()))
+		}
+	}
+	return now, nil
+}
+
+// kindNoun names a restore kind in a sentence: "full", "differential", "log".
+func kindNoun(k store.Kind) string {
+	if k == store.KindDiff {
+		return "differential"
+	}
+	return string(k)
 }
 
 // measuredSpan is the time span of the points with a value (zero: none).
@@ -146,11 +200,24 @@ func sizeNote(r *store.Regression) string {
 	case r.SizeGrowth <= 0 || r.DurationRatio <= 0:
 		return "The backup sizes or durations on one side are unknown, so duration and size cannot be set against each other."
 	case analysis.SizeExplains(r.SizeGrowth, r.DurationRatio):
-		return fmt.Sprintf("The duration changed %s and the backup size %s: the size explains the duration, and throughput is what changed only if the ratio above says so.",
-			view.Ratio(r.DurationRatio), view.Ratio(r.SizeGrowth))
+		return fmt.Sprintf("A restore takes %s where it took %s, and the backup %s: the size explains the duration, and throughput is what changed only if the figure above says so.",
+			view.Duration(r.CurrentDurationS), view.Duration(r.BaselineDurationS), growth(r.SizeGrowth))
 	}
-	return fmt.Sprintf("The duration changed %s while the backup size changed only %s: the database did not grow enough to explain it; the restores themselves got %s.",
-		view.Ratio(r.DurationRatio), view.Ratio(r.SizeGrowth), map[bool]string{true: "slower", false: "faster"}[r.DurationRatio > r.SizeGrowth])
+	return fmt.Sprintf("A restore takes %s where it took %s, while the backup %s: the database did not grow enough to explain it; the restores themselves got %s.",
+		view.Duration(r.CurrentDurationS), view.Duration(r.BaselineDurationS), growth(r.SizeGrowth), map[bool]string{true: "slower", false: "faster"}[r.DurationRatio > r.SizeGrowth])
+}
+
+// growth words how a backup's median size changed: "grew 2 %", "shrank
+// 10 %", "kept its size".
+func growth(g float64) string {
+	pct := math.Round((g - 1) * 100)
+	switch {
+	case pct > 0:
+		return fmt.Sprintf("grew %.0f %%", pct)
+	case pct < 0:
+		return fmt.Sprintf("shrank %.0f %%", -pct)
+	}
+	return "kept its size"
 }
 
 // evidenceCharts draws the series' throughput (on a log scale when it spans
@@ -256,8 +323,8 @@ func (s *Server) thresholdText() string {
 	if c.MinEach <= analysis.DefaultConfig().MinEach {
 		sooner = fmt.Sprintf(" (or 2 in a row beyond all of the last %d)", analysis.UsualWindow)
 	}
-	text := fmt.Sprintf("the median throughput after the change is at most %s× the median before, with at least %s restores on each side%s and the rank test below %s",
-		strconv.FormatFloat(c.Ratio, 'f', -1, 64), view.Int(int64(c.MinEach)), sooner, strconv.FormatFloat(c.Alpha, 'g', -1, 64))
+	text := fmt.Sprintf("its restores became at least %s (median throughput after the change against before), with at least %s restores on each side%s and the rank test below %s",
+		human.Change(c.Ratio), view.Int(int64(c.MinEach)), sooner, strconv.FormatFloat(c.Alpha, 'g', -1, 64))
 	return text
 }
 

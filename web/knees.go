@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/human"
 	"github.com/restorewatch/restorewatch/web/view"
 )
 
@@ -43,7 +44,7 @@ func kneeRows(ks []analysis.KneeFinding) []view.KneeRow {
 func kneeRow(k *analysis.KneeFinding) view.KneeRow {
 	r := view.KneeRow{Instance: k.Instance, InstanceURL: view.InstanceURL(k.Instance), Database: k.Database,
 		DatabaseURL: view.DatabaseURL(k.Instance, k.Database), Started: view.Time(k.Started), Running: k.Running,
-		Percent: percent(k.Percent) + " %", Size: view.Bytes(k.Bytes), Slowdown: fmt.Sprintf("%.0f×", k.Slowdown)}
+		Percent: human.Percent(k.Percent), Size: view.Bytes(k.Bytes), Slowdown: human.Times(k.Slowdown)}
 	r.URL = r.DatabaseURL + "#progress"
 	if k.RestoreID > 0 {
 		r.URL = view.RestoreURL(k.RestoreID)

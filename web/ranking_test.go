@@ -92,7 +92,7 @@ func TestRegressionsRankedByCost(t *testing.T) {
 				}
 			}
 		}
-		if page == "/regressions" && (!strings.Contains(body, "at most 0.55×") || !strings.Contains(body, "at least 5 restores") || strings.Contains(body, "0.67×")) {
+		if page == "/regressions" && (!strings.Contains(body, "at least 1.8× slower") || !strings.Contains(body, "at least 5 restores") || strings.Contains(body, "1.5× slower")) {
 			t.Errorf("/regressions does not state the configured threshold (0.55×, 5 restores)")
 		}
 	}
@@ -101,7 +101,7 @@ func TestRegressionsRankedByCost(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, body, _ := get(t, c, ts.URL+"/regressions/"+strconv.FormatInt(regs[0].ID, 10))
-	if !strings.Contains(body, "at most 0.55×") || strings.Contains(body, "0.67×") {
+	if !strings.Contains(body, "at least 1.8× slower") || strings.Contains(body, "1.5× slower") {
 		t.Error("the evidence page does not state the configured threshold")
 	}
 }

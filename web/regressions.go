@@ -285,9 +285,17 @@ func (s *Server) why(r store.Regression) string {
 			return "Known issue " + ki.ID + ": " + ki.Title
 		}
 	}
-	if len(r.ChangedFactors) > 0 {
-		f := r.ChangedFactors[0]
-		return human.FactorLabel(f.Factor) + ": " + s.factorValue(f.Factor, f.Before) + " → " + s.factorValue(f.Factor, f.After)
+	// Every factor that separates the restores as cleanly as the best one
+	// (buffers: BUFFERCOUNT and MAXTRANSFERSIZE changed together).
+	var parts []string
+	for _, f := range r.ChangedFactors {
+		if f.Score < r.ChangedFactors[0].Score-0.05 || len(parts) == 3 {
+			break
+		}
+		parts = append(parts, human.FactorLabel(f.Factor)+": "+s.factorValue(f.Factor, f.Before)+" → "+s.factorValue(f.Factor, f.After))
+	}
+	if len(parts) > 0 {
+		return strings.Join(parts, "; ")
 	}
 	return "No recorded factor changed"
 }
@@ -300,7 +308,7 @@ func (s *Server) regressionRow(r store.Regression) view.RegressionRow {
 		Instance: r.Instance, InstanceURL: view.InstanceURL(r.Instance),
 		Database: r.Database, DatabaseURL: view.DatabaseURL(r.Instance, r.Database), Kind: string(r.Kind),
 		SeriesURL: view.DatabaseKindURL(r.Instance, r.Database, string(r.Kind)),
-		ChangedAt: view.Date(r.ChangedAt), Ratio: view.Ratio(r.Ratio), Interval: view.Interval(r.RatioLow, r.RatioHigh),
+		ChangedAt: view.Date(r.ChangedAt), Ratio: human.Change(r.Ratio), Interval: human.ChangeRange(r.RatioLow, r.RatioHigh),
 		Baseline: view.MiBps(r.BaselineMiBps), Current: view.MiBps(r.CurrentMiBps),
 		BaselineN: view.Int(int64(r.BaselineN)), CurrentN: view.Int(int64(r.CurrentN)), PValue: view.PValue(r.PValue),
 		HoursPerRestore: view.Hours(r.HoursLostPerRestore()), HoursPerYear: view.Hours(perYear),

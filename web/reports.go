@@ -60,7 +60,9 @@ func (s *Server) buildReportModel(ctx context.Context, a, b string) (view.Compar
 // regression id to w (stylesheet inlined), naming builds with the
 // embedded build list. The CLI's `report --regression ID` uses it.
 func RenderRegressionReport(ctx context.Context, db Store, id int64, w io.Writer) error {
-	return New(Config{DB: db}).RenderRegressionReport(ctx, id, w)
+	s := New(Config{DB: db})
+	s.oneShot = true
+	return s.RenderRegressionReport(ctx, id, w)
 }
 
 // RenderBuildReport writes the self-contained comparison report of build
@@ -96,6 +98,7 @@ func (s *Server) RenderBuildReport(ctx context.Context, a, b string, w io.Writer
 // report command, its PDF): the chart points' /restores/ID lead nowhere
 // outside the dashboard. Links to Microsoft's articles stay.
 func standaloneEvidence(ev *view.Evidence) {
+	ev.Now.PlanURL = ""
 	ev.Throughput.Series = unlinkSeries(ev.Throughput.Series)
 	ev.Duration.Series = unlinkSeries(ev.Duration.Series)
 	ev.ChartNote = chartNote("Each point is one restore", ev.ChartCounts)

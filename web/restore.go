@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/human"
 	"github.com/restorewatch/restorewatch/web/view"
 )
 
@@ -58,8 +59,8 @@ func (s *Server) restoreFindings(ctx context.Context, r *store.Restore) ([]view.
 		if g.Kind != r.Kind || g.Instance != r.Instance || g.Database != r.Database || r.At.Before(g.ChangedAt) {
 			continue
 		}
-		f := view.RestoreFinding{URL: view.RegressionURL(g.ID), Text: fmt.Sprintf("Regression %d: since %s, %s restores of %s run at %s their speed before",
-			g.ID, g.ChangedAt.UTC().Format("2006-01-02"), g.Kind, g.Database, view.Ratio(g.Ratio))}
+		f := view.RestoreFinding{URL: view.RegressionURL(g.ID), Text: fmt.Sprintf("Regression %d: since %s, %s restores of %s run %s than before",
+			g.ID, view.Date(g.ChangedAt), g.Kind, g.Database, human.Change(g.Ratio))}
 		for _, id := range g.KnownIssues {
 			f.Issues = append(f.Issues, view.Link{Text: id + ": " + s.issue(id).Title, Href: view.RegressionURL(g.ID) + "#known"})
 		}

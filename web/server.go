@@ -160,6 +160,10 @@ type Server struct {
 	issues    []analysis.KnownIssue
 	runs      runsCache // the overview's collector status
 	keep      keeping   // what the server keeps for its next start (keep.go)
+	// oneShot: made for one report (the CLI's), not to serve: a plan it
+	// makes reads the warehouse as the CLI's plan does, without building
+	// the dashboard's orders of every restore first.
+	oneShot bool
 	css       []byte    // style.css + chart CSS, served as one file
 	cssURL    string
 	report    []byte // report.css + chart CSS

@@ -9,6 +9,7 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/store/buildref"
+	"github.com/restorewatch/restorewatch/store/human"
 	"github.com/restorewatch/restorewatch/web/view"
 )
 
@@ -37,6 +38,9 @@ func (s *Server) upgradeCase(ctx context.Context, r *store.Regression, before ti
 		uc.Text = "The instance's build is not known, so no upgrade can be proposed."
 		return uc, nil
 	case analysis.UpgradeNoIssue:
+		if ib := factorChange(r, "instance_build"); ib != nil && r.Direction == "regression" {
+			return s.rollbackCase(r, ib, uc, before), nil
+		}
 		uc.Text = "No catalogued known issue matches these restores, so no build is known to remove this slowdown."
 		return uc, nil
 	case analysis.UpgradeNoFix:
@@ -56,12 +60,29 @@ func (s *Server) upgradeCase(ctx context.Context, r *store.Regression, before ti
 	}
 	uc.HoursPerYear = view.Hours(a.HoursPerYear)
 	uc.Explains = a.Explains
+	uc.Patch = r.Instance
+	// The builds of the condition that changed: the restoring build is the
+	// one a fix changes; where the backups' source build is what changed at
+	// the change, the AS-IS and the TO-BE's figures say so.
+	uc.AsIsCondition = "restoring build " + a.AsIsBuild
+	src := factorChange(r, "source_build")
+	if src != nil {
+		uc.AsIsCondition += ", backups from source build " + src.After
+	}
 	if a.Explains {
 		uc.ToBeDuration, uc.ToBeMiBps = view.Duration(a.ToBeDurationS), view.MiBps(a.ToBeMiBps)
-		uc.ToBeBasis = fmt.Sprintf("the %s restores of this series before the change", view.Int(int64(a.ToBeN)))
+		uc.ToBeBasis = fmt.Sprintf("expected as the %s restores of this series before the change", view.Int(int64(a.ToBeN)))
 		if !a.ToBeFrom.IsZero() {
-			uc.ToBeBasis += ", " + view.Date(a.ToBeFrom) + " to " + view.Date(a.ToBeTo)
+			uc.ToBeBasis += " (" + view.Date(a.ToBeFrom) + " to " + view.Date(a.ToBeTo) + ")"
 		}
+		before := "restoring build " + a.AsIsBuild
+		if ib := factorChange(r, "instance_build"); ib != nil {
+			before = "restoring build " + ib.Before
+		}
+		if src != nil {
+			before += ", backups from source build " + src.Before
+		}
+		uc.ToBeBasis += ", which ran with " + before + " — measured, not on " + uc.ToBeBuild + " itself"
 	}
 	// The fleet's restores on fixed builds are the same for every
 	// regression of that kind and fix (a scan by build, on each view of the
@@ -93,9 +114,40 @@ func (s *Server) fixedInFleet(ctx context.Context, kind store.Kind, fix buildref
 	if err != nil || f.Restores == 0 {
 		return view.FleetFix{}, err
 	}
-	ff := view.FleetFix{Restores: view.Plural(int64(f.Restores), "restore", "restores"), Relative: view.Ratio(f.Relative)}
+	ff := view.FleetFix{Restores: view.Plural(int64(f.Restores), "restore", "restores"), Relative: human.Change(f.Relative)}
 	for _, b := range f.Builds {
 		ff.Builds = append(ff.Builds, b+" ("+release[b]+")")
 	}
 	return ff, nil
+}
+
+// factorChange is r's change of factor, or nil.
+func factorChange(r *store.Regression, factor string) *store.FactorChange {
+	for i := range r.ChangedFactors {
+		if r.ChangedFactors[i].Factor == factor {
+			return &r.ChangedFactors[i]
+		}
+	}
+	return nil
+}
+
+// rollbackCase is the upgrade case of a regression the instance's own
+// upgrade brought and no catalogued issue names (issue 38): AS-IS the build
+// it runs now, TO-BE the build it ran before — measured, the restores
+// before the change — so that rolling back, or testing a later build,
+// has its figures and the time it would win back.
+func (s *Server) rollbackCase(r *store.Regression, ib *store.FactorChange, uc view.UpgradeCase, before time.Time) view.UpgradeCase {
+	uc.Ready, uc.Rollback, uc.Explains = true, true, true
+	uc.AsIsBuild, uc.AsIsRelease = ib.After, s.cfg.Namer(ib.After)
+	uc.AsIsDuration, uc.AsIsMiBps = view.Duration(r.CurrentDurationS), view.MiBps(r.CurrentMiBps)
+	uc.AsIsCondition = "restoring build " + ib.After + ", since " + view.Date(r.ChangedAt)
+	uc.ToBeBuild, uc.ToBeRelease = ib.Before, s.cfg.Namer(ib.Before)
+	uc.ToBeDuration, uc.ToBeMiBps = view.Duration(r.BaselineDurationS), view.MiBps(r.BaselineMiBps)
+	uc.ToBeBasis = fmt.Sprintf("the %s restores of this series before the change, on %s", view.Int(int64(r.BaselineN)), ib.Before)
+	if !before.IsZero() {
+		uc.ToBeBasis += " (" + view.Date(before) + " to " + view.Date(r.ChangedAt) + ")"
+	}
+	uc.HoursPerYear = view.Hours(r.HoursLostPerYear())
+	uc.Patch = r.Instance
+	return uc
 }

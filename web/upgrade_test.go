@@ -41,7 +41,7 @@ func TestReportUpgradeCase(t *testing.T) {
 	up := html[strings.Index(html, `id="upgrade"`):strings.Index(html, `id="method"`)]
 	text := strings.Join(strings.Fields(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(up, " ")), " ")
 	for _, want := range []string{"AS-IS 13.0.4474.0 2016 SP1 CU8", "TO-BE 13.0.4502.0 2016 SP1 CU9", "Apply KB4100997",
-		"on builds holding the fix", "13.0.5149.0 (2016 SP2 CU1)", "of their own series' usual speed", "a year of restore time"} {
+		"on builds holding the fix", "13.0.5149.0 (2016 SP2 CU1)", "than their own series' usual speed", "a year of restore time"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the upgrade case lacks %q:\n%s", want, text)
 		}

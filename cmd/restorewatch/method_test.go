@@ -53,7 +53,7 @@ func TestMethodFollowsTheFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := string(html); !strings.Contains(s, "at most 0.45×") || !strings.Contains(s, "at least 4 restores") || strings.Contains(s, "0.67×") {
+	if s := string(html); !strings.Contains(s, "at least 2.2× slower") || !strings.Contains(s, "at least 4 restores") || strings.Contains(s, "1.5× slower") {
 		t.Errorf("the report does not state the threshold it was given (0.45×, at least 4 restores)")
 	}
 }

@@ -63,11 +63,14 @@ func (c *PlanCmd) Run(ctx context.Context, m *Main) error {
 			Script string `json:"script"`
 		}{p, plan.Script(p, sopt)})
 	default:
-		text := plan.Text
 		if c.Wide {
-			text = plan.TextWide
+			_, err = fmt.Fprint(m.Stdout, plan.TextWide(p))
+			break
 		}
-		_, err = fmt.Fprint(m.Stdout, text(p))
+		out, cut := fitText(plan.Text(p), m.Width)
+		if _, err = fmt.Fprint(m.Stdout, out); err == nil && cut {
+			_, err = fmt.Fprintf(m.Stderr, "(fitted to %d columns, the steps' basis cut with …: --wide shows everything)\n", m.Width)
+		}
 	}
 	return err
 }

@@ -79,7 +79,7 @@ func (c *RestoresCmd) Run(ctx context.Context, m *Main) error {
 	marks := map[int64]string{}
 	for _, k := range knees {
 		if k.RestoreID > 0 {
-			marks[k.RestoreID] = fmt.Sprintf("after %.0f %%, %.0f× slower", k.Percent, k.Slowdown)
+			marks[k.RestoreID] = "slowed after " + human.Percent(k.Percent) + ", " + human.Times(k.Slowdown) + " slower"
 		}
 	}
 	t := newTable("FINISHED (UTC)", "INSTANCE", "DATABASE", "KIND", "DURATION", "SOURCE", "SIZE", "LOGICAL RATE", "READ RATE",

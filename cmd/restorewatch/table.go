@@ -49,6 +49,13 @@ func (t *table) write(w io.Writer, width int) (cut bool, err error) {
 			hidden[d], widths[d], cut = true, -2, true // -2: its gap goes too
 		}
 		cut = t.fit(widths, width) || cut
+		// Still too wide at every column's narrowest: leave columns out
+		// from the right (the first always stays) until it fits.
+		for i := len(widths) - 1; i > 0 && span(widths) > width; i-- {
+			if !hidden[i] {
+				hidden[i], widths[i], cut = true, -2, true
+			}
+		}
 	}
 	var b strings.Builder
 	for _, r := range append([][]string{t.head}, t.rows...) {
@@ -141,4 +148,57 @@ func (m *Main) printTable(t *table, wide bool) error {
 		_, err = io.WriteString(m.Stderr, "(fitted to "+strconv.Itoa(width)+" columns, some left out or cut with …: --wide shows everything)\n")
 	}
 	return err
+}
+
+// fitText fits printed prose and tables to width columns (0: as is): a
+// line of sentences is wrapped at spaces with a two-space hanging indent;
+// a table's line (indented, its columns two spaces apart) is cut, its
+// last character "…". It reports whether it cut a line.
+func fitText(s string, width int) (string, bool) {
+	if width <= 0 {
+		return s, false
+	}
+	var b strings.Builder
+	cut := false
+	for line := range strings.SplitSeq(strings.TrimSuffix(s, "\n"), "\n") {
+		if utf8.RuneCountInString(line) <= width {
+			b.WriteString(line + "\n")
+			continue
+		}
+		if strings.HasPrefix(line, " ") && strings.Contains(strings.TrimSpace(line), "  ") {
+			b.WriteString(clip(line, width) + "\n")
+			cut = true
+			continue
+		}
+		b.WriteString(wrap(line, width, "  "))
+	}
+	return b.String(), cut
+}
+
+// wrap breaks a line at spaces into lines of at most width characters, the
+// lines after the first indented; a word longer than a line is cut.
+func wrap(line string, width int, indent string) string {
+	var b strings.Builder
+	lead := len(line) - len(strings.TrimLeft(line, " "))
+	indent = line[:lead] + indent
+	cur, n := line[:lead], lead
+	for _, w := range strings.Fields(line) {
+		wn := utf8.RuneCountInString(w)
+		if n > len(cur)-len(strings.TrimLeft(cur, " ")) && n+1+wn > width && strings.TrimSpace(cur) != "" {
+			b.WriteString(strings.TrimRight(cur, " ") + "\n")
+			cur, n = indent, len(indent)
+		}
+		if strings.TrimSpace(cur) != "" {
+			cur += " "
+			n++
+		}
+		if n+wn > width {
+			w = clip(w, max(width-n, 1))
+			wn = utf8.RuneCountInString(w)
+		}
+		cur += w
+		n += wn
+	}
+	b.WriteString(strings.TrimRight(cur, " ") + "\n")
+	return b.String()
 }

@@ -74,7 +74,7 @@ func TestRegression(t *testing.T) {
 	if !slices.Equal(f.ChangedFactors, want) {
 		t.Errorf("factors %+v, want %+v", f.ChangedFactors, want)
 	}
-	if !strings.HasPrefix(f.Note, "throughput fell to 0.") || !strings.Contains(f.Note, "from 2025-01-21") {
+	if !strings.HasPrefix(f.Note, "restores became ") || !strings.Contains(f.Note, "× slower") || !strings.Contains(f.Note, "from 2025-01-21") {
 		t.Errorf("note %q", f.Note)
 	}
 	if g := analysis.Detect(s, cfg); g.RatioLow != f.RatioLow || g.RatioHigh != f.RatioHigh {
@@ -89,7 +89,7 @@ func TestImprovement(t *testing.T) {
 		}
 		return 400
 	}), analysis.DefaultConfig())
-	if f.Verdict != analysis.Improvement || f.ChangeIndex != 14 || f.Ratio < 1.9 || !strings.HasPrefix(f.Note, "throughput rose") {
+	if f.Verdict != analysis.Improvement || f.ChangeIndex != 14 || f.Ratio < 1.9 || !strings.HasPrefix(f.Note, "restores became 2.2× faster") {
 		t.Errorf("got %s at %d ratio %.2f: %s", f.Verdict, f.ChangeIndex, f.Ratio, f.Note)
 	}
 }

@@ -3,10 +3,12 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/human"
 )
 
 // NextStep is what to gather when a regression has no recorded factor that
@@ -165,12 +167,14 @@ func capAt(n int) int {
 	return n
 }
 
-// RegressionNextSteps returns the next steps of a regression (NextSteps)
-// when it has no changed factor, and nil when it has one: the page, the
-// report and `regressions --format json` all call it.
+// RegressionNextSteps returns the next steps of a regression: what to do
+// about the factors that changed with it (FactorNextSteps), else what to
+// gather when none did (NextSteps). Every regression has at least one
+// (issue 38); the page, the report and `regressions --format json` all
+// call it.
 func RegressionNextSteps(ctx context.Context, db NextStepStore, r *store.Regression) ([]NextStep, error) {
-	if len(r.ChangedFactors) > 0 {
-		return nil, nil
+	if steps := FactorNextSteps(r); len(steps) > 0 {
+		return steps, nil
 	}
 	pts, err := db.ChartPoints(ctx, store.RestoreFilter{Instance: r.Instance, Database: r.Database, Kind: r.Kind,
 		From: r.ChangedAt.Add(-365 * 24 * time.Hour), Limit: 4 * nextStepRestores})
@@ -202,4 +206,119 @@ func RegressionNextSteps(ctx context.Context, db NextStepStore, r *store.Regress
 		f.After = append(f.After, fs[id])
 	}
 	return NextSteps(f), nil
+}
+
+// FactorNextSteps are the next steps of a regression whose restores differ
+// in a recorded factor, one for each factor that separates them as
+// cleanly as the best (BUFFERCOUNT and MAXTRANSFERSIZE together are one
+// step): measure the share the backups moved to, set the buffers back,
+// compare the builds or roll back, look at the new source's backups. A
+// factor with no step of its own says to set it back. Nil when no factor
+// changed.
+func FactorNextSteps(r *store.Regression) []NextStep {
+	if len(r.ChangedFactors) == 0 {
+		return nil
+	}
+	on := "on " + r.Instance
+	var steps []NextStep
+	seen := map[string]bool{}
+	best := r.ChangedFactors[0].Score
+	for _, f := range r.ChangedFactors {
+		if f.Score < best-0.05 {
+			break
+		}
+		var st NextStep
+		switch f.Factor {
+		case "device_kind":
+			st = NextStep{Fact: "share_latency", Name: "Measure the backup share's read latency",
+				Why: fmt.Sprintf("the backups moved from %s to %s at the change: a share's latency or bandwidth lengthens every restore; copying one backup to a local disk and restoring it from there shows what the share costs",
+					deviceWords(f.Before), deviceWords(f.After)),
+				Where: on + " while a restore runs", Kind: "PowerShell",
+				Command: "Get-Counter '\\SMB Client Shares(*)\\Avg. sec/Read', '\\SMB Client Shares(*)\\Read Bytes/sec' -SampleInterval 5 -MaxSamples 60"}
+		case "buffer_count", "max_transfer_size":
+			if seen["buffers"] {
+				continue
+			}
+			seen["buffers"] = true
+			bc, mt := factorOf(r, "buffer_count"), factorOf(r, "max_transfer_size")
+			st = NextStep{Fact: "buffers", Name: "Set BUFFERCOUNT and MAXTRANSFERSIZE back",
+				Why: fmt.Sprintf("the restores before the change used %s and ran at %.0f MiB/s; those since use %s: the restore plan's script sets the earlier values again",
+					bufferWords(bc.Before, mt.Before), r.BaselineMiBps, bufferWords(bc.After, mt.After)),
+				Where: "in the restore's script (the plan page's script sets them) " + on, Kind: "T-SQL",
+				Command: fmt.Sprintf("RESTORE DATABASE %s FROM DISK = N'…' WITH %s, STATS = 5;", bracket(r.Database), bufferOptions(bc.Before, mt.Before))}
+		case "instance_build":
+			st = NextStep{Fact: "instance_build", Name: "Compare the builds: roll back, or move past " + f.After,
+				Why: fmt.Sprintf("the restores slowed when %s moved from build %s to %s; restores on %s ran at %.0f MiB/s, on %s at %.0f MiB/s: test a restore on %s or on a later build before the next upgrade reaches production",
+					r.Instance, f.Before, f.After, f.Before, r.BaselineMiBps, f.After, r.CurrentMiBps, f.Before),
+				Where: on, Kind: "T-SQL",
+				Command: "SELECT SERVERPROPERTY('ProductVersion') AS build, SERVERPROPERTY('ProductUpdateLevel') AS cu, SERVERPROPERTY('ProductUpdateReference') AS kb;"}
+		case "source_build", "source_server":
+			st = NextStep{Fact: f.Factor, Name: "Read the new source's backup headers",
+				Why: fmt.Sprintf("the backups restored since the change come from %s (before: %s): compression, encryption, the page verify and the source's build change what a restore does",
+					f.After, f.Before),
+				Where: on, Kind: "T-SQL",
+				Command: "RESTORE HEADERONLY FROM DISK = N'…';  -- Compressed, KeyAlgorithm, SoftwareVersionMajor/Minor/Build, BackupSize"}
+		default:
+			st = NextStep{Fact: f.Factor, Name: "Set the " + strings.ToLower(human.FactorLabel(f.Factor)) + " back",
+				Why: fmt.Sprintf("it was %s before the change and %s since; a restore with %s again shows whether it is the cause", orUnknown(f.Before), orUnknown(f.After), orUnknown(f.Before)),
+				Where: on}
+		}
+		steps = append(steps, st)
+	}
+	return steps
+}
+
+func factorOf(r *store.Regression, factor string) store.FactorChange {
+	for _, f := range r.ChangedFactors {
+		if f.Factor == factor {
+			return f
+		}
+	}
+	return store.FactorChange{Factor: factor}
+}
+
+func bufferWords(bc, mt string) string {
+	var parts []string
+	if bc != "" {
+		parts = append(parts, "BUFFERCOUNT "+bc)
+	}
+	if mt != "" {
+		parts = append(parts, "MAXTRANSFERSIZE "+mt+" KiB")
+	}
+	if len(parts) == 0 {
+		return "the default buffers"
+	}
+	return strings.Join(parts, " and ")
+}
+
+func bufferOptions(bc, mt string) string {
+	var parts []string
+	if bc != "" {
+		parts = append(parts, "BUFFERCOUNT = "+bc)
+	}
+	if n, err := strconv.Atoi(mt); err == nil && n > 0 {
+		parts = append(parts, "MAXTRANSFERSIZE = "+strconv.Itoa(n*1024))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func deviceWords(kind string) string {
+	switch kind {
+	case "unc_share":
+		return "a network share (UNC)"
+	case "local", "disk":
+		return "a local disk"
+	case "url":
+		return "a URL (object storage)"
+	}
+	return orUnknown(kind)
+}
+
+func bracket(name string) string { return "[" + strings.ReplaceAll(name, "]", "]]") + "]" }
+
+func orUnknown(v string) string {
+	if v == "" {
+		return "unknown"
+	}
+	return v
 }

@@ -126,3 +126,39 @@ func TestRegressionNextStepsOnAGeneratedRegression(t *testing.T) {
 		t.Errorf("share step %+v", steps[0])
 	}
 }
+
+// TestFactorNextSteps: a regression whose restores differ in a recorded
+// factor has a next step about that factor (issue 38): the share measured,
+// the buffers set back (one step for both settings, with the values that
+// ran before), the builds compared with the rollback's evidence.
+func TestFactorNextSteps(t *testing.T) {
+	for _, tc := range []struct {
+		factors []store.FactorChange
+		fact    string
+		want    []string
+	}{
+		{[]store.FactorChange{{Factor: "device_kind", Before: "local", After: "unc_share", Score: 1}}, "share_latency",
+			[]string{"a local disk to a network share (UNC)", "Get-Counter"}},
+		{[]store.FactorChange{{Factor: "buffer_count", Before: "64", After: "7", Score: 1}, {Factor: "max_transfer_size", Before: "4096", After: "1024", Score: 1}},
+			"buffers", []string{"BUFFERCOUNT = 64, MAXTRANSFERSIZE = 4194304", "BUFFERCOUNT 64 and MAXTRANSFERSIZE 4096 KiB", "[O]]rders]"}},
+		{[]store.FactorChange{{Factor: "instance_build", Before: "15.0.4236.7", After: "15.0.4355.3", Score: 1}}, "instance_build",
+			[]string{"roll back, or move past 15.0.4355.3", "restores on 15.0.4236.7 ran at 251 MiB/s", "ProductVersion"}},
+		{[]store.FactorChange{{Factor: "cpu_count", Before: "8", After: "32", Score: 1}}, "cpu_count", []string{"Set the cpu count back", "8 before the change and 32 since"}},
+	} {
+		r := &store.Regression{Instance: "SQL01", Database: "O]rders", BaselineMiBps: 251, CurrentMiBps: 127, ChangedFactors: tc.factors}
+		steps := analysis.FactorNextSteps(r)
+		if len(steps) != 1 || steps[0].Fact != tc.fact {
+			t.Errorf("%v: steps %+v, want one %s", tc.factors, steps, tc.fact)
+			continue
+		}
+		all := steps[0].Name + " " + steps[0].Why + " " + steps[0].Command
+		for _, w := range tc.want {
+			if !strings.Contains(all, w) {
+				t.Errorf("%s: %q lacks %q", tc.fact, all, w)
+			}
+		}
+	}
+	if analysis.FactorNextSteps(&store.Regression{}) != nil {
+		t.Error("next steps about factors for a regression with none")
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/restorewatch/restorewatch/store/human"
 )
 
 // The notes are read by managers as much as by DBAs: one sentence, plain
@@ -16,13 +18,9 @@ func noteNotEnough(have, need int) string {
 
 func noteChange(f Finding) string {
 	var b strings.Builder
-	verb := "fell"
-	if f.Verdict == Improvement {
-		verb = "rose"
-	}
-	fmt.Fprintf(&b, "throughput %s to %s its baseline (%s → %s MiB/s) %s; %d %s since, %d before; one-sided rank test %s",
-		verb, times(f.Ratio), mib(f.BaselineMiBps), mib(f.CurrentMiBps), since(f),
-		f.CurrentN, plural(f.CurrentN, "restore"), f.BaselineN, pval(f.PValue))
+	fmt.Fprintf(&b, "restores became %s (throughput %s → %s) %s; %d %s since, %d before; one-sided rank test %s",
+		human.Change(f.Ratio), human.MiBps(f.BaselineMiBps), human.MiBps(f.CurrentMiBps), since(f),
+		f.CurrentN, plural(f.CurrentN, "restore"), f.BaselineN, human.P(f.PValue))
 	if f.SizeGrowth >= 1.2 || (f.SizeGrowth > 0 && f.SizeGrowth <= 1/1.2) {
 		fmt.Fprintf(&b, "; the backup size also changed %s", times(f.SizeGrowth))
 	}
@@ -78,7 +76,7 @@ func since(f Finding) string {
 	if f.ChangedAt.IsZero() {
 		return fmt.Sprintf("from restore #%d", f.ChangeIndex+1)
 	}
-	return "from " + f.ChangedAt.UTC().Format("2006-01-02")
+	return "from " + human.Date(f.ChangedAt)
 }
 
 func outlierClause(out []int) string {
@@ -106,13 +104,6 @@ func mib(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.1f", v)
-}
-
-func pval(p float64) string {
-	if p < 0.001 {
-		return "p < 0.001"
-	}
-	return fmt.Sprintf("p = %.3f", p)
 }
 
 func plural(n int, word string) string {

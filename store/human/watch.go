@@ -2,14 +2,15 @@ package human
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
 )
 
 // WatchLine is the one sentence every surface says of a watch (issue 37):
-// "Billing on RPT-SQL01: last restore 3.1× its usual time (1 Dec 2026
-// 04:10 UTC) — watching". The ratio is of durations where both are known,
+// "Billing on RPT-SQL01: last restore 3.1× slower than usual
+// (2026-12-01 04:10 UTC) — watching". The ratio is of durations where both are known,
 // else of throughput; a faster restore says "faster than usual".
 func WatchLine(w *store.Watch) string {
 	what := fmt.Sprintf("%s on %s", Printable(w.Database), Printable(w.Instance))
@@ -20,10 +21,7 @@ func WatchLine(w *store.Watch) string {
 	if !(d > 0) && w.Ratio > 0 {
 		d = 1 / w.Ratio
 	}
-	how := fmt.Sprintf("last restore %s its usual time", Times(d))
-	if w.Direction == "improvement" && d > 0 {
-		how = fmt.Sprintf("last restore %s faster than usual", Times(1/d))
-	}
+	how := "last restore " + Change(1/d) + " than usual"
 	state := "watching"
 	switch w.State {
 	case store.WatchClosed:
@@ -37,15 +35,16 @@ func WatchLine(w *store.Watch) string {
 // Times words a ratio as people read one: "3.1×" (two significant digits
 // below 10, whole numbers above).
 func Times(r float64) string {
-	switch {
-	case !(r > 0):
+	if !(r >= 1) {
+		if r > 0 {
+			return strconv.FormatFloat(r, 'f', 2, 64) + "×"
+		}
 		return "?×"
-	case r < 10:
-		return fmt.Sprintf("%.1f×", r)
 	}
-	return fmt.Sprintf("%.0f×", r)
+	f, _ := factor(r)
+	return f + "×"
 }
 
-// Stamp is an instant as the watch lines and alerts give it: "1 Dec 2026
-// 04:10 UTC".
-func Stamp(t time.Time) string { return t.UTC().Format("2 Jan 2006 15:04 UTC") }
+// Stamp is an instant as every surface gives it: "2026-12-01 04:10 UTC"
+// (Date's style, to the minute, the zone named).
+func Stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }

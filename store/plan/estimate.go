@@ -9,6 +9,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/human"
 )
 
 // Estimate is a step's expected duration from measured restores.
@@ -210,12 +211,12 @@ type RegressionRef struct {
 }
 
 // Sentence names the regression at the top of a plan: "Open regression
-// 2: full restores of DW_Sales on DWH-SQL02 run at 0.41× their speed
-// before 15 Oct 2026; the full step's estimate rests on 47 full restores
-// … since 15 Oct 2026".
+// 2: since 2026-10-16, full restores of DW_Sales on DWH-SQL02 run 2.4×
+// slower than before; the full step's estimate rests on 47 full restores
+// … since 2026-10-16".
 func (r RegressionRef) Sentence(database, instance string) string {
-	return fmt.Sprintf("%s regression %d: %s restores of %s on %s run at %.2f× their speed before %s; the %s step's estimate rests on %s",
-		capital(r.Status), r.ID, kindWord(r.Kind), database, instance, r.Ratio, day(r.ChangedAt), kindWord(r.Kind), r.Basis)
+	return fmt.Sprintf("%s regression %d: since %s, %s restores of %s on %s run %s than before; the %s step's estimate rests on %s",
+		capital(r.Status), r.ID, day(r.ChangedAt), kindWord(r.Kind), database, instance, human.Change(r.Ratio), kindWord(r.Kind), r.Basis)
 }
 
 func capital(s string) string {

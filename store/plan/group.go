@@ -87,6 +87,26 @@ func writeSteps(b *strings.Builder, p Plan) {
 	}
 }
 
+// writeCompactStep writes one step in the terminal's width: the figures
+// in a row, what the estimate rests on below it.
+func writeCompactStep(b *strings.Builder, p Plan, i int) {
+	s := p.Steps[i]
+	rng := ""
+	if s.Estimate.N > 0 {
+		rng = Duration(s.Estimate.LowS) + " – " + Duration(s.Estimate.HighS)
+	}
+	fmt.Fprintf(b, "%3d  %-4s  %s  %10s  %9s  %s\n", i+1, s.Kind, s.Set.Finish.UTC().Format("2006-01-02 15:04"), bytes(s.Set.Size),
+		Duration(s.Estimate.Seconds), rng)
+	basis := fmt.Sprintf("%s (n=%s)", s.Estimate.Basis, human.Count(int64(s.Estimate.N)))
+	if s.StopAt != nil {
+		basis += "; STOPAT " + stamp(*s.StopAt)
+	}
+	if len(p.Replicas) > 1 {
+		basis += "; taken on " + comment(s.Set.Instance)
+	}
+	fmt.Fprintf(b, "       %s\n", basis)
+}
+
 func writeStep(b *strings.Builder, p Plan, i int) {
 	s := p.Steps[i]
 	rng := ""
@@ -104,19 +124,20 @@ func writeStep(b *strings.Builder, p Plan, i int) {
 		Duration(s.Estimate.Seconds), rng, s.Estimate.Basis, human.Count(int64(s.Estimate.N)), stop)
 }
 
-// writeGroups writes a data backup's step as writeSteps does and a run of
-// log restores as one line: steps, when, size and expected duration summed.
+// writeGroups writes a data backup's step in a row that fits 80 columns,
+// its basis on the line below, and a run of log restores as one line:
+// steps, when, size and expected duration summed.
 func writeGroups(b *strings.Builder, p Plan) {
 	steps := p.Steps
-	b.WriteString("\n  #  kind  finished                 size        expected   range              basis\n")
+	b.WriteString("\n  #  kind  finished (UTC)          size   expected  range\n")
 	for _, g := range Groups(steps) {
 		if g.Kind != store.KindLog || g.Len() == 1 {
 			for i := g.First; i <= g.Last; i++ {
-				writeStep(b, p, i)
+				writeCompactStep(b, p, i)
 			}
 			continue
 		}
-		fmt.Fprintf(b, "%3d–%d  %s (%s), %s, expected %s", g.First+1, g.Last+1, g.Label(), g.Day(), bytes(g.Size), Duration(g.Seconds))
+		fmt.Fprintf(b, "%3d–%d %s (%s), %s, expected %s", g.First+1, g.Last+1, g.Label(), g.Day(), bytes(g.Size), Duration(g.Seconds))
 		if g.Unestimated > 0 {
 			fmt.Fprintf(b, " plus %s with no measurement", human.Count(int64(g.Unestimated)))
 		}

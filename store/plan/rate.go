@@ -11,6 +11,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/human"
 )
 
 // The one estimator (SPEC §5, "Estimates follow the present"): every
@@ -154,12 +155,8 @@ func seriesRate(f Facts, q Query, series []store.RestoreRate, cfg analysis.Confi
 	e.Series, e.Since = true, cur[0].At
 	switch {
 	case fd.ChangeIndex >= 0 && (fd.Verdict == analysis.Regression || fd.Verdict == analysis.Improvement):
-		how := fmt.Sprintf("slowed %.1f×", 1/fd.Ratio)
-		if fd.Ratio > 1 {
-			how = fmt.Sprintf("sped up %.1f×", fd.Ratio)
-		}
-		e.Basis = fmt.Sprintf("%d %s restores of %s on %s%s since %s, when its restores %s", len(cur), kind, q.Database,
-			f.Target, from, day(fd.ChangedAt), how)
+		e.Basis = fmt.Sprintf("%d %s restores of %s on %s%s since %s, when its restores became %s", len(cur), kind, q.Database,
+			f.Target, from, day(fd.ChangedAt), human.Change(fd.Ratio))
 		if id := findingAt(f.Findings, f.Target, q.Database, q.Kind, fd.ChangedAt); id != 0 {
 			e.RegressionID = id
 			e.Basis += fmt.Sprintf(" — regression %d", id)
@@ -226,15 +223,7 @@ func youngRegime(f Facts, q Query, series, cur []store.RestoreRate, fd analysis.
 
 // ratioWords says a speed ratio as people read it: "3.1× slower" or
 // "2.0× faster" (one direction for people; the raw ratio stays in JSON).
-func ratioWords(r float64) string {
-	switch {
-	case !(r > 0):
-		return "of unknown speed"
-	case r < 1:
-		return fmt.Sprintf("%.1f× slower", 1/r)
-	}
-	return fmt.Sprintf("%.1f× faster", r)
-}
+func ratioWords(r float64) string { return human.Change(r) }
 
 // present returns the restores of one series (oldest first) that its
 // present regime holds — those after its latest lasting change of speed,
@@ -340,4 +329,4 @@ func tQuantile90(df int) float64 {
 }
 
 // day is "15 Oct 2026".
-func day(t time.Time) string { return t.UTC().Format("2 Jan 2006") }
+func day(t time.Time) string { return human.Date(t) }

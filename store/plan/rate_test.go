@@ -41,7 +41,7 @@ func TestRateFollowsTheLatestChange(t *testing.T) {
 	if e.N != 12 || e.MiBps < 90 || e.MiBps > 110 || !e.Series || !e.Since.Equal(change) || e.RegressionID != 7 {
 		t.Fatalf("estimate %+v", e)
 	}
-	if !strings.Contains(e.Basis, "12 full restores of Sales on sql02 since 11 Jul 2026, when its restores slowed") ||
+	if !strings.Contains(e.Basis, "12 full restores of Sales on sql02 since 2026-07-11, when its restores became") ||
 		!strings.HasSuffix(e.Basis, "— regression 7") {
 		t.Errorf("basis %q", e.Basis)
 	}

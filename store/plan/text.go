@@ -48,7 +48,7 @@ func text(p Plan, wide bool) string {
 	}
 	b.WriteString("\n")
 	if p.Dominant != "" {
-		fmt.Fprintf(&b, "Dominant: %s (%.0f%% of the time)\n", p.Dominant, 100*p.DominantShare)
+		fmt.Fprintf(&b, "Dominant: %s (%.0f %% of the time)\n", p.Dominant, 100*p.DominantShare)
 	}
 	for _, c := range p.Calibration {
 		fmt.Fprintf(&b, "Calibration: %s.\n", c.Sentence())

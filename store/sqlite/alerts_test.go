@@ -61,7 +61,7 @@ func TestAlertOutboxWithFindings(t *testing.T) {
 	if !ok {
 		t.Fatalf("no alert keyed %s in %v", want, keys(byKey))
 	}
-	if slow.Severity != store.SeverityCritical || !strings.Contains(slow.Title, "slowed 2.5×") || slow.Link == "" ||
+	if slow.Severity != store.SeverityCritical || !strings.Contains(slow.Title, "2.5× slower") || slow.Link == "" ||
 		!strings.Contains(slow.Summary, "since") || slow.NextStep == "" {
 		t.Errorf("slowdown alert: %+v", slow.AlertEvent)
 	}

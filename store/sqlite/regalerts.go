@@ -32,22 +32,22 @@ func enqueueRegressionConfirmed(ctx context.Context, tx *sql.Tx, instanceID, id 
 			"baseline_mibps": fmt.Sprintf("%.1f", r.BaselineMiBps), "current_mibps": fmt.Sprintf("%.1f", r.CurrentMiBps)},
 	}
 	what := kindWords(r.Kind) + " of " + r.Database + " on " + inst
-	since := r.ChangedAt.UTC().Format("2 Jan 2006 15:04 UTC")
+	since := human.Stamp(r.ChangedAt)
 	if r.Direction == "improvement" {
 		// A speed-up is worth knowing (a fix that worked) but wakes no one.
 		e.Severity = store.SeverityInfo
-		e.Title = fmt.Sprintf("%s sped up %s since %s", capital(what), times(r.Ratio), since)
+		e.Title = fmt.Sprintf("%s %s since %s", capital(what), human.Change(r.Ratio), since)
 		e.NextStep = "Nothing to do; note what changed (evidence page) so it is kept."
 	} else {
 		e.Severity = store.SeverityWarning
 		if r.Ratio > 0 && r.Ratio <= 0.5 {
 			e.Severity = store.SeverityCritical
 		}
-		e.Title = fmt.Sprintf("%s slowed %s since %s", capital(what), times(1/r.Ratio), since)
+		e.Title = fmt.Sprintf("%s %s since %s", capital(what), human.Change(r.Ratio), since)
 		e.NextStep = regressionNextStep(r)
 	}
-	e.Summary = fmt.Sprintf("Median %s before, %s since (%.2f×, interval %.2f–%.2f×; %d restores before, %d since).",
-		human.MiBps(r.BaselineMiBps), human.MiBps(r.CurrentMiBps), r.Ratio, r.RatioLow, r.RatioHigh, r.BaselineN, r.CurrentN)
+	e.Summary = fmt.Sprintf("Median %s before, %s since (%s, most likely %s; %d restores before, %d since).",
+		human.MiBps(r.BaselineMiBps), human.MiBps(r.CurrentMiBps), human.Change(r.Ratio), human.ChangeRange(r.RatioLow, r.RatioHigh), r.BaselineN, r.CurrentN)
 	if h := r.HoursLostPerYear(); h > 0 {
 		e.Summary += fmt.Sprintf(" About %s lost a year.", human.Hours(h))
 	}
@@ -82,9 +82,9 @@ func enqueueRegressionResolved(ctx context.Context, tx *sql.Tx, id int64, now ti
 		Key:  fmt.Sprintf("%s/%s/%s/%s/%s/%d", store.AlertRegressionResolved, inst, db, kind, dir, id),
 		Kind: store.AlertRegressionResolved, Severity: store.SeverityInfo, Instance: inst, Database: db, RestoreKind: kind,
 		Since: now, Ratio: ratio, Link: "/regressions/" + strconv.FormatInt(id, 10),
-		Title: fmt.Sprintf("%s: the change of %s is over", capital(what), time.UnixMilli(changed).UTC().Format("2 Jan 2006")),
-		Summary: fmt.Sprintf("The analysis no longer finds the %s (%.2f×) that began %s.", dirWords(dir), ratio,
-			time.UnixMilli(changed).UTC().Format("2 Jan 2006 15:04 UTC")),
+		Title: fmt.Sprintf("%s: the change of %s is over", capital(what), human.Date(time.UnixMilli(changed))),
+		Summary: fmt.Sprintf("The analysis no longer finds the %s (%s) that began %s.", dirWords(dir), human.Change(ratio),
+			human.Stamp(time.UnixMilli(changed))),
 		NextStep: "Nothing to do; the evidence page keeps the history.",
 		Fields:   fields,
 	}
@@ -130,13 +130,6 @@ func dirWords(dir string) string {
 		return "speed-up"
 	}
 	return "slowdown"
-}
-
-func times(f float64) string {
-	if f <= 0 {
-		return "?×"
-	}
-	return strconv.FormatFloat(f, 'f', 1, 64) + "×"
 }
 
 func capital(s string) string {

@@ -87,7 +87,7 @@ func TestWatchOpensAndConfirmsOrCloses(t *testing.T) {
 			t.Fatal(err)
 		}
 		got = append(got, kind+" "+dbName)
-		if kind == store.AlertWatchOpened && title != "Billing on SQL01: last restore 3.1× its usual time (1 Dec 2026 03:00 UTC) — watching" && dbName == "Billing" {
+		if kind == store.AlertWatchOpened && title != "Billing on SQL01: last restore 3.1× slower than usual (2026-12-01 03:00 UTC) — watching" && dbName == "Billing" {
 			t.Errorf("the watch's alert says %q", title)
 		}
 	}

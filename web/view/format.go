@@ -122,13 +122,7 @@ func PValue(p float64) string {
 }
 
 // PText states a p-value in a sentence: "p < 0.0001", "p = 0.03".
-func PText(p float64) string {
-	v := PValue(p)
-	if strings.HasPrefix(v, "<") {
-		return "p " + v
-	}
-	return "p = " + v
-}
+func PText(p float64) string { return human.P(p) }
 
 // TimeSec formats an instant in UTC to the second, for one restore's page.
 func TimeSec(t *time.Time) string {

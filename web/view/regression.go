@@ -69,9 +69,23 @@ type Evidence struct {
 	Factors                []FactorRow
 	Issues                 []IssueRow
 	Upgrade                UpgradeCase
-	Method                 []MethodItem
-	Generated              string
-	Version                string
+	// Now is what restoring the database takes today, by its restore
+	// plan: the same estimate as the plan page, the API and the CLI.
+	Now       RestoreNow
+	Method    []MethodItem
+	Generated string
+	Version   string
+}
+
+// RestoreNow is a regression's consequence today: what its restore plan
+// expects of the regression's step and of the whole plan, against the
+// database's RTO. Text is empty when there is no plan.
+type RestoreNow struct {
+	Text    string // "A full restore … would take about 9 h 54 min now (…)."
+	RTO     string // "The whole plan … takes 10 h 31 min against an RTO of 4 h: over it by 6 h 31 min."
+	Over    bool
+	Basis   string // what the estimate rests on
+	PlanURL string
 }
 
 // FactorRow is one factor whose value differs across the change.
@@ -134,7 +148,14 @@ type UpgradeCase struct {
 	// explain the change.
 	ToBeDuration, ToBeMiBps, ToBeBasis string
 	IssueID, IssueTitle                string
-	KB, KBURL                          string
+	// AsIsCondition names the builds the restores since the change ran
+	// with (the restoring instance's, and the backups' source where that
+	// is what changed); Patch names the server the fix goes on.
+	AsIsCondition, Patch string
+	// Rollback: the instance's own upgrade brought the slowdown and no
+	// catalogued issue names a fix; TO-BE is the build it ran before.
+	Rollback bool
+	KB, KBURL            string
 	HoursPerYear                       string
 	Explains                           bool // the issue explains the change (not only present)
 	Fleet                              FleetFix
