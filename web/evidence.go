@@ -131,8 +131,8 @@ func (s *Server) restoreNow(ctx context.Context, r *store.Regression) (view.Rest
 	}
 	e := p.Steps[i].Estimate
 	now := view.RestoreNow{PlanURL: view.DatabaseURL(r.Instance, r.Database) + "/plan", Basis: e.Basis}
-	now.Text = fmt.Sprintf("A %s restore of %s on %s would take about %s now (%s – %s), the %s step of its restore plan.",
-		kindNoun(r.Kind), r.Database, p.TargetInstance, human.Duration(e.Seconds), human.Duration(e.LowS), human.Duration(e.HighS), kindNoun(r.Kind))
+	now.Text = fmt.Sprintf("By its restore plan, a %s restore would take about %s now (%s – %s).",
+		kindNoun(r.Kind), human.Duration(e.Seconds), human.Duration(e.LowS), human.Duration(e.HighS))
 	if p.RTO > 0 && p.TotalS > 0 {
 		now.Over = p.OverRTO
 		now.RTO = fmt.Sprintf("The whole plan, to the latest backup, takes %s against an RTO of %s: within it.",
@@ -301,8 +301,8 @@ func (s *Server) regressionMethod(r *store.Regression) []view.MethodItem {
 	c := s.cfg.Analysis.Config
 	return []view.MethodItem{
 		{Term: "Unit", Text: fmt.Sprintf("The series of %s restores of %s on %s, in the order they finished.", r.Kind, r.Database, r.Instance)},
-		{Term: "Timestamps", Text: "Duration is, in order of trust, the engine's own seconds from message 3014, else the completion line minus restore_date where the instance's restore_date was measured to be the start, else an Agent job step's duration (an upper bound). Instants are UTC, converted with the instance's offset at the time."},
-		{Term: "Size", Text: "Logical throughput is backupset.backup_size (a striped backup counted once) ÷ duration, in MiB/s; where msdb's row is gone, pages × 8 KiB from message 3014."},
+		{Term: "Timestamps", Text: "Duration: the engine's own seconds (message 3014), else the completion line minus restore_date where restore_date was measured to be the start, else an Agent job step's duration (an upper bound). Instants in UTC, by the instance's offset at the time."},
+		{Term: "Size", Text: "Throughput: backupset.backup_size (a striped backup once) ÷ duration, in MiB/s; where msdb's row is gone, pages × 8 KiB (message 3014)."},
 		{Term: "Baseline", Text: fmt.Sprintf("The median throughput of the %d restores before the change point; current is the median of the %d since. Brief outliers are shown but left out of both medians.", r.BaselineN, r.CurrentN)},
 		{Term: "Change point", Text: "Located by penalised least squares on log throughput; the change is dated at the first slow restore."},
 		{Term: "Test", Text: fmt.Sprintf("One-sided Mann–Whitney rank test of after against before, significant below %s: %s. The 95 %% interval of the ratio is a seeded percentile bootstrap (%s resamples) of the ratio of medians.",
@@ -323,7 +323,7 @@ func (s *Server) thresholdText() string {
 	if c.MinEach <= analysis.DefaultConfig().MinEach {
 		sooner = fmt.Sprintf(" (or 2 in a row beyond all of the last %d)", analysis.UsualWindow)
 	}
-	text := fmt.Sprintf("its restores became at least %s (median throughput after the change against before), with at least %s restores on each side%s and the rank test below %s",
+	text := fmt.Sprintf("its restores became at least %s (median throughput), with at least %s restores on each side%s and the rank test below %s",
 		human.Change(c.Ratio), view.Int(int64(c.MinEach)), sooner, strconv.FormatFloat(c.Alpha, 'g', -1, 64))
 	return text
 }

@@ -141,6 +141,10 @@ func TestUpgradeCasesAddUp(t *testing.T) {
 			sec = sec[:j]
 		}
 		rows := upgradeRow.FindAllStringSubmatch(sec, -1)
+		upgraded := slices.ContainsFunc(r.ChangedFactors, func(f store.FactorChange) bool { return f.Factor == "instance_build" })
+		if len(rows) == 0 && upgraded && r.Direction == "regression" {
+			t.Errorf("regression %d came with the instance's upgrade and has no upgrade case", r.ID)
+		}
 		if len(rows) == 0 {
 			continue
 		}
@@ -155,8 +159,16 @@ func TestUpgradeCasesAddUp(t *testing.T) {
 		if !strings.Contains(sec, `id="upgrade-tobe"`) || !strings.Contains(sec, "restores of this series before the change") {
 			t.Errorf("regression %d: TO-BE does not say what it rests on", r.ID)
 		}
-		if fleet := sec[strings.Index(sec, `id="upgrade-fleet"`):]; strings.Contains(fleet[:min(len(fleet), 400)], "MiB/s") {
-			t.Errorf("regression %d: the fleet's fixed builds are given in MiB/s: %.300s", r.ID, fleet)
+		k := strings.Index(sec, `id="upgrade-fleet"`)
+		if rollback := strings.Contains(sec, "the build before the upgrade"); k < 0 && !rollback {
+			t.Errorf("regression %d: a fix's case says nothing of the fleet's restores on fixed builds", r.ID)
+		} else if k >= 0 {
+			if fleet := sec[k:]; strings.Contains(fleet[:min(len(fleet), 400)], "MiB/s") {
+				t.Errorf("regression %d: the fleet's fixed builds are given in MiB/s: %.300s", r.ID, fleet)
+			}
+		}
+		if !strings.Contains(sec, "</strong>, the instance that restores") && !strings.Contains(sec, "The slowdown came with the upgrade of <strong>") {
+			t.Errorf("regression %d: the upgrade case does not name the server to patch", r.ID)
 		}
 	}
 	if shown == 0 {

@@ -163,8 +163,8 @@ type Server struct {
 	// oneShot: made for one report (the CLI's), not to serve: a plan it
 	// makes reads the warehouse as the CLI's plan does, without building
 	// the dashboard's orders of every restore first.
-	oneShot bool
-	css       []byte    // style.css + chart CSS, served as one file
+	oneShot   bool
+	css       []byte // style.css + chart CSS, served as one file
 	cssURL    string
 	report    []byte // report.css + chart CSS
 	reportURL string

@@ -64,25 +64,24 @@ func (s *Server) upgradeCase(ctx context.Context, r *store.Regression, before ti
 	// The builds of the condition that changed: the restoring build is the
 	// one a fix changes; where the backups' source build is what changed at
 	// the change, the AS-IS and the TO-BE's figures say so.
-	uc.AsIsCondition = "restoring build " + a.AsIsBuild
 	src := factorChange(r, "source_build")
 	if src != nil {
-		uc.AsIsCondition += ", backups from source build " + src.After
+		uc.AsIsCondition = "backups from " + src.After
 	}
 	if a.Explains {
 		uc.ToBeDuration, uc.ToBeMiBps = view.Duration(a.ToBeDurationS), view.MiBps(a.ToBeMiBps)
-		uc.ToBeBasis = fmt.Sprintf("expected as the %s restores of this series before the change", view.Int(int64(a.ToBeN)))
+		uc.ToBeBasis = fmt.Sprintf("as the %s restores of this series before the change", view.Int(int64(a.ToBeN)))
 		if !a.ToBeFrom.IsZero() {
 			uc.ToBeBasis += " (" + view.Date(a.ToBeFrom) + " to " + view.Date(a.ToBeTo) + ")"
 		}
-		before := "restoring build " + a.AsIsBuild
+		before := "on " + a.AsIsBuild
 		if ib := factorChange(r, "instance_build"); ib != nil {
-			before = "restoring build " + ib.Before
+			before = "on " + ib.Before
 		}
 		if src != nil {
-			before += ", backups from source build " + src.Before
+			before += " with backups from " + src.Before
 		}
-		uc.ToBeBasis += ", which ran with " + before + " — measured, not on " + uc.ToBeBuild + " itself"
+		uc.ToBeBasis += ", measured " + before + ", not on " + uc.ToBeBuild + " itself"
 	}
 	// The fleet's restores on fixed builds are the same for every
 	// regression of that kind and fix (a scan by build, on each view of the
@@ -140,7 +139,7 @@ func (s *Server) rollbackCase(r *store.Regression, ib *store.FactorChange, uc vi
 	uc.Ready, uc.Rollback, uc.Explains = true, true, true
 	uc.AsIsBuild, uc.AsIsRelease = ib.After, s.cfg.Namer(ib.After)
 	uc.AsIsDuration, uc.AsIsMiBps = view.Duration(r.CurrentDurationS), view.MiBps(r.CurrentMiBps)
-	uc.AsIsCondition = "restoring build " + ib.After + ", since " + view.Date(r.ChangedAt)
+	uc.AsIsCondition = "since " + view.Date(r.ChangedAt)
 	uc.ToBeBuild, uc.ToBeRelease = ib.Before, s.cfg.Namer(ib.Before)
 	uc.ToBeDuration, uc.ToBeMiBps = view.Duration(r.BaselineDurationS), view.MiBps(r.BaselineMiBps)
 	uc.ToBeBasis = fmt.Sprintf("the %s restores of this series before the change, on %s", view.Int(int64(r.BaselineN)), ib.Before)

@@ -91,6 +91,39 @@ func TestWalkerOnTheDemo(t *testing.T) {
 	}
 }
 
+// TestWalkerOnAGeneratedFleet: the same on a generated fleet (40
+// instances, another seed, three months) with two watches opened by a
+// first slow restore each.
+func TestWalkerOnAGeneratedFleet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates a 40-instance fleet: the full suite runs it")
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "w.db")
+	if _, stderr, code := runMain(t, "demo", "--db", db, "--instances", "40", "--seed", "7", "--months", "3", "--dir", filepath.Join(dir, "files")); code != 0 {
+		t.Fatalf("demo: %s", stderr)
+	}
+	usual := make([]float64, 40)
+	for i := range usual {
+		usual[i] = 51.2 * (1 + 0.04*float64(i%5-2))
+	}
+	for i, s := range []map[string][]float64{{"Billing": usual, "HR": usual}, {"Billing": {160}, "HR": {41}}} {
+		f := filepath.Join(dir, fmt.Sprintf("ERRORLOG.%d", i))
+		watchLog(t, f, 40*i, s)
+		if _, stderr, code := runMain(t, "import", "--db", db, f); code != 0 {
+			t.Fatalf("import: %s", stderr)
+		}
+	}
+	res, err := walk.Walk(t.Context(), walkSource(t, db, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	report(t, res)
+	if res.Watches < 1 || res.Entities < 10 {
+		t.Errorf("the walk met %d watches among %d entities: the fleet lacks what it should prove", res.Watches, res.Entities)
+	}
+}
+
 func report(t *testing.T, res *walk.Result) {
 	t.Helper()
 	t.Logf("walked %d entities, %d figures, surfaces %v", res.Entities, res.Checks, res.Surfaces)

@@ -89,7 +89,7 @@ func TestWatchedAtFirstSlowRestoreConfirmedAtSecond(t *testing.T) {
 		got = append(got, regressionsJSON(t, db))
 		if i == 1 {
 			table, _, _ := runMain(t, "regressions", "--db", db)
-			if !strings.Contains(table, "Watching (2") || !strings.Contains(table, "Billing on WATCH-SQL01: last restore 3.1× its usual time (10 Nov 2026") {
+			if !strings.Contains(table, "Watching (2") || !strings.Contains(table, "Billing on WATCH-SQL01: last restore 3.1× slower than usual (2026-11-10") {
 				t.Errorf("the table does not list the watches:\n%s", table)
 			}
 		}

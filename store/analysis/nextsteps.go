@@ -260,7 +260,7 @@ func FactorNextSteps(r *store.Regression) []NextStep {
 				Command: "RESTORE HEADERONLY FROM DISK = N'…';  -- Compressed, KeyAlgorithm, SoftwareVersionMajor/Minor/Build, BackupSize"}
 		default:
 			st = NextStep{Fact: f.Factor, Name: "Set the " + strings.ToLower(human.FactorLabel(f.Factor)) + " back",
-				Why: fmt.Sprintf("it was %s before the change and %s since; a restore with %s again shows whether it is the cause", orUnknown(f.Before), orUnknown(f.After), orUnknown(f.Before)),
+				Why:   fmt.Sprintf("it was %s before the change and %s since; a restore with %s again shows whether it is the cause", orUnknown(f.Before), orUnknown(f.After), orUnknown(f.Before)),
 				Where: on}
 		}
 		steps = append(steps, st)

@@ -154,11 +154,11 @@ type UpgradeCase struct {
 	AsIsCondition, Patch string
 	// Rollback: the instance's own upgrade brought the slowdown and no
 	// catalogued issue names a fix; TO-BE is the build it ran before.
-	Rollback bool
-	KB, KBURL            string
-	HoursPerYear                       string
-	Explains                           bool // the issue explains the change (not only present)
-	Fleet                              FleetFix
+	Rollback     bool
+	KB, KBURL    string
+	HoursPerYear string
+	Explains     bool // the issue explains the change (not only present)
+	Fleet        FleetFix
 }
 
 // FleetFix is what restores on builds holding the fix measure in the

@@ -56,6 +56,7 @@ func (d Disagreement) String() string {
 // Result is what a walk compared and found.
 type Result struct {
 	Entities      int
+	Watches       int
 	Checks        int
 	Surfaces      map[string]int // surface kind → pages read
 	Disagreements []Disagreement
@@ -281,6 +282,7 @@ func (w *walker) restoreNow(ent, surface, text string, p *apiPlan) {
 // watch compares a watch's line on the overview and in the CLI.
 func (w *walker) watch(ctx context.Context, r *apiRegression, overview, cliRegs string) error {
 	w.res.Entities++
+	w.res.Watches++
 	ent := fmt.Sprintf("watch of %s on %s", r.Database, r.Instance)
 	d := r.DurRatio
 	if !(d > 0) && r.Ratio > 0 {
