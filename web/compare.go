@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/human"
 	"github.com/restorewatch/restorewatch/web/chart"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -180,9 +181,17 @@ func (s *Server) compareModel(ctx context.Context, rawA, rawB string) (view.Comp
 		measure("Speed relative to each series' usual speed", cmp.rel, view.Ratio),
 		measure("Logical throughput (MiB/s)", cmp.raw, view.MiBps),
 	}
-	m.Headline = fmt.Sprintf("Restores on %s ran at %s of the speed of those on %s, relative to each database's usual speed (95 %% interval %s, %s; %s vs %s restores).",
-		cmp.b.label, view.Ratio(cmp.rel.Ratio), cmp.a.label, view.Interval(cmp.rel.RatioLow, cmp.rel.RatioHigh),
-		view.PText(cmp.rel.PValue), view.Int(int64(cmp.rel.NB)), view.Int(int64(cmp.rel.NA)))
+	m.Headline = fmt.Sprintf("Restores on %s ran %s than those on %s, relative to each database's usual speed (most likely %s; %s against %s restores).",
+		cmp.b.label, human.Change(cmp.rel.Ratio), cmp.a.label, human.ChangeRange(cmp.rel.RatioLow, cmp.rel.RatioHigh),
+		view.Int(int64(cmp.rel.NB)), view.Int(int64(cmp.rel.NA)))
+	if human.Change(cmp.rel.Ratio) == "no faster or slower" {
+		m.Headline = fmt.Sprintf("Restores on %s ran no faster or slower than those on %s overall, relative to each database's usual speed (%s against %s restores).",
+			cmp.b.label, cmp.a.label, view.Int(int64(cmp.rel.NB)), view.Int(int64(cmp.rel.NA)))
+	}
+	if slower := slowerSeries(cmp.matched); slower > 0 {
+		m.Headline += fmt.Sprintf(" Like with like, %s of the %s series on both sides ran materially slower: see below.",
+			view.Int(int64(slower)), view.Int(int64(cmp.matched.Series)))
+	}
 	m.RelChart, m.RawChart = cmp.relBox, cmp.rawBox
 	if cmp.a.what == "build" && cmp.b.what == "build" {
 		m.ReportURL = "/reports/builds?" + strings.TrimPrefix(view.CompareURL(rawA, rawB), "/compare?")
@@ -311,4 +320,17 @@ func topKeys(m map[string]int) []string {
 		return strings.Compare(a, b)
 	})
 	return keys
+}
+
+// slowerSeries counts the like-for-like series that ran materially slower
+// on B, so that the headline never says "no slower" over a table that
+// lists slowdowns.
+func slowerSeries(m view.Matched) int {
+	n := 0
+	for _, r := range m.Rows {
+		if r.Slower {
+			n++
+		}
+	}
+	return n
 }

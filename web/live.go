@@ -96,7 +96,7 @@ func (s *Server) liveModel(ctx context.Context, curves []store.InflightCurve, no
 func (s *Server) liveRestore(c store.InflightCurve, f analysis.KneeFacts, now time.Time, id string) view.LiveRestore {
 	r := view.LiveRestore{Instance: c.Instance, InstanceURL: view.InstanceURL(c.Instance),
 		Database: c.Database, DatabaseURL: view.DatabaseURL(c.Instance, c.Database),
-		Command: c.Command, Started: view.Local(&c.Start), Finished: c.Ended,
+		Command: c.Command, Started: liveStart(c), Finished: c.Ended,
 		Percent: view.Unknown, Completion: view.Unknown, WaitType: "none",
 		LastSample: view.Ago(now.Sub(c.LastSeen))}
 	bytes, src := f.Size()
@@ -161,4 +161,18 @@ func perMinute(v float64) string {
 	}
 	// Two significant digits: the seed's slow phase is about 0.036 %/min.
 	return strconv.FormatFloat(v, 'f', 1-int(math.Floor(math.Log10(v))), 64)
+}
+
+// liveStart is when a restore in flight started, in UTC to the minute like
+// its estimated completion beside it; the instance's own clock reading
+// follows for whoever reads its error log.
+func liveStart(c store.InflightCurve) string {
+	if c.StartUTC.IsZero() {
+		return view.Local(&c.Start)
+	}
+	s := view.Time(c.StartUTC)
+	if !c.Start.IsZero() {
+		s += " (" + c.Start.Format("15:04") + " instance local)"
+	}
+	return s
 }

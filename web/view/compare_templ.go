@@ -257,7 +257,7 @@ func CompareBody(m Compare) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, " (instance, database and restore kind) restored at least 3 times on both sides, each compared by its own median throughput, B ÷ A, per restore kind:</p><div class=\"table-wrap\"><table id=\"matched-kinds\"><thead><tr><th scope=\"col\">Restore kind</th><th scope=\"col\" class=\"num\">Series</th><th scope=\"col\" class=\"num\">Median B ÷ A</th><th scope=\"col\" class=\"num\">Materially slower (≤ 0.67×)</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, " (instance, database and restore kind) restored at least 3 times on both sides, each compared by its own median throughput (B against A), per restore kind:</p><div class=\"table-wrap\"><table id=\"matched-kinds\"><thead><tr><th scope=\"col\">Restore kind</th><th scope=\"col\" class=\"num\">Series</th><th scope=\"col\" class=\"num\">Median, B against A</th><th scope=\"col\" class=\"num\">Materially slower (1.5× or more)</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -359,7 +359,7 @@ func CompareBody(m Compare) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "</tbody></table></div><details><summary>Each series</summary><div class=\"table-wrap\"><table id=\"matched-series\"><thead><tr><th scope=\"col\">Database</th><th scope=\"col\">Kind</th><th scope=\"col\" class=\"num\">A: restores, median</th><th scope=\"col\" class=\"num\">B: restores, median</th><th scope=\"col\" class=\"num\">B ÷ A</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "</tbody></table></div><details><summary>Each series</summary><div class=\"table-wrap\"><table id=\"matched-series\"><thead><tr><th scope=\"col\">Database</th><th scope=\"col\">Kind</th><th scope=\"col\" class=\"num\">A: restores, median</th><th scope=\"col\" class=\"num\">B: restores, median</th><th scope=\"col\" class=\"num\">B against A</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -511,7 +511,7 @@ func CompareBody(m Compare) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "<h2>Pooled over every restore of each side</h2><p class=\"note warn\">Pooled figures mix different databases: a side restoring larger or faster-storage databases looks faster whatever the build. The relative speed (each restore against its own series' usual speed) corrects for that; raw MiB/s does not: compare it with care.</p><div class=\"table-wrap\"><table><thead><tr><th scope=\"col\">Measure</th><th scope=\"col\" class=\"num\">A</th><th scope=\"col\" class=\"num\">B</th><th scope=\"col\" class=\"num\">B ÷ A</th><th scope=\"col\" class=\"num\">95 % interval</th><th scope=\"col\" class=\"num\">p-value</th></tr></thead> <tbody>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "<h2>Pooled over every restore of each side</h2><p class=\"note warn\">Pooled figures mix different databases: a side restoring larger or faster-storage databases looks faster whatever the build. The relative speed (each restore against its own series' usual speed) corrects for that; raw MiB/s does not: compare it with care.</p><div class=\"table-wrap\"><table><thead><tr><th scope=\"col\">Measure</th><th scope=\"col\" class=\"num\">A</th><th scope=\"col\" class=\"num\">B</th><th scope=\"col\" class=\"num\">B against A</th><th scope=\"col\" class=\"num\">95 % interval</th><th scope=\"col\" class=\"num\">p-value</th></tr></thead> <tbody>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
