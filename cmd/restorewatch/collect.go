@@ -13,7 +13,6 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/push"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // CollectCmd collects from live SQL Server instances (SPEC §3.1).
@@ -150,13 +149,13 @@ func configuredTags(cfg *mssql.Config) func(string) map[string]string {
 	}
 }
 
-func runCollector(ctx context.Context, m *Main, db *sqlite.DB, path string, once bool, opt analysis.Options) error {
+func runCollector(ctx context.Context, m *Main, db store.Warehouse, path string, once bool, opt analysis.Options) error {
 	return runCollectorWith(ctx, m, db, path, once, collector.Options{Once: once, Logger: m.Logger, Analysis: opt})
 }
 
 // runCollectorWith runs the collector with copt, and the retention of
 // the configuration beside it.
-func runCollectorWith(ctx context.Context, m *Main, db *sqlite.DB, path string, once bool, copt collector.Options) error {
+func runCollectorWith(ctx context.Context, m *Main, db store.Warehouse, path string, once bool, copt collector.Options) error {
 	cfg, err := loadConfig(path)
 	if err != nil {
 		return store.Errorf(store.EINVALID, "%v", err)

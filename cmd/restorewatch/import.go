@@ -151,7 +151,7 @@ func isKindWord(s string) bool { _, err := ingest.ParseKind(s); return err == ni
 // warehouse opens the warehouse, or for --dry-run a scratch copy of it that
 // is deleted afterwards, so the run derives and counts exactly what a real
 // import would while the warehouse itself is never written (nor created).
-func (c *ImportCmd) warehouse(ctx context.Context, m *Main) (*sqlite.DB, func(), error) {
+func (c *ImportCmd) warehouse(ctx context.Context, m *Main) (store.Warehouse, func(), error) {
 	if !c.DryRun {
 		db, err := m.openDB(ctx)
 		return db, func() {}, err

@@ -60,7 +60,7 @@ type Main struct {
 
 	cli    CLI
 	kctx   *kong.Context
-	db     *sqlite.DB
+	db     store.Warehouse
 	closer []func() error
 	// analysis is the command's analysis options (its flags, its
 	// configuration), which completePending analyses with as an import
@@ -130,7 +130,7 @@ func (m *Main) Close() error {
 // openExisting opens the warehouse for a command that only reads it (or,
 // like analyze, needs what is in it): a missing file is an error that says
 // how to make one, never a new empty warehouse left behind.
-func (m *Main) openExisting(ctx context.Context) (*sqlite.DB, error) {
+func (m *Main) openExisting(ctx context.Context) (store.Warehouse, error) {
 	if m.db == nil {
 		if _, err := os.Stat(m.cli.DB); errors.Is(err, fs.ErrNotExist) {
 			return nil, store.Errorf(store.ENOTFOUND, "no warehouse at %s: run \"restorewatch import …\" or \"restorewatch demo\"", m.cli.DB)
@@ -141,7 +141,7 @@ func (m *Main) openExisting(ctx context.Context) (*sqlite.DB, error) {
 
 // openDB opens the warehouse once per run, creating it when it does not
 // exist: for the commands that write (import, demo, serve, collect).
-func (m *Main) openDB(ctx context.Context) (*sqlite.DB, error) {
+func (m *Main) openDB(ctx context.Context) (store.Warehouse, error) {
 	if m.db != nil {
 		return m.db, nil
 	}
@@ -167,7 +167,7 @@ func (m *Main) openDB(ctx context.Context) (*sqlite.DB, error) {
 // crashed run left marked pending: derivation, the indexes a large import
 // dropped, and the analysis of the restores derived since the last one,
 // with the command's analysis options as an import analyses.
-func (m *Main) completePending(ctx context.Context, db *sqlite.DB) error {
+func (m *Main) completePending(ctx context.Context, db store.Warehouse) error {
 	p, err := db.Pending(ctx)
 	if err != nil || !p.Any() {
 		return err
@@ -275,4 +275,13 @@ func (c *BackupCmd) Run(ctx context.Context, m *Main) error {
 	}
 	fmt.Fprintf(m.Stdout, "wrote %s\n", c.Out)
 	return nil
+}
+
+// where names the warehouse in messages: the file of a SQLite warehouse,
+// else the engine and server (never a password).
+func where(db store.Warehouse) string {
+	if f, ok := db.(interface{ Path() string }); ok {
+		return f.Path()
+	}
+	return db.Engine()
 }
