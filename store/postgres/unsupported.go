@@ -12,16 +12,8 @@ import (
 // the contract suite lists it as missing. Built methods move out of this
 // file into one named after their group.
 
-func (db *DB) Check(ctx context.Context) error {
-	return errUnsupported("Check")
-}
-
 func (db *DB) Backup(ctx context.Context, path string) error {
 	return errUnsupported("Backup")
-}
-
-func (db *DB) DataVersion(ctx context.Context) (string, error) {
-	return "", errUnsupported("DataVersion")
 }
 
 func (db *DB) Prune(ctx context.Context, r store.Retention, now time.Time) (store.PruneStats, error) {
@@ -192,14 +184,6 @@ func (db *DB) HostHistory(ctx context.Context, instance string) ([]store.HostRec
 	return nil, errUnsupported("HostHistory")
 }
 
-func (db *DB) InstanceTags(ctx context.Context, instance string) (map[string]string, error) {
-	return nil, errUnsupported("InstanceTags")
-}
-
-func (db *DB) SetInstanceTags(ctx context.Context, instance string, tags map[string]string) error {
-	return errUnsupported("SetInstanceTags")
-}
-
 func (db *DB) ListSeries(ctx context.Context, f store.SeriesFilter) ([]store.Series, error) {
 	return nil, errUnsupported("ListSeries")
 }
@@ -242,62 +226,6 @@ func (db *DB) BackupReplicas(ctx context.Context, name, database string) (store.
 
 func (db *DB) FileFolders(ctx context.Context, instance string) (data, log string, err error) {
 	return "", "", errUnsupported("FileFolders")
-}
-
-func (db *DB) StartRun(ctx context.Context, instance string, started time.Time) (int64, error) {
-	return 0, errUnsupported("StartRun")
-}
-
-func (db *DB) FinishRun(ctx context.Context, r store.CollectorRun) error {
-	return errUnsupported("FinishRun")
-}
-
-func (db *DB) LatestRuns(ctx context.Context) ([]store.CollectorRun, error) {
-	return nil, errUnsupported("LatestRuns")
-}
-
-func (db *DB) Runs(ctx context.Context, instance string, limit int) ([]store.CollectorRun, error) {
-	return nil, errUnsupported("Runs")
-}
-
-func (db *DB) Watermark(ctx context.Context, instance, source string) (string, bool, error) {
-	return "", false, errUnsupported("Watermark")
-}
-
-func (db *DB) SetWatermark(ctx context.Context, instance, source, value string) error {
-	return errUnsupported("SetWatermark")
-}
-
-func (db *DB) PushApplied(ctx context.Context, collector, batch string) (bool, error) {
-	return false, errUnsupported("PushApplied")
-}
-
-func (db *DB) RecordPush(ctx context.Context, collector, batch string, records, added int64, runs ...store.CollectorRun) error {
-	return errUnsupported("RecordPush")
-}
-
-func (db *DB) AuthorizePush(ctx context.Context, collector string, instances []string) error {
-	return errUnsupported("AuthorizePush")
-}
-
-func (db *DB) CreateCollectorToken(ctx context.Context, name string, instances ...string) (string, error) {
-	return "", errUnsupported("CreateCollectorToken")
-}
-
-func (db *DB) CollectorTokens(ctx context.Context) ([]store.CollectorToken, error) {
-	return nil, errUnsupported("CollectorTokens")
-}
-
-func (db *DB) RevokeCollectorToken(ctx context.Context, name string) error {
-	return errUnsupported("RevokeCollectorToken")
-}
-
-func (db *DB) CollectorForToken(ctx context.Context, token string) (string, error) {
-	return "", errUnsupported("CollectorForToken")
-}
-
-func (db *DB) SetCollectorAGs(ctx context.Context, name string, ags []string) error {
-	return errUnsupported("SetCollectorAGs")
 }
 
 func (db *DB) SyncAlertConditions(ctx context.Context, kind string, found []store.AlertEvent) (int, error) {
