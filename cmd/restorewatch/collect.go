@@ -13,6 +13,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/push"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/postgres"
 )
 
 // CollectCmd collects from live SQL Server instances (SPEC §3.1).
@@ -96,10 +97,14 @@ func (c *CollectCmd) Run(ctx context.Context, m *Main) error {
 	return err
 }
 
-// spool is the spool directory: --spool, else beside the warehouse file.
+// spool is the spool directory: --spool, else beside the warehouse file
+// (restorewatch.spool in the working folder for a PostgreSQL warehouse).
 func (c *CollectCmd) spool(m *Main) string {
 	if c.Spool != "" {
 		return c.Spool
+	}
+	if postgres.IsURL(m.cli.DB) {
+		return "restorewatch.spool"
 	}
 	return m.cli.DB + ".spool"
 }

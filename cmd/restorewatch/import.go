@@ -15,6 +15,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/csv"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/human"
+	"github.com/restorewatch/restorewatch/store/postgres"
 	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -127,7 +128,7 @@ func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
 			u.Records, u.Source, u.Instances, u.Remedy())
 	}
 	if c.DryRun {
-		fmt.Fprintf(m.Stdout, "dry run: nothing was written to %s\n", m.cli.DB)
+		fmt.Fprintf(m.Stdout, "dry run: nothing was written to %s\n", m.warehouseName())
 	}
 	switch {
 	case serr != nil:
@@ -155,6 +156,9 @@ func (c *ImportCmd) warehouse(ctx context.Context, m *Main) (store.Warehouse, fu
 	if !c.DryRun {
 		db, err := m.openDB(ctx)
 		return db, func() {}, err
+	}
+	if postgres.IsURL(m.cli.DB) {
+		return nil, nil, store.Errorf(store.EINVALID, "--dry-run copies a SQLite warehouse and cannot copy a PostgreSQL one: import into a scratch database instead")
 	}
 	dir, err := os.MkdirTemp("", "restorewatch-dry-run-")
 	if err != nil {

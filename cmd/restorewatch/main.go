@@ -21,6 +21,7 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/postgres"
 	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
@@ -29,7 +30,7 @@ var Version = "dev"
 
 // CLI is the command line of SPEC §6.1.
 type CLI struct {
-	DB             string `name:"db" default:"restorewatch.db" help:"Warehouse file (SQLite)." type:"path"`
+	DB             string `name:"db" env:"RW_DB" default:"restorewatch.db" help:"Warehouse: a SQLite file, or a postgres://user@host/database URL shared by several servers (its password from RW_DB_PASSWORD_FILE or RW_DB_PASSWORD, never the command line; TLS verified unless the URL sets sslmode)."`
 	BuildReference string `name:"build-reference" help:"A newer dbatools-format build list (JSON) to name builds with." type:"existingfile"`
 
 	Import      ImportCmd      `cmd:"" help:"Import offline files: errorlog, history (CSV) or messages."`
@@ -105,6 +106,9 @@ func (m *Main) ParseFlags(args []string) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if !postgres.IsURL(m.cli.DB) {
+		m.cli.DB = kong.ExpandPath(m.cli.DB)
+	}
 	m.kctx = kctx
 	return nil
 }
@@ -131,7 +135,7 @@ func (m *Main) Close() error {
 // like analyze, needs what is in it): a missing file is an error that says
 // how to make one, never a new empty warehouse left behind.
 func (m *Main) openExisting(ctx context.Context) (store.Warehouse, error) {
-	if m.db == nil {
+	if m.db == nil && !postgres.IsURL(m.cli.DB) {
 		if _, err := os.Stat(m.cli.DB); errors.Is(err, fs.ErrNotExist) {
 			return nil, store.Errorf(store.ENOTFOUND, "no warehouse at %s: run \"restorewatch import …\" or \"restorewatch demo\"", m.cli.DB)
 		}
@@ -145,6 +149,13 @@ func (m *Main) openDB(ctx context.Context) (store.Warehouse, error) {
 	if m.db != nil {
 		return m.db, nil
 	}
+	if postgres.IsURL(m.cli.DB) {
+		db, err := postgres.Open(ctx, m.cli.DB)
+		if err != nil {
+			return nil, err
+		}
+		return m.opened(ctx, db)
+	}
 	// An upgrade migrates existing data before anything else happens: say
 	// so, or a large warehouse looks hung.
 	if v, err := sqlite.WarehouseSchema(ctx, m.cli.DB); err == nil && v > 0 && v < sqlite.SchemaVersion() {
@@ -155,12 +166,26 @@ func (m *Main) openDB(ctx context.Context) (store.Warehouse, error) {
 	if err != nil {
 		return nil, err
 	}
+	return m.opened(ctx, db)
+}
+
+// opened keeps db for the run and completes what an interrupted run left.
+func (m *Main) opened(ctx context.Context, db store.Warehouse) (store.Warehouse, error) {
 	m.db = db
 	m.closer = append(m.closer, db.Close)
 	if err := m.completePending(ctx, db); err != nil {
 		return nil, err
 	}
 	return db, nil
+}
+
+// warehouseName names --db in messages: the file, or the URL without its
+// password.
+func (m *Main) warehouseName() string {
+	if postgres.IsURL(m.cli.DB) {
+		return postgres.Redact(m.cli.DB)
+	}
+	return m.cli.DB
 }
 
 // completePending finishes, before any command reads the warehouse, what a
@@ -173,7 +198,7 @@ func (m *Main) completePending(ctx context.Context, db store.Warehouse) error {
 		return err
 	}
 	fmt.Fprintf(m.Stderr, "completing what an interrupted run left in %s: %d instances to derive, %d to analyse, %d indexes to build\n",
-		m.cli.DB, p.Derive, p.Analyse, p.Indexes)
+		m.warehouseName(), p.Derive, p.Analyse, p.Indexes)
 	_, err = db.CompletePending(ctx, func(ctx context.Context, ids []int64) error {
 		_, err := analysis.Run(ctx, db, ids, m.analysis)
 		return err

@@ -110,7 +110,9 @@ func socketHost(u *url.URL, q url.Values) bool {
 	return h == "" || strings.HasPrefix(h, "/")
 }
 
-// redact drops the password from a URL for messages.
+// Redact drops the password from a warehouse URL, for messages.
+func Redact(dsn string) string { return redact(dsn) }
+
 func redact(dsn string) string {
 	u, err := url.Parse(dsn)
 	if err != nil {

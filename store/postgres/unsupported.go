@@ -60,24 +60,12 @@ func (db *DB) CountAllRestores(ctx context.Context) (int64, error) {
 	return 0, errUnsupported("CountAllRestores")
 }
 
-func (db *DB) AnalysisPending(ctx context.Context) (map[int64]int64, error) {
-	return nil, errUnsupported("AnalysisPending")
-}
-
 func (db *DB) LoadSeries(ctx context.Context, ids []int64) ([]store.SeriesRestores, error) {
 	return nil, errUnsupported("LoadSeries")
 }
 
 func (db *DB) SaveFindings(ctx context.Context, instanceID, pending int64, series []store.Series, regs []store.Regression, exp []store.Exposure) error {
 	return errUnsupported("SaveFindings")
-}
-
-func (db *DB) Pending(ctx context.Context) (store.PendingWork, error) {
-	return store.PendingWork{}, errUnsupported("Pending")
-}
-
-func (db *DB) CompletePending(ctx context.Context, analyse func(ctx context.Context, ids []int64) error) (store.PendingWork, error) {
-	return store.PendingWork{}, errUnsupported("CompletePending")
 }
 
 func (db *DB) Untimed(ctx context.Context) ([]store.Untimed, error) {
