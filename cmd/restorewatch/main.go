@@ -42,6 +42,7 @@ type CLI struct {
 	Collect     CollectCmd     `cmd:"" help:"Collect from live SQL Server instances."`
 	Demo        DemoCmd        `cmd:"" help:"Write a realistic demo fleet and import it."`
 	Backup      BackupCmd      `cmd:"" help:"Write a consistent online copy of the warehouse."`
+	Migrate     MigrateCmd     `cmd:"" help:"Copy a SQLite warehouse whole into an empty PostgreSQL one and check the counts."`
 	Token       TokenCmd       `cmd:"" help:"Create, list and revoke the tokens of collectors that push from other network zones."`
 	Plan        PlanCmd        `cmd:"" help:"Print the restore plan of a database: the backups to restore, the script, the expected time."`
 	Alerts      AlertsCmd      `cmd:"" help:"Send, test, list, acknowledge and silence alerts."`

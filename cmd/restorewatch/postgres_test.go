@@ -1,10 +1,16 @@
 package main
 
 import (
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/restorewatch/restorewatch/store/postgres"
 	"github.com/restorewatch/restorewatch/store/postgres/pgtest"
+	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // --db and RW_DB take a postgres:// URL: the same commands on the shared
@@ -32,5 +38,62 @@ func TestPostgresURLPasswordNotPrinted(t *testing.T) {
 	_, errs, code := runMain(t, "--db", "postgres://rw:hunter2@127.0.0.1:1/rw?sslmode=disable&connect_timeout=2", "token", "list")
 	if code == 0 || strings.Contains(errs, "hunter2") {
 		t.Errorf("unreachable server: %d, %q: want a failure without the password", code, errs)
+	}
+}
+
+// migrate copies a SQLite warehouse whole, checks the counts, and the copy
+// goes on from there (new ids after the copied ones); a second migrate into
+// the same database refuses and keeps nothing of its own.
+func TestMigrateSQLiteToPostgres(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "w.db")
+	logs, _ := filepath.Glob("../../ingest/errorlog/testdata/full_diff_log_norecovery_2023.log")
+	if _, errs, code := runMain(t, "import", "errorlog", "--db", file, "--instance", "LNX01", logs[0]); code != 0 {
+		t.Fatalf("import: %s", errs)
+	}
+	if _, errs, code := runMain(t, "--db", file, "token", "create", "zone-a"); code != 0 {
+		t.Fatalf("token: %s", errs)
+	}
+	u := pgtest.URL(t)
+	out, errs, code := runMain(t, "migrate", "--from", file, "--to", u)
+	if code != 0 {
+		t.Fatalf("migrate: %d %s", code, errs)
+	}
+	for _, want := range []string{"restore ", "log_restore ", "collector_token ", "every table holds what"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("migrate's report lacks %q:\n%s", want, out)
+		}
+	}
+	ctx := context.Background()
+	src, err := sqlite.Open(ctx, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := postgres.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, table := range []string{"instance", "restore", "log_restore", "history_row", "import_run", "collector_token"} {
+		n, _ := src.CountRows(ctx, table)
+		var m int64
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&m); err != nil || m != n {
+			t.Errorf("%s: %d rows on PostgreSQL (%v), %d on SQLite", table, m, err, n)
+		}
+	}
+	if n, _ := src.CountRows(ctx, "restore"); n != 3 {
+		t.Errorf("the SQLite warehouse holds %d restores, want the 3 imported", n)
+	}
+	// Ids continue after the copied ones.
+	if _, err := dst.StartRun(ctx, "LNX01", time.Now()); err != nil {
+		t.Errorf("a new row after the copy: %v", err)
+	}
+	if _, errs, code := runMain(t, "migrate", "--from", file, "--to", u); code == 0 || !strings.Contains(errs, "already holds") {
+		t.Errorf("migrating into a filled warehouse: %d %q, want a refusal", code, errs)
 	}
 }
