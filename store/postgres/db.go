@@ -42,8 +42,11 @@ var migrationFS embed.FS
 // connections (PostgreSQL has no single-writer limit: writes that must not
 // interleave take row or advisory locks).
 type DB struct {
-	pool     *pgxpool.Pool
-	where    string // host:port/database, for messages: never the password
+	pool  *pgxpool.Pool
+	where string // host:port/database, for messages: never the password
+	// dump is the URL without its password, for pg_dump (Backup), which
+	// gets the password in its environment.
+	dump     string
 	now      func() time.Time
 	progress atomic.Pointer[func(store.Progress)]
 }
@@ -110,6 +113,24 @@ func socketHost(u *url.URL, q url.Values) bool {
 	return h == "" || strings.HasPrefix(h, "/")
 }
 
+// withoutPassword is dsn without its password, with the TLS default Config
+// applies.
+func withoutPassword(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return ""
+	}
+	if u.User != nil {
+		u.User = url.User(u.User.Username())
+	}
+	q := u.Query()
+	if q.Get("sslmode") == "" && !socketHost(u, q) {
+		q.Set("sslmode", "verify-full")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
 // Redact drops the password from a warehouse URL, for messages.
 func Redact(dsn string) string { return redact(dsn) }
 
@@ -143,7 +164,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, store.Errorf(store.EUNAVAILABLE, "store: connect to %s: %v", describe(cfg), err)
 	}
-	db := &DB{pool: pool, where: describe(cfg), now: time.Now}
+	db := &DB{pool: pool, where: describe(cfg), now: time.Now, dump: withoutPassword(dsn)}
 	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := pool.Ping(pctx); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -94,5 +95,27 @@ func TestUnsupportedSaysSo(t *testing.T) {
 	_, err := db.NewImport(context.Background(), "test", "t")
 	if !errors.Is(err, errors.ErrUnsupported) || store.ErrorCode(err) != store.EUNAVAILABLE {
 		t.Fatalf("NewImport: %v, want EUNAVAILABLE wrapping ErrUnsupported", err)
+	}
+}
+
+// backup writes a pg_dump archive that pg_restore reads back.
+func TestBackupIsARestorableDump(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	if _, err := db.CreateCollectorToken(ctx, "zone-a"); err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir() + "/w.dump"
+	if err := db.Backup(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("pg_restore", "--list", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pg_restore --list: %v: %s", err, out)
+	}
+	for _, want := range []string{"TABLE DATA public collector_token", "TABLE public restore"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the dump lacks %q", want)
+		}
 	}
 }

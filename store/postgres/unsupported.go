@@ -12,10 +12,6 @@ import (
 // the contract suite lists it as missing. Built methods move out of this
 // file into one named after their group.
 
-func (db *DB) Backup(ctx context.Context, path string) error {
-	return errUnsupported("Backup")
-}
-
 func (db *DB) Prune(ctx context.Context, r store.Retention, now time.Time) (store.PruneStats, error) {
 	return store.PruneStats{}, errUnsupported("Prune")
 }
