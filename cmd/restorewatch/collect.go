@@ -177,7 +177,8 @@ func runCollectorWith(ctx context.Context, m *Main, db store.Warehouse, path str
 			m.Logger.Error("retention", "error", err)
 			return
 		}
-		m.Logger.Info("retention", "history_rows", st.History, "log_restores", st.LogRestores, "runs", st.Runs, "inflight", st.Inflight)
+		m.Logger.Info("retention", "history_rows", st.History, "log_restores", st.LogRestores, "rolled_up", st.RolledUp,
+			"pinned", st.Pinned, "runs", st.Runs, "inflight", st.Inflight)
 	}
 	if !once {
 		// Retention runs beside the collector, hourly: it is housekeeping and
