@@ -20,7 +20,8 @@ func (db *DB) DataVersion(ctx context.Context) (string, error) {
 		(SELECT COALESCE(MAX(id),0) FROM import_run), (SELECT COALESCE(MAX(id),0) FROM series),
 		(SELECT COALESCE(MAX(id),0) FROM regression), (SELECT COALESCE(MAX(status_at),0) FROM regression),
 		(SELECT COALESCE(MAX(id),0) FROM instance),
-		(SELECT COALESCE(MAX(last_value),0) FROM pg_sequences WHERE schemaname = current_schema() AND sequencename = 'restore_change_seq_seq'),
+		GREATEST((SELECT COALESCE(MAX(seq),0) FROM restore_change), (SELECT COALESCE(MAX(last_value),0) FROM pg_sequences
+			WHERE schemaname = current_schema() AND sequencename = 'restore_change_seq_seq')),
 		(SELECT COALESCE(MAX(id),0) FROM backup_set)`).Scan(&imp, &ser, &reg, &status, &inst, &changes, &backups)
 	if err != nil {
 		return "", fmt.Errorf("store: data version: %w", err)

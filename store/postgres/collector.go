@@ -81,7 +81,7 @@ func (db *DB) runs(ctx context.Context, q string, args ...any) ([]store.Collecto
 	if err != nil {
 		return nil, fmt.Errorf("store: collector runs: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.CollectorRun, error) {
+	out, err := collect(rows, func(row pgx.CollectableRow) (store.CollectorRun, error) {
 		var r store.CollectorRun
 		var started int64
 		var finished *int64

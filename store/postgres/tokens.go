@@ -75,7 +75,7 @@ func (db *DB) CollectorTokens(ctx context.Context) ([]store.CollectorToken, erro
 	if err != nil {
 		return nil, fmt.Errorf("store: list tokens: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.CollectorToken, error) {
+	out, err := collect(rows, func(row pgx.CollectableRow) (store.CollectorToken, error) {
 		var t store.CollectorToken
 		var created int64
 		var revoked, used *int64

@@ -20,18 +20,6 @@ func (db *DB) NewImport(ctx context.Context, source, file string) (store.Import,
 	return nil, errUnsupported("NewImport")
 }
 
-func (db *DB) ImportedFile(ctx context.Context, fingerprint string) (f store.ImportedFile, ok bool, err error) {
-	return store.ImportedFile{}, false, errUnsupported("ImportedFile")
-}
-
-func (db *DB) MarkImported(ctx context.Context, files []store.ImportedFile) error {
-	return errUnsupported("MarkImported")
-}
-
-func (db *DB) SetDefaultOffset(ctx context.Context, instance string, minutes int) error {
-	return errUnsupported("SetDefaultOffset")
-}
-
 func (db *DB) AddInflightSamples(ctx context.Context, instance string, samples []store.InflightSample) error {
 	return errUnsupported("AddInflightSamples")
 }
@@ -44,18 +32,6 @@ func (db *DB) ReconcileAll(ctx context.Context) error {
 	return errUnsupported("ReconcileAll")
 }
 
-func (db *DB) InstanceIDs(ctx context.Context) ([]int64, error) {
-	return nil, errUnsupported("InstanceIDs")
-}
-
-func (db *DB) RestoresPerInstance(ctx context.Context) (int64, error) {
-	return 0, errUnsupported("RestoresPerInstance")
-}
-
-func (db *DB) CountAllRestores(ctx context.Context) (int64, error) {
-	return 0, errUnsupported("CountAllRestores")
-}
-
 func (db *DB) LoadSeries(ctx context.Context, ids []int64) ([]store.SeriesRestores, error) {
 	return nil, errUnsupported("LoadSeries")
 }
@@ -64,24 +40,8 @@ func (db *DB) SaveFindings(ctx context.Context, instanceID, pending int64, serie
 	return errUnsupported("SaveFindings")
 }
 
-func (db *DB) Untimed(ctx context.Context) ([]store.Untimed, error) {
-	return nil, errUnsupported("Untimed")
-}
-
-func (db *DB) UntimedIn(ctx context.Context, instanceIDs []int64) (int64, error) {
-	return 0, errUnsupported("UntimedIn")
-}
-
-func (db *DB) Totals(ctx context.Context) (store.Totals, error) {
-	return store.Totals{}, errUnsupported("Totals")
-}
-
 func (db *DB) RTOCandidates(ctx context.Context) ([]store.RTOCandidate, error) {
 	return nil, errUnsupported("RTOCandidates")
-}
-
-func (db *DB) ListExposures(ctx context.Context) ([]store.Exposure, error) {
-	return nil, errUnsupported("ListExposures")
 }
 
 func (db *DB) InflightCurves(ctx context.Context, since time.Time) ([]store.InflightCurve, error) {
@@ -154,38 +114,6 @@ func (db *DB) Aggregates(ctx context.Context) ([]store.Aggregate, error) {
 
 func (db *DB) SaveAggregate(ctx context.Context, a store.Aggregate) error {
 	return errUnsupported("SaveAggregate")
-}
-
-func (db *DB) ListInstances(ctx context.Context, name string) ([]store.InstanceSummary, error) {
-	return nil, errUnsupported("ListInstances")
-}
-
-func (db *DB) GetInstance(ctx context.Context, name string) (*store.InstanceSummary, error) {
-	return nil, errUnsupported("GetInstance")
-}
-
-func (db *DB) HostHistory(ctx context.Context, instance string) ([]store.HostRecord, error) {
-	return nil, errUnsupported("HostHistory")
-}
-
-func (db *DB) ListSeries(ctx context.Context, f store.SeriesFilter) ([]store.Series, error) {
-	return nil, errUnsupported("ListSeries")
-}
-
-func (db *DB) ListWatches(ctx context.Context, f store.WatchFilter) ([]store.Watch, error) {
-	return nil, errUnsupported("ListWatches")
-}
-
-func (db *DB) ListRegressions(ctx context.Context, f store.RegressionFilter) ([]store.Regression, error) {
-	return nil, errUnsupported("ListRegressions")
-}
-
-func (db *DB) GetRegression(ctx context.Context, id int64) (*store.Regression, error) {
-	return nil, errUnsupported("GetRegression")
-}
-
-func (db *DB) SetRegressionStatus(ctx context.Context, id int64, status, note string) error {
-	return errUnsupported("SetRegressionStatus")
 }
 
 func (db *DB) InstanceBackups(ctx context.Context, instance string) ([]store.DatabaseBackups, error) {

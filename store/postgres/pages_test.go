@@ -1,0 +1,172 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/postgres"
+	"github.com/restorewatch/restorewatch/store/sqlite"
+	"github.com/restorewatch/restorewatch/store/storetest"
+)
+
+// analysedSQLite builds a SQLite warehouse with two instances' restores, a
+// slowdown the analysis finds, tags, a host snapshot and an imported file.
+func analysedSQLite(t *testing.T) *sqlite.DB {
+	t.Helper()
+	ctx := context.Background()
+	db := storetest.Open(t)
+	im, err := db.NewImport(ctx, "test", "fleet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 6, 1, 2, 0, 0, 0, time.UTC)
+	size := int64(8 << 30)
+	var id int64
+	for _, inst := range []string{"SQL01", "sql02"} {
+		if err := im.Host(store.HostSnapshot{Instance: inst, ObservedAt: start.Add(-time.Hour), Version: "15.0.4236.7",
+			Origin: store.Origin{Source: "errorlog", File: "ERRORLOG", Line: 1}}); err != nil {
+			t.Fatal(err)
+		}
+		for day := range 60 {
+			id++
+			at := start.Add(time.Duration(day) * 24 * time.Hour)
+			secs := 100.0 + float64(day%3)
+			if inst == "SQL01" && day >= 40 {
+				secs *= 3 // the slowdown
+			}
+			lsn := fmt.Sprintf("%d00000001", 1000+day)
+			if err := im.History(store.HistoryRow{Instance: inst, RestoreHistoryID: id, RestoreDate: at, Database: "Sales",
+				RestoreType: "D", BackupType: "D", BackupSize: &size, FirstLSN: lsn, LastLSN: lsn,
+				Origin: store.Origin{Source: "history", File: "h.csv", Line: int(id)}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := im.LogRestore(store.LogRestore{Instance: inst, Database: "Sales", Kind: store.KindFull, MessageID: 18267,
+				CompletedAt: at.Add(time.Duration(secs) * time.Second), FirstLSN: lsn, LastLSN: lsn, Has3014: true,
+				Statement: "RESTORE DATABASE", Pages: 1 << 20, Seconds: secs, MBps: 8192 / secs,
+				Origin: store.Origin{Source: "errorlog", File: "ERRORLOG", Line: int(id) + 1}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := im.CommitAndReconcile(); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := db.InstanceIDs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := analysis.Run(ctx, db, ids, analysis.Options{Now: start.Add(70 * 24 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetInstanceTags(ctx, "SQL01", map[string]string{"env": "prod", "rto": "4h"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.MarkImported(ctx, []store.ImportedFile{{Fingerprint: "f1", Path: "/x/h.csv", Size: 9, Records: 240}}); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// migrated copies src into a new PostgreSQL warehouse (restorewatch
+// migrate's way).
+func migrated(t *testing.T, src *sqlite.DB) *postgres.DB {
+	t.Helper()
+	ctx := context.Background()
+	dst := open(t)
+	tables, err := src.Tables(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dst.Load(ctx, tables, func(tb string) (int64, error) { return src.CountRows(ctx, tb) },
+		func(tb string) ([]string, postgres.TableSource, error) {
+			r, err := src.ReadTable(ctx, tb)
+			if err != nil {
+				return nil, nil, err
+			}
+			return r.Columns, r, nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestPagesAnswerAsOnSQLite: on one warehouse migrated from SQLite, every
+// page read built on PostgreSQL answers exactly what SQLite answers, and
+// the writes among them change both alike.
+func TestPagesAnswerAsOnSQLite(t *testing.T) {
+	ctx := context.Background()
+	lite := analysedSQLite(t)
+	pg := migrated(t, lite)
+	regs, err := lite.ListRegressions(ctx, store.RegressionFilter{})
+	if err != nil || len(regs) == 0 {
+		t.Fatalf("the fixture's analysis found no regression (%v): the comparison would be empty", err)
+	}
+	for _, w := range []store.Warehouse{lite, pg} {
+		if err := w.SetRegressionStatus(ctx, regs[0].ID, store.StatusAcknowledged, "looking"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	same := func(what string, call func(w store.Warehouse) (any, error)) {
+		t.Helper()
+		a, aerr := call(lite)
+		b, berr := call(pg)
+		if aerr != nil || berr != nil {
+			if store.ErrorCode(aerr) != store.ErrorCode(berr) {
+				t.Errorf("%s: SQLite %v, PostgreSQL %v", what, aerr, berr)
+			}
+			return
+		}
+		// status_at is each engine's own clock.
+		if rs, ok := a.([]store.Regression); ok {
+			for i := range rs {
+				rs[i].StatusAt = nil
+			}
+			for i := range b.([]store.Regression) {
+				b.([]store.Regression)[i].StatusAt = nil
+			}
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s:\nSQLite     %+v\nPostgreSQL %+v", what, a, b)
+		}
+	}
+	same("Totals", func(w store.Warehouse) (any, error) { return w.Totals(ctx) })
+	same("CountAllRestores", func(w store.Warehouse) (any, error) { return w.CountAllRestores(ctx) })
+	same("RestoresPerInstance", func(w store.Warehouse) (any, error) { return w.RestoresPerInstance(ctx) })
+	same("InstanceIDs", func(w store.Warehouse) (any, error) { return w.InstanceIDs(ctx) })
+	same("ListInstances", func(w store.Warehouse) (any, error) { return w.ListInstances(ctx, "") })
+	same("GetInstance(sql01)", func(w store.Warehouse) (any, error) { return w.GetInstance(ctx, "sql01") })
+	same("GetInstance(nowhere)", func(w store.Warehouse) (any, error) { return w.GetInstance(ctx, "nowhere") })
+	same("HostHistory", func(w store.Warehouse) (any, error) { return w.HostHistory(ctx, "SQL02") })
+	same("InstanceTags", func(w store.Warehouse) (any, error) { return w.InstanceTags(ctx, "sql01") })
+	same("ListExposures", func(w store.Warehouse) (any, error) { return w.ListExposures(ctx) })
+	for _, f := range []store.RegressionFilter{{}, {Direction: "any"}, {Status: "active"}, {Instance: "SQL01", Database: "Sales"}} {
+		same(fmt.Sprintf("ListRegressions(%+v)", f), func(w store.Warehouse) (any, error) { return w.ListRegressions(ctx, f) })
+	}
+	same("GetRegression", func(w store.Warehouse) (any, error) {
+		r, err := w.GetRegression(ctx, regs[0].ID)
+		if r != nil {
+			r.StatusAt = nil
+		}
+		return r, err
+	})
+	same("GetRegression(0)", func(w store.Warehouse) (any, error) { return w.GetRegression(ctx, 1<<40) })
+	same("ListSeries", func(w store.Warehouse) (any, error) { return w.ListSeries(ctx, store.SeriesFilter{}) })
+	same("ListSeries(SQL01)", func(w store.Warehouse) (any, error) { return w.ListSeries(ctx, store.SeriesFilter{Instance: "SQL01"}) })
+	same("ListWatches", func(w store.Warehouse) (any, error) { return w.ListWatches(ctx, store.WatchFilter{}) })
+	same("AnalysisPending", func(w store.Warehouse) (any, error) { return w.AnalysisPending(ctx) })
+	same("Pending", func(w store.Warehouse) (any, error) { return w.Pending(ctx) })
+	same("Untimed", func(w store.Warehouse) (any, error) { return w.Untimed(ctx) })
+	same("UntimedIn", func(w store.Warehouse) (any, error) { return w.UntimedIn(ctx, []int64{1, 2}) })
+	same("ImportedFile", func(w store.Warehouse) (any, error) {
+		f, ok, err := w.ImportedFile(ctx, "f1")
+		f.ImportedAt = time.Time{}
+		return []any{f, ok}, err
+	})
+	same("LatestRuns", func(w store.Warehouse) (any, error) { return w.LatestRuns(ctx) })
+	same("CollectorTokens", func(w store.Warehouse) (any, error) { return w.CollectorTokens(ctx) })
+}
