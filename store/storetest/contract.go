@@ -352,13 +352,83 @@ func contractPages(t *testing.T, db store.Warehouse) {
 
 func contractAlerts(t *testing.T, db store.Warehouse) {
 	ctx := context.Background()
-	ev := store.AlertEvent{Key: "k1", Kind: store.AlertRegressionConfirmed, Severity: "warning", Instance: "SQL01",
-		Title: "slower", Summary: "2x", NextStep: "look", Since: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}
-	built(t, "EnqueueAlerts", db.EnqueueAlerts(ctx, ev, ev))
+	since := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	ev := func(key string) store.AlertEvent {
+		return store.AlertEvent{Key: key, Kind: store.AlertRegressionConfirmed, Severity: "warning", Instance: "SQL01",
+			Title: "slower", Summary: "2x", NextStep: "look", Since: since}
+	}
+	built(t, "EnqueueAlerts", db.EnqueueAlerts(ctx, ev("k1"), ev("k1"), ev("k2")))
 	as, err := db.Alerts(ctx, store.AlertFilter{})
 	built(t, "Alerts", err)
-	if len(as) != 1 {
-		t.Errorf("Alerts = %+v: want the one event, once", as)
+	if len(as) != 2 || as[0].Key != "k2" || as[1].Key != "k1" || as[0].Routed {
+		t.Fatalf("Alerts = %+v: want k2 and k1, newest first, once each, not routed", as)
+	}
+	if as, _ := db.Alerts(ctx, store.AlertFilter{Instance: "sql01"}); len(as) != 2 {
+		t.Errorf("alerts of sql01 (any case): %d, want 2", len(as))
+	}
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	n, err := db.RouteAlerts(ctx, 10, func(a *store.Alert) []store.AlertDelivery {
+		return []store.AlertDelivery{{Channel: "mail", Mode: "now", NextAt: now}}
+	})
+	if err != nil || n != 2 {
+		t.Fatalf("RouteAlerts = %d, %v; want 2", n, err)
+	}
+	if n, err := db.RouteAlerts(ctx, 10, nil); err != nil || n != 0 {
+		t.Errorf("routing again = %d, %v; want nothing left", n, err)
+	}
+	if c, err := db.AlertDeliveryCounts(ctx); err != nil || c[store.DeliveryPending] != 2 {
+		t.Errorf("AlertDeliveryCounts = %v, %v", c, err)
+	}
+	due, err := db.ClaimDeliveries(ctx, "mail", "now", now, now, time.Minute, 10)
+	if err != nil || len(due) != 2 {
+		t.Fatalf("ClaimDeliveries = %d, %v; want 2", len(due), err)
+	}
+	if again, err := db.ClaimDeliveries(ctx, "mail", "now", now, now, time.Minute, 10); err != nil || len(again) != 0 {
+		t.Errorf("claimed twice within the lease: %d, %v", len(again), err)
+	}
+	if err := db.MarkDeliveries(ctx, "mail", []store.DeliveryResult{{AlertID: due[0].ID, State: store.DeliverySent},
+		{AlertID: due[1].ID, State: store.DeliveryRetrying, NextAt: now.Add(time.Hour), Error: "refused"}}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := db.AckAlert(ctx, "k1", "ann", "known")
+	if err != nil || a.AckedBy != "ann" {
+		t.Fatalf("AckAlert = %+v, %v", a, err)
+	}
+	if _, err := db.AckAlert(ctx, "nope", "ann", "x"); store.ErrorCode(err) != store.ENOTFOUND {
+		t.Errorf("acknowledging an unknown alert: %v", err)
+	}
+	as, _ = db.Alerts(ctx, store.AlertFilter{})
+	states := map[string]string{}
+	for _, a := range as {
+		if len(a.Deliveries) == 1 {
+			states[a.Key] = a.Deliveries[0].State
+		}
+	}
+	if states["k1"] == states["k2"] || (states["k1"] != store.DeliverySent && states["k1"] != store.DeliverySilenced) {
+		t.Errorf("delivery states %v: want one sent, the other silenced by the acknowledgement or sent", states)
+	}
+	id, err := db.AddSilence(ctx, store.AlertSilence{Instance: "SQL-*", By: "ann", Why: "patching", Until: now.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ss, err := db.Silences(ctx, now); err != nil || len(ss) != 1 || ss[0].ID != id {
+		t.Errorf("Silences = %+v, %v", ss, err)
+	}
+	if err := db.EndSilence(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.EndSilence(ctx, id+100); store.ErrorCode(err) != store.ENOTFOUND {
+		t.Errorf("ending an unknown silence: %v", err)
+	}
+	q, err := db.SyncAlertConditions(ctx, store.AlertRTOBreach, []store.AlertEvent{ev("rto_breach/SQL01/Sales")})
+	if err != nil || q != 1 {
+		t.Errorf("a condition starting: queued %d, %v; want 1", q, err)
+	}
+	if q, _ := db.SyncAlertConditions(ctx, store.AlertRTOBreach, []store.AlertEvent{ev("rto_breach/SQL01/Sales")}); q != 0 {
+		t.Errorf("a condition still holding queued %d, want 0", q)
+	}
+	if _, err := db.PruneAlerts(ctx, now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
 	}
 }
 
