@@ -167,6 +167,38 @@ func TestPagesAnswerAsOnSQLite(t *testing.T) {
 		f.ImportedAt = time.Time{}
 		return []any{f, ok}, err
 	})
+	if rs, n, err := pg.ListRestores(ctx, store.RestoreFilter{Build: "15.0", Limit: 3}); err != nil || n != 120 || len(rs) != 3 {
+		t.Fatalf("PostgreSQL lists %d of %d restores on build 15.0 (%v), want 3 of the 120 imported", len(rs), n, err)
+	}
+	// The restores' lists: every filter and order, counted and capped,
+	// by series with a cursor, streamed, by id.
+	week := time.Date(2026, 6, 10, 0, 0, 0, 0, time.UTC)
+	for _, f := range []store.RestoreFilter{{}, {Instance: "sql01"}, {Instance: "nowhere"}, {Database: "Sales", Kind: store.KindFull},
+		{From: week, To: week.Add(7 * 24 * time.Hour)}, {Build: "15.0"}, {Build: "15.0.4236.7"}, {Build: "15.0.42"},
+		{Sort: "duration", Limit: 10}, {Sort: "throughput", Asc: true, Limit: 5, Offset: 3}, {Sort: "instance", Limit: 7},
+		{Sort: "database", Asc: true}, {Offset: 100}, {Limit: 2000}, {IDs: []int64{3, 1, 99999}}} {
+		same(fmt.Sprintf("ListRestores(%+v)", f), func(w store.Warehouse) (any, error) {
+			rs, n, err := w.ListRestores(ctx, f)
+			return []any{rs, n}, err
+		})
+		same(fmt.Sprintf("Restores(%+v, cap 5)", f), func(w store.Warehouse) (any, error) {
+			return w.Restores(ctx, store.RestoreQuery{Filter: f, CountCap: 5})
+		})
+	}
+	for _, after := range []int64{0, 7, 61, 1 << 40} {
+		same(fmt.Sprintf("Restores(series after %d)", after), func(w store.Warehouse) (any, error) {
+			return w.Restores(ctx, store.RestoreQuery{Filter: store.RestoreFilter{Limit: 25}, Series: true, After: after})
+		})
+	}
+	same("Restores(each)", func(w store.Warehouse) (any, error) {
+		var ids []int64
+		_, err := w.Restores(ctx, store.RestoreQuery{Filter: store.RestoreFilter{Kind: store.KindFull}, Series: true,
+			Each: func(r *store.Restore) error { ids = append(ids, r.ID); return nil }})
+		return ids, err
+	})
+	same("RestoresByID", func(w store.Warehouse) (any, error) { return w.RestoresByID(ctx, []int64{5, 2, 77, 4242}) })
+	same("GetRestore", func(w store.Warehouse) (any, error) { return w.GetRestore(ctx, 9) })
+	same("GetRestore(missing)", func(w store.Warehouse) (any, error) { return w.GetRestore(ctx, 1<<40) })
 	same("LatestRuns", func(w store.Warehouse) (any, error) { return w.LatestRuns(ctx) })
 	same("CollectorTokens", func(w store.Warehouse) (any, error) { return w.CollectorTokens(ctx) })
 }

@@ -52,22 +52,6 @@ func (db *DB) InflightCurveFor(ctx context.Context, instance, database string, s
 	return nil, errUnsupported("InflightCurveFor")
 }
 
-func (db *DB) Restores(ctx context.Context, q store.RestoreQuery) (store.RestorePage, error) {
-	return store.RestorePage{}, errUnsupported("Restores")
-}
-
-func (db *DB) ListRestores(ctx context.Context, f store.RestoreFilter) ([]store.Restore, int, error) {
-	return nil, 0, errUnsupported("ListRestores")
-}
-
-func (db *DB) GetRestore(ctx context.Context, id int64) (*store.Restore, error) {
-	return nil, errUnsupported("GetRestore")
-}
-
-func (db *DB) RestoresByID(ctx context.Context, ids []int64) ([]store.Restore, error) {
-	return nil, errUnsupported("RestoresByID")
-}
-
 func (db *DB) GetRestoreDetail(ctx context.Context, id int64) (*store.RestoreDetail, error) {
 	return nil, errUnsupported("GetRestoreDetail")
 }
