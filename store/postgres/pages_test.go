@@ -199,6 +199,33 @@ func TestPagesAnswerAsOnSQLite(t *testing.T) {
 	same("RestoresByID", func(w store.Warehouse) (any, error) { return w.RestoresByID(ctx, []int64{5, 2, 77, 4242}) })
 	same("GetRestore", func(w store.Warehouse) (any, error) { return w.GetRestore(ctx, 9) })
 	same("GetRestore(missing)", func(w store.Warehouse) (any, error) { return w.GetRestore(ctx, 1<<40) })
+	same("RestoreFactors", func(w store.Warehouse) (any, error) { return w.RestoreFactors(ctx, []int64{1, 2, 3, 50, 99999}) })
+	same("BackupOfDevices", func(w store.Warehouse) (any, error) { return w.BackupOfDevices(ctx, []string{`\\nas\a.bak`}) })
+	// In-flight curves written on each engine read back alike.
+	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	for _, w := range []store.Warehouse{lite, pg} {
+		for i := range 3 {
+			ss := []store.InflightSample{{Database: "Sales", SessionID: 61, Command: "RESTORE DATABASE", Statement: "RESTORE DATABASE Sales",
+				Start: t0, SampledAt: t0.Add(time.Duration(i) * time.Minute), UTCOffset: 60, Percent: float64(10 * i),
+				EstRemainingMs: int64(1000 * (3 - i)), WaitType: "BACKUPIO"}}
+			if i == 2 {
+				ss = nil // the restore ended
+			}
+			if err := w.AddInflightSamples(ctx, "SQL01", ss); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if cs, err := pg.InflightCurves(ctx, time.Time{}); err != nil || len(cs) != 1 || len(cs[0].Points) != 2 || !cs[0].Ended {
+		t.Fatalf("PostgreSQL's curves %+v, %v: want one ended curve of two points", cs, err)
+	}
+	same("InflightCurves", func(w store.Warehouse) (any, error) { return w.InflightCurves(ctx, time.Time{}) })
+	same("InflightCurveFor", func(w store.Warehouse) (any, error) {
+		return w.InflightCurveFor(ctx, "sql01", "Sales", t0.Add(2*time.Second), 5*time.Second)
+	})
+	same("InflightCurveFor(none)", func(w store.Warehouse) (any, error) {
+		return w.InflightCurveFor(ctx, "sql01", "Sales", t0.Add(time.Hour), 5*time.Second)
+	})
 	same("LatestRuns", func(w store.Warehouse) (any, error) { return w.LatestRuns(ctx) })
 	same("CollectorTokens", func(w store.Warehouse) (any, error) { return w.CollectorTokens(ctx) })
 }

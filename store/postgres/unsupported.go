@@ -20,10 +20,6 @@ func (db *DB) NewImport(ctx context.Context, source, file string) (store.Import,
 	return nil, errUnsupported("NewImport")
 }
 
-func (db *DB) AddInflightSamples(ctx context.Context, instance string, samples []store.InflightSample) error {
-	return errUnsupported("AddInflightSamples")
-}
-
 func (db *DB) Reconcile(ctx context.Context) error {
 	return errUnsupported("Reconcile")
 }
@@ -44,14 +40,6 @@ func (db *DB) RTOCandidates(ctx context.Context) ([]store.RTOCandidate, error) {
 	return nil, errUnsupported("RTOCandidates")
 }
 
-func (db *DB) InflightCurves(ctx context.Context, since time.Time) ([]store.InflightCurve, error) {
-	return nil, errUnsupported("InflightCurves")
-}
-
-func (db *DB) InflightCurveFor(ctx context.Context, instance, database string, started time.Time, tolerance time.Duration) (*store.InflightCurve, error) {
-	return nil, errUnsupported("InflightCurveFor")
-}
-
 func (db *DB) GetRestoreDetail(ctx context.Context, id int64) (*store.RestoreDetail, error) {
 	return nil, errUnsupported("GetRestoreDetail")
 }
@@ -66,10 +54,6 @@ func (db *DB) RelativeByBuild(ctx context.Context) (byInstance, bySource map[str
 
 func (db *DB) ChartPoints(ctx context.Context, f store.RestoreFilter) ([]store.ChartPoint, error) {
 	return nil, errUnsupported("ChartPoints")
-}
-
-func (db *DB) RestoreFactors(ctx context.Context, ids []int64) (map[int64]map[string]string, error) {
-	return nil, errUnsupported("RestoreFactors")
 }
 
 func (db *DB) RestoreRates(ctx context.Context, instance string, fleet bool, perKind int) ([]store.RestoreRate, error) {
@@ -102,10 +86,6 @@ func (db *DB) SaveAggregate(ctx context.Context, a store.Aggregate) error {
 
 func (db *DB) InstanceBackups(ctx context.Context, instance string) ([]store.DatabaseBackups, error) {
 	return nil, errUnsupported("InstanceBackups")
-}
-
-func (db *DB) BackupOfDevices(ctx context.Context, devices []string) (*store.DeviceBackup, error) {
-	return nil, errUnsupported("BackupOfDevices")
 }
 
 func (db *DB) BackupSets(ctx context.Context, instance, database string, logsFrom time.Time) ([]store.BackupSet, error) {
