@@ -66,6 +66,27 @@ func analysedSQLite(t *testing.T) *sqlite.DB {
 	if err := db.SetInstanceTags(ctx, "SQL01", map[string]string{"env": "prod", "rto": "4h"}); err != nil {
 		t.Fatal(err)
 	}
+	t0 := start.Add(10 * 24 * time.Hour)
+	off := -300
+	sets := []store.BackupSet{
+		{Instance: "SQL01", Database: "Sales", UUID: "6C1B0E1E-0000-4A8E-9E1B-000000000001", Type: "D", Families: 2,
+			FirstLSN: "39000000010000001", LastLSN: "39000000010500001", Start: t0, Finish: t0.Add(20 * time.Minute), UTCOffset: &off,
+			Size: 40 << 30, CompressedSize: 12 << 30, Checksums: true,
+			Media: []store.BackupMedia{{Family: 1, DeviceType: 2, Device: `D:\Backup\Sales_1.bak`}, {Family: 2, DeviceType: 2, Device: `D:\Backup\Sales_2.bak`}},
+			Files: []store.BackupFile{{LogicalName: "Sales_z", PhysicalName: `D:\Data\Sales.mdf`, Type: "D", Size: 50 << 30, Filegroup: "PRIMARY"},
+				{LogicalName: "Sales_a", PhysicalName: `D:\Data\Sales2.ndf`, Type: "D", Filegroup: "SECOND"},
+				{LogicalName: "Sales_log", PhysicalName: `L:\Log\Sales_log.ldf`, Type: "L"}},
+			Origin: store.Origin{File: "backups.csv", Line: 2}},
+		{Instance: "SQL01", Database: "Sales", UUID: "6C1B0E1E-0000-4A8E-9E1B-000000000002", Type: "L",
+			FirstLSN: "39000000010500001", LastLSN: "39000000010600001", Start: t0.Add(time.Hour), Finish: t0.Add(time.Hour + time.Minute),
+			Origin: store.Origin{File: "backups.csv", Line: 3}},
+		{Instance: "SQL01", Database: "HR", UUID: "6C1B0E1E-0000-4A8E-9E1B-000000000003", Type: "I",
+			FirstLSN: "41000000010000001", LastLSN: "41000000010500001", Start: t0.Add(time.Hour), Finish: t0.Add(2 * time.Hour),
+			Origin: store.Origin{File: "backups.csv", Line: 4}},
+	}
+	if _, err := storetest.BackupSets(ctx, db, sets); err != nil {
+		t.Fatal(err)
+	}
 	if err := db.MarkImported(ctx, []store.ImportedFile{{Fingerprint: "f1", Path: "/x/h.csv", Size: 9, Records: 240}}); err != nil {
 		t.Fatal(err)
 	}
@@ -102,6 +123,7 @@ func TestPagesAnswerAsOnSQLite(t *testing.T) {
 	ctx := context.Background()
 	lite := analysedSQLite(t)
 	pg := migrated(t, lite)
+	t0 := time.Date(2026, 6, 11, 2, 0, 0, 0, time.UTC) // the fixture's backups
 	regs, err := lite.ListRegressions(ctx, store.RegressionFilter{})
 	if err != nil || len(regs) == 0 {
 		t.Fatalf("the fixture's analysis found no regression (%v): the comparison would be empty", err)
@@ -200,9 +222,30 @@ func TestPagesAnswerAsOnSQLite(t *testing.T) {
 	same("GetRestore", func(w store.Warehouse) (any, error) { return w.GetRestore(ctx, 9) })
 	same("GetRestore(missing)", func(w store.Warehouse) (any, error) { return w.GetRestore(ctx, 1<<40) })
 	same("RestoreFactors", func(w store.Warehouse) (any, error) { return w.RestoreFactors(ctx, []int64{1, 2, 3, 50, 99999}) })
-	same("BackupOfDevices", func(w store.Warehouse) (any, error) { return w.BackupOfDevices(ctx, []string{`\\nas\a.bak`}) })
+	for _, dev := range []string{`\\nas\a.bak`, `d:\backup\sales_2.BAK`} {
+		same("BackupOfDevices("+dev+")", func(w store.Warehouse) (any, error) { return w.BackupOfDevices(ctx, []string{dev}) })
+	}
+	if b, err := pg.BackupOfDevices(ctx, []string{`d:\backup\sales_2.BAK`}); err != nil || b == nil || b.Families != 2 {
+		t.Fatalf("PostgreSQL's backup of a device: %+v, %v", b, err)
+	}
+	for _, from := range []time.Time{{}, t0.Add(30 * time.Minute), t0.Add(48 * time.Hour)} {
+		same(fmt.Sprintf("BackupSets(from %v)", from), func(w store.Warehouse) (any, error) { return w.BackupSets(ctx, "sql01", "Sales", from) })
+	}
+	if bs, err := pg.BackupSets(ctx, "SQL01", "Sales", time.Time{}); err != nil || len(bs) != 2 || len(bs[0].Files) != 3 || bs[0].Files[0].LogicalName != "Sales_z" {
+		t.Fatalf("PostgreSQL's backup sets %+v, %v: want two, the full's three files in msdb's order", bs, err)
+	}
+	same("BackupDatabases", func(w store.Warehouse) (any, error) { return w.BackupDatabases(ctx) })
+	same("InstanceBackups", func(w store.Warehouse) (any, error) { return w.InstanceBackups(ctx, "sql01") })
+	same("FileFolders", func(w store.Warehouse) (any, error) {
+		d, l, err := w.FileFolders(ctx, "SQL01")
+		return []string{d, l}, err
+	})
+	for _, fleet := range []bool{false, true} {
+		same(fmt.Sprintf("RestoreRates(fleet %v)", fleet), func(w store.Warehouse) (any, error) { return w.RestoreRates(ctx, "SQL01", fleet, 5) })
+	}
+	same("RestoreRatesOf", func(w store.Warehouse) (any, error) { return w.RestoreRatesOf(ctx, []int64{4, 1, 80, 99999}) })
 	// In-flight curves written on each engine read back alike.
-	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	for _, w := range []store.Warehouse{lite, pg} {
 		for i := range 3 {
 			ss := []store.InflightSample{{Database: "Sales", SessionID: 61, Command: "RESTORE DATABASE", Statement: "RESTORE DATABASE Sales",

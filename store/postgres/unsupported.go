@@ -56,14 +56,6 @@ func (db *DB) ChartPoints(ctx context.Context, f store.RestoreFilter) ([]store.C
 	return nil, errUnsupported("ChartPoints")
 }
 
-func (db *DB) RestoreRates(ctx context.Context, instance string, fleet bool, perKind int) ([]store.RestoreRate, error) {
-	return nil, errUnsupported("RestoreRates")
-}
-
-func (db *DB) RestoreRatesOf(ctx context.Context, ids []int64) ([]store.RestoreRate, error) {
-	return nil, errUnsupported("RestoreRatesOf")
-}
-
 func (db *DB) UpdateOrders(ctx context.Context, old store.FleetOrders) (store.FleetOrders, error) {
 	return nil, errUnsupported("UpdateOrders")
 }
@@ -84,22 +76,6 @@ func (db *DB) SaveAggregate(ctx context.Context, a store.Aggregate) error {
 	return errUnsupported("SaveAggregate")
 }
 
-func (db *DB) InstanceBackups(ctx context.Context, instance string) ([]store.DatabaseBackups, error) {
-	return nil, errUnsupported("InstanceBackups")
-}
-
-func (db *DB) BackupSets(ctx context.Context, instance, database string, logsFrom time.Time) ([]store.BackupSet, error) {
-	return nil, errUnsupported("BackupSets")
-}
-
-func (db *DB) BackupDatabases(ctx context.Context) (map[string]bool, error) {
-	return nil, errUnsupported("BackupDatabases")
-}
-
 func (db *DB) BackupReplicas(ctx context.Context, name, database string) (store.Replicas, error) {
 	return store.Replicas{}, errUnsupported("BackupReplicas")
-}
-
-func (db *DB) FileFolders(ctx context.Context, instance string) (data, log string, err error) {
-	return "", "", errUnsupported("FileFolders")
 }
