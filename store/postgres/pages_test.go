@@ -83,6 +83,9 @@ func analysedSQLite(t *testing.T) *sqlite.DB {
 		{Instance: "SQL01", Database: "HR", UUID: "6C1B0E1E-0000-4A8E-9E1B-000000000003", Type: "I",
 			FirstLSN: "41000000010000001", LastLSN: "41000000010500001", Start: t0.Add(time.Hour), Finish: t0.Add(2 * time.Hour),
 			Origin: store.Origin{File: "backups.csv", Line: 4}},
+		{Instance: "sql02", Database: "Sales", UUID: "6C1B0E1E-0000-4A8E-9E1B-000000000004", Type: "D",
+			FirstLSN: "39000000010000001", LastLSN: "39000000010500001", Start: t0, Finish: t0.Add(30 * time.Minute),
+			Origin: store.Origin{File: "backups.csv", Line: 5}},
 	}
 	if _, err := storetest.BackupSets(ctx, db, sets); err != nil {
 		t.Fatal(err)
@@ -233,6 +236,12 @@ func TestPagesAnswerAsOnSQLite(t *testing.T) {
 	}
 	if bs, err := pg.BackupSets(ctx, "SQL01", "Sales", time.Time{}); err != nil || len(bs) != 2 || len(bs[0].Files) != 3 || bs[0].Files[0].LogicalName != "Sales_z" {
 		t.Fatalf("PostgreSQL's backup sets %+v, %v: want two, the full's three files in msdb's order", bs, err)
+	}
+	for _, n := range [][2]string{{"SQL01", "Sales"}, {"sql02", "Sales"}, {"SQL01", "HR"}, {"AG1", "Sales"}} {
+		same("BackupReplicas"+n[0]+"/"+n[1], func(w store.Warehouse) (any, error) { return w.BackupReplicas(ctx, n[0], n[1]) })
+	}
+	if r, err := pg.BackupReplicas(ctx, "SQL01", "Sales"); err != nil || len(r.Candidates) != 1 {
+		t.Fatalf("PostgreSQL's replicas of SQL01's Sales: %+v, %v; want sql02 a candidate", r, err)
 	}
 	same("BackupDatabases", func(w store.Warehouse) (any, error) { return w.BackupDatabases(ctx) })
 	same("InstanceBackups", func(w store.Warehouse) (any, error) { return w.InstanceBackups(ctx, "sql01") })

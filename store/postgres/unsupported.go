@@ -75,7 +75,3 @@ func (db *DB) Aggregates(ctx context.Context) ([]store.Aggregate, error) {
 func (db *DB) SaveAggregate(ctx context.Context, a store.Aggregate) error {
 	return errUnsupported("SaveAggregate")
 }
-
-func (db *DB) BackupReplicas(ctx context.Context, name, database string) (store.Replicas, error) {
-	return store.Replicas{}, errUnsupported("BackupReplicas")
-}
