@@ -27,9 +27,10 @@ func TestPostgresWarehouse(t *testing.T) {
 		t.Fatalf("token list through RW_DB: %d, %q, %q", code, out, errs)
 	}
 	// What is not built on PostgreSQL yet says so, and nothing else.
-	_, errs, code = runMain(t, "restores")
+	logs, _ := filepath.Glob("../../ingest/errorlog/testdata/full_diff_log_norecovery_2023.log")
+	_, errs, code = runMain(t, "import", "errorlog", "--instance", "LNX01", logs[0])
 	if code != 1 || !strings.Contains(errs, "not built on PostgreSQL yet") {
-		t.Errorf("restores on PostgreSQL: %d, %q; want the unsupported error", code, errs)
+		t.Errorf("import on PostgreSQL: %d, %q; want the unsupported error", code, errs)
 	}
 }
 
@@ -95,5 +96,58 @@ func TestMigrateSQLiteToPostgres(t *testing.T) {
 	}
 	if _, errs, code := runMain(t, "migrate", "--from", file, "--to", u); code == 0 || !strings.Contains(errs, "already holds") {
 		t.Errorf("migrating into a filled warehouse: %d %q, want a refusal", code, errs)
+	}
+}
+
+// A restore plan on a warehouse migrated to PostgreSQL is the plan of the
+// SQLite file it came from, word for word, in every format.
+func TestPlanOnPostgresEqualsSQLite(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "w.db")
+	for _, in := range []string{"../../ingest/backups/testdata/export_sqlcmd.csv", "../../ingest/backups/testdata/dbatools_raw_en-US.csv"} {
+		if _, errs, code := runMain(t, "import", "--db", file, in); code != 0 {
+			t.Fatalf("import %s: %s", in, errs)
+		}
+	}
+	u := pgtest.URL(t)
+	if _, errs, code := runMain(t, "migrate", "--from", file, "--to", u); code != 0 {
+		t.Fatalf("migrate: %s", errs)
+	}
+	for _, args := range [][]string{
+		{"--instance", `SQL01\PROD`, "--database", "Sales, EU", "--format", "sql", "--data-path", `E:\Data`, "--log-path", `F:\Log`},
+		{"--instance", `SQL01\PROD`, "--database", "Sales, EU", "--format", "json", "--at", "2026-01-01T00:00:00Z"},
+		{"--instance", "SQL02", "--database", "Sales"},
+		{"--instance", "SQL02", "--database", "Nope"},
+	} {
+		lite, lerr, lcode := runMain(t, append([]string{"plan", "--db", file}, args...)...)
+		pg, perr, pcode := runMain(t, append([]string{"plan", "--db", u}, args...)...)
+		if lcode != pcode || lite != pg || lerr != perr {
+			t.Errorf("plan %v:\nSQLite     %d %q %q\nPostgreSQL %d %q %q", args, lcode, lite, lerr, pcode, pg, perr)
+		}
+	}
+}
+
+// The CLI's lists read the same on a migrated warehouse.
+func TestListsOnPostgresEqualSQLite(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "w.db")
+	logs, _ := filepath.Glob("../../ingest/errorlog/testdata/*.log")
+	if len(logs) < 3 {
+		t.Fatalf("%d error logs in testdata", len(logs))
+	}
+	if _, errs, code := runMain(t, append([]string{"import", "errorlog", "--db", file, "--instance", "LNX01"}, logs[0])...); code != 0 {
+		t.Fatalf("import: %s", errs)
+	}
+	u := pgtest.URL(t)
+	if _, errs, code := runMain(t, "migrate", "--from", file, "--to", u); code != 0 {
+		t.Fatalf("migrate: %s", errs)
+	}
+	for _, args := range [][]string{
+		{"restores"}, {"restores", "--format", "json"}, {"restores", "--format", "csv", "--all"}, {"restores", "--instance", "lnx"},
+		{"restores", "--database", "nope"}, {"regressions"}, {"regressions", "--format", "json"},
+	} {
+		lite, lerr, lcode := runMain(t, append(args, "--db", file)...)
+		pg, perr, pcode := runMain(t, append(args, "--db", u)...)
+		if lcode != pcode || lite != pg || lerr != perr {
+			t.Errorf("%v:\nSQLite     %d %q %q\nPostgreSQL %d %q %q", args, lcode, lite, lerr, pcode, pg, perr)
+		}
 	}
 }
