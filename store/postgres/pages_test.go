@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -278,6 +279,27 @@ func TestPagesAnswerAsOnSQLite(t *testing.T) {
 	same("InflightCurveFor(none)", func(w store.Warehouse) (any, error) {
 		return w.InflightCurveFor(ctx, "sql01", "Sales", t0.Add(time.Hour), 5*time.Second)
 	})
+	same("RTOCandidates", func(w store.Warehouse) (any, error) { return w.RTOCandidates(ctx) })
+	for _, f := range []store.RestoreFilter{{}, {Instance: "SQL01", Limit: 10}, {Database: "Sales", Kind: store.KindFull}} {
+		same(fmt.Sprintf("ChartPoints(%+v)", f), func(w store.Warehouse) (any, error) { return w.ChartPoints(ctx, f) })
+		same(fmt.Sprintf("RelativeSpeeds(%+v)", f), func(w store.Warehouse) (any, error) {
+			ss, err := w.RelativeSpeeds(ctx, f)
+			slices.SortStableFunc(ss, func(a, b store.RelativeSpeed) int { return a.At.Compare(b.At) })
+			return ss, err
+		})
+	}
+	same("RelativeByBuild", func(w store.Warehouse) (any, error) {
+		a, b, n, err := w.RelativeByBuild(ctx)
+		for _, m := range []map[string][]float64{a, b} {
+			for _, xs := range m {
+				slices.Sort(xs)
+			}
+		}
+		return []any{a, b, n}, err
+	})
+	if ss, err := pg.RelativeSpeeds(ctx, store.RestoreFilter{}); err != nil || len(ss) != 120 {
+		t.Fatalf("PostgreSQL's relative speeds: %d, %v; want the 120 restores", len(ss), err)
+	}
 	same("LatestRuns", func(w store.Warehouse) (any, error) { return w.LatestRuns(ctx) })
 	same("CollectorTokens", func(w store.Warehouse) (any, error) { return w.CollectorTokens(ctx) })
 }

@@ -36,24 +36,8 @@ func (db *DB) SaveFindings(ctx context.Context, instanceID, pending int64, serie
 	return errUnsupported("SaveFindings")
 }
 
-func (db *DB) RTOCandidates(ctx context.Context) ([]store.RTOCandidate, error) {
-	return nil, errUnsupported("RTOCandidates")
-}
-
 func (db *DB) GetRestoreDetail(ctx context.Context, id int64) (*store.RestoreDetail, error) {
 	return nil, errUnsupported("GetRestoreDetail")
-}
-
-func (db *DB) RelativeSpeeds(ctx context.Context, f store.RestoreFilter) ([]store.RelativeSpeed, error) {
-	return nil, errUnsupported("RelativeSpeeds")
-}
-
-func (db *DB) RelativeByBuild(ctx context.Context) (byInstance, bySource map[string][]float64, measured int, err error) {
-	return nil, nil, 0, errUnsupported("RelativeByBuild")
-}
-
-func (db *DB) ChartPoints(ctx context.Context, f store.RestoreFilter) ([]store.ChartPoint, error) {
-	return nil, errUnsupported("ChartPoints")
 }
 
 func (db *DB) UpdateOrders(ctx context.Context, old store.FleetOrders) (store.FleetOrders, error) {
