@@ -202,9 +202,7 @@ func (db *DB) RecordPush(ctx context.Context, collector, batch string, records, 
 
 // AuthorizePush checks that collector may write every one of instances and
 // claims for it those it is the first to write, in one transaction (the
-// rules of store/sqlite's AuthorizePush). Two replicas claiming the same
-// instance for two collectors at once: the primary key lets one win, the
-// other's transaction fails and its push is refused on retry.
+// rules of store/sqlite's AuthorizePush).
 func (db *DB) AuthorizePush(ctx context.Context, collector string, instances []string) error {
 	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		raw := "[]"
@@ -248,9 +246,21 @@ func (db *DB) AuthorizePush(ctx context.Context, collector string, instances []s
 			if local {
 				return notInZone(collector, inst)
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO collector_instance (instance, collector, claimed_at) VALUES ($1, $2, $3)`,
-				inst, collector, now); err != nil {
+			// Another replica may be claiming it for another collector at
+			// this moment: the primary key lets one claim win, and the
+			// other collector is refused as if it had come second.
+			tag, err := tx.Exec(ctx, `INSERT INTO collector_instance (instance, collector, claimed_at) VALUES ($1, $2, $3)
+				ON CONFLICT (instance) DO NOTHING`, inst, collector, now)
+			if err != nil {
 				return fmt.Errorf("store: authorize push of %s: %w", collector, err)
+			}
+			if tag.RowsAffected() == 0 {
+				if err := tx.QueryRow(ctx, `SELECT collector::text FROM collector_instance WHERE instance = $1`, inst).Scan(&owner); err != nil {
+					return fmt.Errorf("store: authorize push of %s: %w", collector, err)
+				}
+				if !strings.EqualFold(owner, collector) {
+					return notInZone(collector, inst)
+				}
 			}
 		}
 		return nil
