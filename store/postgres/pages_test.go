@@ -224,6 +224,12 @@ func TestPagesAnswerAsOnSQLite(t *testing.T) {
 	})
 	same("RestoresByID", func(w store.Warehouse) (any, error) { return w.RestoresByID(ctx, []int64{5, 2, 77, 4242}) })
 	same("GetRestore", func(w store.Warehouse) (any, error) { return w.GetRestore(ctx, 9) })
+	for _, id := range []int64{1, 2, 61, 120} {
+		same(fmt.Sprintf("GetRestoreDetail(%d)", id), func(w store.Warehouse) (any, error) { return w.GetRestoreDetail(ctx, id) })
+	}
+	if d, err := pg.GetRestoreDetail(ctx, 1); err != nil || d.History == nil || d.History.FirstLSN == "" || len(d.Logs) != 1 {
+		t.Fatalf("PostgreSQL's restore detail %+v, %v: want its history row and log line", d, err)
+	}
 	same("GetRestore(missing)", func(w store.Warehouse) (any, error) { return w.GetRestore(ctx, 1<<40) })
 	same("RestoreFactors", func(w store.Warehouse) (any, error) { return w.RestoreFactors(ctx, []int64{1, 2, 3, 50, 99999}) })
 	for _, dev := range []string{`\\nas\a.bak`, `d:\backup\sales_2.BAK`} {

@@ -36,10 +36,6 @@ func (db *DB) SaveFindings(ctx context.Context, instanceID, pending int64, serie
 	return errUnsupported("SaveFindings")
 }
 
-func (db *DB) GetRestoreDetail(ctx context.Context, id int64) (*store.RestoreDetail, error) {
-	return nil, errUnsupported("GetRestoreDetail")
-}
-
 func (db *DB) UpdateOrders(ctx context.Context, old store.FleetOrders) (store.FleetOrders, error) {
 	return nil, errUnsupported("UpdateOrders")
 }
