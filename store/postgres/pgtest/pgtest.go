@@ -174,7 +174,10 @@ func start() {
 // newest /usr/lib/postgresql/N/bin.
 func binDir() string {
 	if d := os.Getenv(EnvBin); d != "" {
-		return d
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
+			return d
+		}
+		return "" // a wrong RW_PG_BIN says how to enable the tests, not initdb's error
 	}
 	if p, err := exec.LookPath("pg_ctl"); err == nil {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
