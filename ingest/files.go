@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // FilesOptions configure a run over many files.
@@ -281,7 +280,7 @@ func (l *Loader) StoreFiles(ctx context.Context, files []File, opt FilesOptions)
 	return run, errors.Join(errs...)
 }
 
-func (l *Loader) storeFile(ctx context.Context, im *sqlite.Import, file File, opt FilesOptions, progress func(int64)) FileResult {
+func (l *Loader) storeFile(ctx context.Context, im store.Import, file File, opt FilesOptions, progress func(int64)) FileResult {
 	path := file.Path
 	r := FileResult{Path: path, Kind: opt.Kind, KindWhy: "given"}
 	if file.Kind != "" {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // FileKind is the kind of an offline file.
@@ -59,7 +58,7 @@ type Options struct {
 
 // ImportFile imports one file of a known kind, derives and analyses: a
 // one-file run of a Loader.
-func ImportFile(ctx context.Context, db *sqlite.DB, kind FileKind, path string, opt Options) (store.ImportSummary, error) {
+func ImportFile(ctx context.Context, db store.Warehouse, kind FileKind, path string, opt Options) (store.ImportSummary, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return store.ImportSummary{Source: string(kind), File: path}, store.Errorf(store.EINVALID, "%s: cannot open: %v", path, errors.Unwrap(err))
@@ -76,7 +75,7 @@ func ImportFile(ctx context.Context, db *sqlite.DB, kind FileKind, path string, 
 // given kind, or of the kind its content shows when kind is empty (the
 // summary's Source says which), then derives and analyses: a one-stream run
 // of a Loader, as the dashboard's uploads are.
-func Import(ctx context.Context, db *sqlite.DB, kind FileKind, name string, r io.Reader, size int64, opt Options) (store.ImportSummary, error) {
+func Import(ctx context.Context, db store.Warehouse, kind FileKind, name string, r io.Reader, size int64, opt Options) (store.ImportSummary, error) {
 	if kind == "" {
 		k, _, whole, err := DetectStream(r)
 		if err != nil {

@@ -16,7 +16,6 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/messages"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // Loader is the one import pipeline: it stores the records of any number of
@@ -29,7 +28,7 @@ import (
 // sqlite.Import and the warehouse's single writer connection serialises their
 // commits. Derive must not run concurrently with Store on the same Loader.
 type Loader struct {
-	db  *sqlite.DB
+	db  store.Warehouse
 	opt LoaderOptions
 
 	mu      sync.Mutex
@@ -43,7 +42,7 @@ type LoaderOptions struct {
 }
 
 // NewLoader returns a loader writing to db.
-func NewLoader(db *sqlite.DB, opt LoaderOptions) *Loader {
+func NewLoader(db store.Warehouse, opt LoaderOptions) *Loader {
 	return &Loader{db: db, opt: opt, touched: map[int64]string{}}
 }
 

@@ -54,15 +54,37 @@ const (
 // it for ever. Restore history is the product's memory (it outlives msdb's
 // purge), so it is kept by default; collector runs and in-flight curves are
 // operational detail that grows with every pass.
+//
+// Restores is the age beyond which log restores are rolled up per day
+// (restore_rollup) and their raw facts deleted (issue 41, SCALE.md
+// "Retention and roll-up"). What stays raw whatever its age is the
+// evidence: every full, differential, file and page restore; the restores
+// of a regression's series its figures were computed over (the BaselineN
+// before the change, the CurrentN from it on) and the one it names;
+// a watch's restore, the usual ones before it and those after; a series'
+// outliers and change points; and the last KeepLast log restores of every
+// series, so the next restore is still judged against a full baseline.
+// Known issues cite builds, not restores: they pin nothing.
 type Retention struct {
-	Restores time.Duration // raw history rows and log restores, and so their restores
+	Restores time.Duration // log restores beyond it are rolled up, the evidence kept
 	Runs     time.Duration // collector run records
 	Inflight time.Duration // progress curves of restores seen in flight
+	// KeepLast is how many of a series' newest log restores stay raw
+	// whatever their age (0: DefaultKeepLast).
+	KeepLast int
 }
 
-// PruneStats counts what Prune removed.
+// DefaultKeepLast is Retention.KeepLast's default: more than the analysis'
+// baseline reads.
+const DefaultKeepLast = 60
+
+// PruneStats counts what Prune removed, rolled up and kept.
 type PruneStats struct {
 	History, LogRestores, Runs, Inflight int64
+	// RolledUp counts the log restores folded into restore_rollup, Rollups
+	// the day rows that took them, Pinned the old log restores kept raw as
+	// evidence.
+	RolledUp, Rollups, Pinned int64
 }
 
 // Untimed is a count of log records that reconciliation kept but could place

@@ -338,7 +338,7 @@ func build(ctx context.Context, f *fleet, path string, stdout, stderr io.Writer)
 	// One import per chunk of instances: each commits its batches as it
 	// goes (store.BatchSize records a transaction) and records its run.
 	const chunk = 100
-	var im *sqlite.Import
+	var im store.Import
 	commit := func() error {
 		if im == nil {
 			return nil

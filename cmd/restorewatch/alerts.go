@@ -14,7 +14,6 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/store/plan"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // AlertsCmd delivers, tests, lists, acknowledges and silences alerts.
@@ -30,7 +29,7 @@ type AlertsCmd struct {
 
 // newSender builds the sender of the configuration at path over db, with
 // the conditions evaluated by the same analysis options as the pages'.
-func newSender(m *Main, db *sqlite.DB, path string, opt analysis.Options) (*alert.Sender, alertSettings, error) {
+func newSender(m *Main, db store.Warehouse, path string, opt analysis.Options) (*alert.Sender, alertSettings, error) {
 	s, err := loadAlertConfig(path, m.Stderr)
 	if err != nil {
 		return nil, s, store.Errorf(store.EINVALID, "%v", err)
@@ -48,7 +47,7 @@ func newSender(m *Main, db *sqlite.DB, path string, opt analysis.Options) (*aler
 // startAlerts runs the sender in the background, when the configuration
 // at path has channels, until ctx ends or the returned function, which
 // waits for it, is called.
-func startAlerts(ctx context.Context, m *Main, db *sqlite.DB, path string, opt analysis.Options) (stop func(), err error) {
+func startAlerts(ctx context.Context, m *Main, db store.Warehouse, path string, opt analysis.Options) (stop func(), err error) {
 	snd, s, err := newSender(m, db, path, opt)
 	if err != nil {
 		return nil, err
@@ -65,7 +64,7 @@ func startAlerts(ctx context.Context, m *Main, db *sqlite.DB, path string, opt a
 
 // sendOnce evaluates the conditions and runs one pass of the sender of
 // the configuration at path, when it has channels (collect --once).
-func sendOnce(ctx context.Context, m *Main, db *sqlite.DB, path string, opt analysis.Options) error {
+func sendOnce(ctx context.Context, m *Main, db store.Warehouse, path string, opt analysis.Options) error {
 	snd, s, err := newSender(m, db, path, opt)
 	if err != nil || !s.configured {
 		return err

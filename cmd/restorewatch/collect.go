@@ -13,7 +13,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/push"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
-	"github.com/restorewatch/restorewatch/store/sqlite"
+	"github.com/restorewatch/restorewatch/store/postgres"
 )
 
 // CollectCmd collects from live SQL Server instances (SPEC §3.1).
@@ -97,10 +97,14 @@ func (c *CollectCmd) Run(ctx context.Context, m *Main) error {
 	return err
 }
 
-// spool is the spool directory: --spool, else beside the warehouse file.
+// spool is the spool directory: --spool, else beside the warehouse file
+// (restorewatch.spool in the working folder for a PostgreSQL warehouse).
 func (c *CollectCmd) spool(m *Main) string {
 	if c.Spool != "" {
 		return c.Spool
+	}
+	if postgres.IsURL(m.cli.DB) {
+		return "restorewatch.spool"
 	}
 	return m.cli.DB + ".spool"
 }
@@ -150,13 +154,13 @@ func configuredTags(cfg *mssql.Config) func(string) map[string]string {
 	}
 }
 
-func runCollector(ctx context.Context, m *Main, db *sqlite.DB, path string, once bool, opt analysis.Options) error {
+func runCollector(ctx context.Context, m *Main, db store.Warehouse, path string, once bool, opt analysis.Options) error {
 	return runCollectorWith(ctx, m, db, path, once, collector.Options{Once: once, Logger: m.Logger, Analysis: opt})
 }
 
 // runCollectorWith runs the collector with copt, and the retention of
 // the configuration beside it.
-func runCollectorWith(ctx context.Context, m *Main, db *sqlite.DB, path string, once bool, copt collector.Options) error {
+func runCollectorWith(ctx context.Context, m *Main, db store.Warehouse, path string, once bool, copt collector.Options) error {
 	cfg, err := loadConfig(path)
 	if err != nil {
 		return store.Errorf(store.EINVALID, "%v", err)
@@ -173,7 +177,8 @@ func runCollectorWith(ctx context.Context, m *Main, db *sqlite.DB, path string, 
 			m.Logger.Error("retention", "error", err)
 			return
 		}
-		m.Logger.Info("retention", "history_rows", st.History, "log_restores", st.LogRestores, "runs", st.Runs, "inflight", st.Inflight)
+		m.Logger.Info("retention", "history_rows", st.History, "log_restores", st.LogRestores, "rolled_up", st.RolledUp,
+			"pinned", st.Pinned, "runs", st.Runs, "inflight", st.Inflight)
 	}
 	if !once {
 		// Retention runs beside the collector, hourly: it is housekeeping and

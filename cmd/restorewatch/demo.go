@@ -11,7 +11,6 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/store/human"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // DemoCmd writes a realistic demo fleet as real files and imports them.
@@ -42,17 +41,17 @@ func (c *DemoCmd) Run(ctx context.Context, m *Main) error {
 // loadDemo fills an empty warehouse with the demo fleet and analyses it
 // with opt (the caller's --ratio, --min-each, --alpha); it refuses one that
 // has data, so a real warehouse is never mixed with made-up restores.
-func loadDemo(ctx context.Context, m *Main, db *sqlite.DB, c *DemoCmd, opt analysis.Options) (demo.Summary, error) {
+func loadDemo(ctx context.Context, m *Main, db store.Warehouse, c *DemoCmd, opt analysis.Options) (demo.Summary, error) {
 	n, err := db.CountAllRestores(ctx)
 	if err != nil {
 		return demo.Summary{}, err
 	}
 	if n > 0 {
-		return demo.Summary{}, store.Errorf(store.ECONFLICT, "warehouse %s already holds %d restores: the demo only fills an empty warehouse (use another --db)", db.Path(), n)
+		return demo.Summary{}, store.Errorf(store.ECONFLICT, "warehouse %s already holds %d restores: the demo only fills an empty warehouse (use another --db)", where(db), n)
 	}
 	dir := c.Dir
 	if dir == "" {
-		dir = filepath.Join(filepath.Dir(db.Path()), "restorewatch-demo")
+		dir = filepath.Join(filepath.Dir(where(db)), "restorewatch-demo")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return demo.Summary{}, store.Errorf(store.EINVALID, "demo: %v", err)

@@ -15,6 +15,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/csv"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/human"
+	"github.com/restorewatch/restorewatch/store/postgres"
 	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -127,7 +128,7 @@ func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
 			u.Records, u.Source, u.Instances, u.Remedy())
 	}
 	if c.DryRun {
-		fmt.Fprintf(m.Stdout, "dry run: nothing was written to %s\n", m.cli.DB)
+		fmt.Fprintf(m.Stdout, "dry run: nothing was written to %s\n", m.warehouseName())
 	}
 	switch {
 	case serr != nil:
@@ -151,10 +152,13 @@ func isKindWord(s string) bool { _, err := ingest.ParseKind(s); return err == ni
 // warehouse opens the warehouse, or for --dry-run a scratch copy of it that
 // is deleted afterwards, so the run derives and counts exactly what a real
 // import would while the warehouse itself is never written (nor created).
-func (c *ImportCmd) warehouse(ctx context.Context, m *Main) (*sqlite.DB, func(), error) {
+func (c *ImportCmd) warehouse(ctx context.Context, m *Main) (store.Warehouse, func(), error) {
 	if !c.DryRun {
 		db, err := m.openDB(ctx)
 		return db, func() {}, err
+	}
+	if postgres.IsURL(m.cli.DB) {
+		return nil, nil, store.Errorf(store.EINVALID, "--dry-run copies a SQLite warehouse and cannot copy a PostgreSQL one: import into a scratch database instead")
 	}
 	dir, err := os.MkdirTemp("", "restorewatch-dry-run-")
 	if err != nil {

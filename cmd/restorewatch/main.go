@@ -21,6 +21,7 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/postgres"
 	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
@@ -29,7 +30,7 @@ var Version = "dev"
 
 // CLI is the command line of SPEC §6.1.
 type CLI struct {
-	DB             string `name:"db" default:"restorewatch.db" help:"Warehouse file (SQLite)." type:"path"`
+	DB             string `name:"db" env:"RW_DB" default:"restorewatch.db" help:"Warehouse: a SQLite file, or a postgres://user@host/database URL shared by several servers (its password from RW_DB_PASSWORD_FILE or RW_DB_PASSWORD, never the command line; TLS verified unless the URL sets sslmode)."`
 	BuildReference string `name:"build-reference" help:"A newer dbatools-format build list (JSON) to name builds with." type:"existingfile"`
 
 	Import      ImportCmd      `cmd:"" help:"Import offline files: errorlog, history (CSV) or messages."`
@@ -41,6 +42,7 @@ type CLI struct {
 	Collect     CollectCmd     `cmd:"" help:"Collect from live SQL Server instances."`
 	Demo        DemoCmd        `cmd:"" help:"Write a realistic demo fleet and import it."`
 	Backup      BackupCmd      `cmd:"" help:"Write a consistent online copy of the warehouse."`
+	Migrate     MigrateCmd     `cmd:"" help:"Copy a SQLite warehouse whole into an empty PostgreSQL one and check the counts."`
 	Token       TokenCmd       `cmd:"" help:"Create, list and revoke the tokens of collectors that push from other network zones."`
 	Plan        PlanCmd        `cmd:"" help:"Print the restore plan of a database: the backups to restore, the script, the expected time."`
 	Alerts      AlertsCmd      `cmd:"" help:"Send, test, list, acknowledge and silence alerts."`
@@ -60,7 +62,7 @@ type Main struct {
 
 	cli    CLI
 	kctx   *kong.Context
-	db     *sqlite.DB
+	db     store.Warehouse
 	closer []func() error
 	// analysis is the command's analysis options (its flags, its
 	// configuration), which completePending analyses with as an import
@@ -105,6 +107,9 @@ func (m *Main) ParseFlags(args []string) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if !postgres.IsURL(m.cli.DB) {
+		m.cli.DB = kong.ExpandPath(m.cli.DB)
+	}
 	m.kctx = kctx
 	return nil
 }
@@ -130,8 +135,8 @@ func (m *Main) Close() error {
 // openExisting opens the warehouse for a command that only reads it (or,
 // like analyze, needs what is in it): a missing file is an error that says
 // how to make one, never a new empty warehouse left behind.
-func (m *Main) openExisting(ctx context.Context) (*sqlite.DB, error) {
-	if m.db == nil {
+func (m *Main) openExisting(ctx context.Context) (store.Warehouse, error) {
+	if m.db == nil && !postgres.IsURL(m.cli.DB) {
 		if _, err := os.Stat(m.cli.DB); errors.Is(err, fs.ErrNotExist) {
 			return nil, store.Errorf(store.ENOTFOUND, "no warehouse at %s: run \"restorewatch import …\" or \"restorewatch demo\"", m.cli.DB)
 		}
@@ -141,9 +146,16 @@ func (m *Main) openExisting(ctx context.Context) (*sqlite.DB, error) {
 
 // openDB opens the warehouse once per run, creating it when it does not
 // exist: for the commands that write (import, demo, serve, collect).
-func (m *Main) openDB(ctx context.Context) (*sqlite.DB, error) {
+func (m *Main) openDB(ctx context.Context) (store.Warehouse, error) {
 	if m.db != nil {
 		return m.db, nil
+	}
+	if postgres.IsURL(m.cli.DB) {
+		db, err := postgres.Open(ctx, m.cli.DB)
+		if err != nil {
+			return nil, err
+		}
+		return m.opened(ctx, db)
 	}
 	// An upgrade migrates existing data before anything else happens: say
 	// so, or a large warehouse looks hung.
@@ -155,6 +167,11 @@ func (m *Main) openDB(ctx context.Context) (*sqlite.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	return m.opened(ctx, db)
+}
+
+// opened keeps db for the run and completes what an interrupted run left.
+func (m *Main) opened(ctx context.Context, db store.Warehouse) (store.Warehouse, error) {
 	m.db = db
 	m.closer = append(m.closer, db.Close)
 	if err := m.completePending(ctx, db); err != nil {
@@ -163,17 +180,26 @@ func (m *Main) openDB(ctx context.Context) (*sqlite.DB, error) {
 	return db, nil
 }
 
+// warehouseName names --db in messages: the file, or the URL without its
+// password.
+func (m *Main) warehouseName() string {
+	if postgres.IsURL(m.cli.DB) {
+		return postgres.Redact(m.cli.DB)
+	}
+	return m.cli.DB
+}
+
 // completePending finishes, before any command reads the warehouse, what a
 // crashed run left marked pending: derivation, the indexes a large import
 // dropped, and the analysis of the restores derived since the last one,
 // with the command's analysis options as an import analyses.
-func (m *Main) completePending(ctx context.Context, db *sqlite.DB) error {
+func (m *Main) completePending(ctx context.Context, db store.Warehouse) error {
 	p, err := db.Pending(ctx)
 	if err != nil || !p.Any() {
 		return err
 	}
 	fmt.Fprintf(m.Stderr, "completing what an interrupted run left in %s: %d instances to derive, %d to analyse, %d indexes to build\n",
-		m.cli.DB, p.Derive, p.Analyse, p.Indexes)
+		m.warehouseName(), p.Derive, p.Analyse, p.Indexes)
 	_, err = db.CompletePending(ctx, func(ctx context.Context, ids []int64) error {
 		_, err := analysis.Run(ctx, db, ids, m.analysis)
 		return err
@@ -275,4 +301,13 @@ func (c *BackupCmd) Run(ctx context.Context, m *Main) error {
 	}
 	fmt.Fprintf(m.Stdout, "wrote %s\n", c.Out)
 	return nil
+}
+
+// where names the warehouse in messages: the file of a SQLite warehouse,
+// else the engine and server (never a password).
+func where(db store.Warehouse) string {
+	if f, ok := db.(interface{ Path() string }); ok {
+		return f.Path()
+	}
+	return db.Engine()
 }

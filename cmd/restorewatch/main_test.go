@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/restorewatch/restorewatch/store/postgres/pgtest"
 )
 
 // TestMain lets the test binary act as restorewatch itself when RW_AS_MAIN
@@ -16,7 +18,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("RW_AS_MAIN") == "1" {
 		os.Exit(run(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m)) // stops the PostgreSQL tests' cluster, if they started one
 }
 
 // runMain runs the program in-process and returns stdout, stderr and the

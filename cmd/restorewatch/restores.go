@@ -13,7 +13,6 @@ import (
 	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/store/export"
 	"github.com/restorewatch/restorewatch/store/human"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // defaultRestores is how many restores the list shows without --limit or
@@ -188,7 +187,7 @@ type scope struct{ instance, database string }
 // scopes resolves --instance and --database to the exact names they match
 // (matchNames), or says what exists when nothing does. No filter is one
 // scope of everything.
-func (c *RestoresCmd) scopes(ctx context.Context, db *sqlite.DB) ([]scope, error) {
+func (c *RestoresCmd) scopes(ctx context.Context, db store.Warehouse) ([]scope, error) {
 	var instances []string
 	if c.Instance != "" {
 		all, err := db.ListInstances(ctx, "")
@@ -254,7 +253,7 @@ func (c *RestoresCmd) scopes(ctx context.Context, db *sqlite.DB) ([]scope, error
 
 // listScoped lists the newest restores of every scope under base, merged
 // newest first, cut to base.Limit, and their total count.
-func listScoped(ctx context.Context, db *sqlite.DB, base store.RestoreFilter, scopes []scope) ([]store.Restore, int, error) {
+func listScoped(ctx context.Context, db store.Warehouse, base store.RestoreFilter, scopes []scope) ([]store.Restore, int, error) {
 	var out []store.Restore
 	total := 0
 	for _, sc := range scopes {
@@ -285,7 +284,7 @@ func (c *RestoresCmd) narrowed() bool {
 // describe says what an empty list was asked for and, when a kind was,
 // which kinds the scopes do have: "of kind page on SQLPROD01 (kinds there:
 // full, log)".
-func (c *RestoresCmd) describe(ctx context.Context, db *sqlite.DB, scopes []scope) string {
+func (c *RestoresCmd) describe(ctx context.Context, db store.Warehouse, scopes []scope) string {
 	var parts []string
 	if c.Kind != "" {
 		parts = append(parts, "of kind "+c.Kind)

@@ -68,7 +68,7 @@ func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 				return err
 			}
 		} else {
-			fmt.Fprintf(m.Stderr, "serve: %s already has %d restores; --demo leaves it as it is\n", db.Path(), n)
+			fmt.Fprintf(m.Stderr, "serve: %s already has %d restores; --demo leaves it as it is\n", where(db), n)
 		}
 	}
 	ref, err := m.reference()
@@ -107,7 +107,7 @@ func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 	if tlsCfg != nil {
 		scheme = "https"
 	}
-	fmt.Fprintf(m.Stderr, "restorewatch: dashboard on %s://%s/ (warehouse %s)\n", scheme, srv.Addr(), db.Path())
+	fmt.Fprintf(m.Stderr, "restorewatch: dashboard on %s://%s/ (warehouse %s)\n", scheme, srv.Addr(), where(db))
 	if c.ready != nil {
 		c.ready <- srv.Addr()
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/push"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/web"
 )
 
@@ -136,7 +135,7 @@ func (c *TokenRevokeCmd) Run(ctx context.Context, m *Main) error {
 // import ingest).
 type pushSink struct{ *push.Receiver }
 
-func newPushSink(db *sqlite.DB, opt analysis.Options, log *slog.Logger) pushSink {
+func newPushSink(db store.Warehouse, opt analysis.Options, log *slog.Logger) pushSink {
 	return pushSink{push.NewReceiver(db, ingest.LoaderOptions{Analysis: opt}, log)}
 }
 

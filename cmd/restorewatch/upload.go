@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/restorewatch/restorewatch/ingest"
+	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/web"
 )
 
@@ -14,7 +14,7 @@ import (
 // records stored, the touched instances derived and analysed with serve's
 // analysis options.
 type uploads struct {
-	db  *sqlite.DB
+	db  store.Warehouse
 	opt analysis.Options
 }
 

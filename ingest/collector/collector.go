@@ -17,7 +17,6 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/mssql"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // Options configures Run.
@@ -54,7 +53,7 @@ const (
 
 // collector is one Run.
 type collector struct {
-	db   *sqlite.DB
+	db   store.Warehouse
 	cfg  mssql.Collector
 	opt  Options
 	log  *slog.Logger
@@ -77,7 +76,7 @@ type collector struct {
 // from, or a warehouse that cannot be written. Without Once it runs until ctx
 // is cancelled, then waits for the passes in progress to write what they
 // completed and returns nil.
-func Run(ctx context.Context, db *sqlite.DB, cfg *mssql.Config, opt Options) error {
+func Run(ctx context.Context, db store.Warehouse, cfg *mssql.Config, opt Options) error {
 	if cfg == nil {
 		return errors.New("collector: no configuration")
 	}

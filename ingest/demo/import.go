@@ -8,7 +8,6 @@ import (
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // Summary totals the import of a fleet.
@@ -24,12 +23,12 @@ type Summary struct {
 // (ingest.Loader), as `restorewatch import DIR` would: the files are parsed
 // in parallel into the warehouse, then the instances are derived and
 // analysed once. progress is called as files complete.
-func Import(ctx context.Context, db *sqlite.DB, f Fleet, progress func(done, total int)) (Summary, error) {
+func Import(ctx context.Context, db store.Warehouse, f Fleet, progress func(done, total int)) (Summary, error) {
 	return ImportWith(ctx, db, f, analysis.Options{}, progress)
 }
 
 // ImportWith is Import with the analysis configured.
-func ImportWith(ctx context.Context, db *sqlite.DB, f Fleet, aopt analysis.Options, progress func(done, total int)) (Summary, error) {
+func ImportWith(ctx context.Context, db store.Warehouse, f Fleet, aopt analysis.Options, progress func(done, total int)) (Summary, error) {
 	files := make([]ingest.File, len(f.Files))
 	for i, file := range f.Files {
 		files[i] = ingest.File{Path: file.Path, Kind: file.Kind}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // LiveEvery is how often KeepLive samples, as a collector's pass samples a
@@ -21,7 +20,7 @@ const warehouseDone = 687 * time.Minute // 55 % in 75 min, then 44.9 % at 0.0733
 // records a collector pass, so /live and /collector do not turn stale
 // minutes after the demo starts. It touches only the demo's own restore (its
 // instance, session and statement) and returns when ctx ends.
-func KeepLive(ctx context.Context, db *sqlite.DB) error {
+func KeepLive(ctx context.Context, db store.Warehouse) error {
 	t := time.NewTicker(LiveEvery)
 	defer t.Stop()
 	for {
@@ -40,7 +39,7 @@ func KeepLive(ctx context.Context, db *sqlite.DB) error {
 // restore (a new run of it once the last one would have finished) and, on
 // the quarter hour, a collector pass over every instance. A warehouse
 // without the demo's restore is left alone.
-func SampleLive(ctx context.Context, db *sqlite.DB, now time.Time) error {
+func SampleLive(ctx context.Context, db store.Warehouse, now time.Time) error {
 	curves, err := db.InflightCurves(ctx, time.Time{})
 	if err != nil {
 		return err

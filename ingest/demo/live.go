@@ -8,7 +8,6 @@ import (
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // The demo shows what a collector watching the fleet records, so /live,
@@ -55,7 +54,7 @@ const permissionError = "The user does not have permission to perform this actio
 // at the newest restore of the fleet (the end of its period), or at now
 // when the fleet ends within the last two days (serve --demo), so the
 // running restore is current on /live.
-func recordLive(ctx context.Context, db *sqlite.DB, now time.Time) error {
+func recordLive(ctx context.Context, db store.Warehouse, now time.Time) error {
 	p, err := db.Restores(ctx, store.RestoreQuery{Filter: store.RestoreFilter{Limit: 1}})
 	newest := p.Restores
 	if err != nil || len(newest) == 0 {
@@ -109,7 +108,7 @@ var warehouseProgress = slowAfter(55, 75*time.Minute, 10)
 
 // warehouseBackup records the compressed, four-stripe full backup the
 // running restore reads, as the collector would have read it from msdb.
-func warehouseBackup(ctx context.Context, db *sqlite.DB, instance string, restoreStart time.Time) error {
+func warehouseBackup(ctx context.Context, db store.Warehouse, instance string, restoreStart time.Time) error {
 	finish := restoreStart.Add(-2 * time.Hour)
 	set := store.BackupSet{Instance: instance, Database: "Warehouse", UUID: "5EED0000-0000-4000-8000-00000000000E",
 		Families: 4, Type: "D", Checksums: true, FirstLSN: "98000000012300001", LastLSN: "98000000045600001",
@@ -136,7 +135,7 @@ func warehouseBackup(ctx context.Context, db *sqlite.DB, instance string, restor
 }
 
 // collectorRuns records two hours of 15-minute passes over every instance.
-func collectorRuns(ctx context.Context, db *sqlite.DB, insts []store.InstanceSummary, anchor time.Time, liveInstance, permissionInstance string) error {
+func collectorRuns(ctx context.Context, db store.Warehouse, insts []store.InstanceSummary, anchor time.Time, liveInstance, permissionInstance string) error {
 	for k := 7; k >= 0; k-- {
 		if err := collectorPass(ctx, db, insts, anchor.Add(-time.Duration(k)*15*time.Minute), liveInstance, permissionInstance); err != nil {
 			return err
@@ -147,7 +146,7 @@ func collectorRuns(ctx context.Context, db *sqlite.DB, insts []store.InstanceSum
 
 // collectorPass records one collector pass over every instance, started at
 // started.
-func collectorPass(ctx context.Context, db *sqlite.DB, insts []store.InstanceSummary, started time.Time, liveInstance, permissionInstance string) error {
+func collectorPass(ctx context.Context, db store.Warehouse, insts []store.InstanceSummary, started time.Time, liveInstance, permissionInstance string) error {
 	n := started.Unix() / 900 % 3 // rows read vary from pass to pass
 	for _, in := range insts {
 		id, err := db.StartRun(ctx, in.Name, started)
@@ -207,7 +206,7 @@ func slowAfter(knee float64, fast time.Duration, slower float64) func(time.Durat
 
 // finishedCurve samples the newest full restore of instance's database as
 // the collector would have, once a minute, with the given shape.
-func finishedCurve(ctx context.Context, db *sqlite.DB, instance, database string, sh progressShape) error {
+func finishedCurve(ctx context.Context, db store.Warehouse, instance, database string, sh progressShape) error {
 	p, err := db.Restores(ctx, store.RestoreQuery{Filter: store.RestoreFilter{Instance: instance, Database: database, Kind: store.KindFull, Limit: 1}})
 	rs := p.Restores
 	if err != nil || len(rs) == 0 || instance == "" {
@@ -235,7 +234,7 @@ func finishedCurve(ctx context.Context, db *sqlite.DB, instance, database string
 // addCurve stores the samples of one restore from start to end (instants),
 // 120 of them evenly spaced (at least 5 s apart), then, when ended, a sampling
 // without it, which ends its curve.
-func addCurve(ctx context.Context, db *sqlite.DB, instance, database string, session int64, start, end time.Time, ended bool,
+func addCurve(ctx context.Context, db store.Warehouse, instance, database string, session int64, start, end time.Time, ended bool,
 	offset int, stmt string, progress func(time.Duration) float64) error {
 	total := end.Sub(start)
 	step := max(5*time.Second, total/120)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // Result is the server's acknowledgement of a batch.
@@ -35,7 +34,7 @@ const (
 // large one, SCALE.md), so a pass split into several batches is derived
 // once, after its last batch.
 type Receiver struct {
-	db  *sqlite.DB
+	db  store.Warehouse
 	opt ingest.LoaderOptions
 	log *slog.Logger
 	mu  sync.Mutex     // one batch at a time; guards l
@@ -58,7 +57,7 @@ const Decoding = 2
 const slotWait = 10 * time.Second
 
 // NewReceiver returns a receiver writing to db.
-func NewReceiver(db *sqlite.DB, opt ingest.LoaderOptions, log *slog.Logger) *Receiver {
+func NewReceiver(db store.Warehouse, opt ingest.LoaderOptions, log *slog.Logger) *Receiver {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

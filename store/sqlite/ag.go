@@ -19,14 +19,6 @@ import (
 // so (token create --ag): an instance of zone A is never merged into the
 // plan of an instance of zone B on A's word alone.
 
-// zoneWord words whose claim a merge rests on.
-func zoneWord(zone string) string {
-	if zone == "" {
-		return "this server's own imports and collector"
-	}
-	return "collector " + zone
-}
-
 // agTrust returns, for each collector, the AGs the operator lets its
 // replicas join across zones.
 func (db *DB) agTrust(ctx context.Context) (map[string][]string, error) {
@@ -46,15 +38,6 @@ func (db *DB) agTrust(ctx context.Context) (map[string][]string, error) {
 		out[strings.ToUpper(name)] = ags
 	}
 	return out, rows.Err()
-}
-
-// trusted reports whether zone's claims of membership in ag may join other
-// zones': this server's own always, a collector's where its token names ag.
-func trusted(trust map[string][]string, zone, ag string) bool {
-	if zone == "" {
-		return true
-	}
-	return slices.ContainsFunc(trust[strings.ToUpper(zone)], func(a string) bool { return strings.EqualFold(a, ag) })
 }
 
 // SetCollectorAGs records the availability groups whose replicas the
@@ -107,7 +90,6 @@ func (db *DB) instanceZone(ctx context.Context, name string) (zone string, held 
 // the one a single zone (or the zones the operator trusts with it) records.
 func (db *DB) BackupReplicas(ctx context.Context, name, database string) (store.Replicas, error) {
 	out := store.Replicas{Instances: []string{store.InstanceName(name)}, Database: store.DatabaseName(database)}
-	type member struct{ instance, database, ag, listener, groupDB, zone string }
 	rows, err := db.read.QueryContext(ctx, `SELECT i.name, a.database_name, a.ag_name, a.listener, a.group_database_id,
 			COALESCE((SELECT collector FROM collector_instance c WHERE c.instance = i.name), '')
 		FROM ag_database a JOIN instance i ON i.id = a.instance_id
@@ -117,10 +99,10 @@ func (db *DB) BackupReplicas(ctx context.Context, name, database string) (store.
 	if err != nil {
 		return out, fmt.Errorf("store: replicas: %w", err)
 	}
-	var ms []member
+	var ms []store.AGMember
 	for rows.Next() {
-		var m member
-		if err := rows.Scan(&m.instance, &m.database, &m.ag, &m.listener, &m.groupDB, &m.zone); err != nil {
+		var m store.AGMember
+		if err := rows.Scan(&m.Instance, &m.Database, &m.AG, &m.Listener, &m.GroupDB, &m.Zone); err != nil {
 			rows.Close()
 			return out, fmt.Errorf("store: replicas: %w", err)
 		}
@@ -138,87 +120,10 @@ func (db *DB) BackupReplicas(ctx context.Context, name, database string) (store.
 	if err != nil {
 		return out, err
 	}
-	// The AG database named: the named instance's own membership; else (the
-	// name is an AG's or a listener's) the claim of this server, or of the
-	// one zone that makes it, or of the zones the operator trusts with it.
-	var ag, groupDB string
-	zone, found := "", false
-	claimants := map[string]bool{}
-	for _, m := range ms {
-		if m.database != out.Database {
-			continue
-		}
-		if isInstance {
-			if strings.EqualFold(m.instance, name) {
-				ag, groupDB, zone, found = m.ag, m.groupDB, m.zone, true
-				break
-			}
-			continue
-		}
-		if strings.EqualFold(m.ag, name) || strings.EqualFold(m.listener, name) {
-			claimants[m.zone] = true
-			if !found || m.zone == "" && zone != "" {
-				ag, groupDB, zone, found = m.ag, m.groupDB, m.zone, true
-			}
-		}
-	}
-	if !isInstance && len(claimants) > 1 && zone != "" {
-		// Several zones name it and none is this server: only if the
-		// operator trusts every one of them with the AG is it one AG.
-		for z := range claimants {
-			if !trusted(trust, z, ag) {
-				out.Via = fmt.Sprintf("%s is claimed by several zones (%s); give the operator's word with token create --ag to merge them",
-					name, strings.Join(sortedZones(claimants), ", "))
-				return out, nil
-			}
-		}
-	}
-	if found {
-		var insts []string
-		words := map[string]bool{}
-		for _, m := range ms {
-			if !strings.EqualFold(m.ag, ag) {
-				continue
-			}
-			if m.zone != zone && !(trusted(trust, zone, ag) && trusted(trust, m.zone, ag)) {
-				continue // another zone's claim, without the operator's word
-			}
-			same := m.database == out.Database
-			if groupDB != "" && m.groupDB != "" {
-				same = m.groupDB == groupDB // renamed on a replica, still the one AG database
-			}
-			if same && !slices.ContainsFunc(insts, func(s string) bool { return strings.EqualFold(s, m.instance) }) {
-				insts = append(insts, m.instance)
-				words[m.zone] = true
-			}
-		}
-		// The named instance first, if it is one of them.
-		if i := slices.IndexFunc(insts, func(s string) bool { return strings.EqualFold(s, name) }); i > 0 {
-			named := insts[i]
-			insts = slices.Insert(slices.Delete(insts, i, i+1), 0, named)
-		}
-		out.Instances = insts
-		out.Via = fmt.Sprintf("availability group %s (replicas %s), on the word of %s", ag, strings.Join(insts, ", "), wordOf(words))
-		return out, nil
+	if r, ok := store.ReplicasByAG(name, out, ms, isInstance, trust); ok {
+		return r, nil
 	}
 	return db.familyReplicas(ctx, out, namedZone)
-}
-
-func sortedZones(zs map[string]bool) []string {
-	var out []string
-	for z := range zs {
-		out = append(out, zoneWord(z))
-	}
-	slices.Sort(out)
-	return out
-}
-
-func wordOf(zs map[string]bool) string {
-	s := sortedZones(zs)
-	if len(s) == 1 {
-		return s[0]
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1] + " (the operator's mapping)"
 }
 
 // familyReplicas is BackupReplicas without membership: the instances of
@@ -252,7 +157,7 @@ func (db *DB) familyReplicas(ctx context.Context, out store.Replicas, zone strin
 	out.Instances = append(out.Instances, more...)
 	if len(out.Instances) > 1 {
 		out.Via = fmt.Sprintf("the same database name, family GUID and recovery fork on %s (no availability-group membership recorded), on the word of %s",
-			strings.Join(out.Instances, ", "), zoneWord(zone))
+			strings.Join(out.Instances, ", "), store.ZoneWord(zone))
 	}
 	return out, nil
 }

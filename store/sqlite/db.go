@@ -138,6 +138,12 @@ func (db *DB) Close() error {
 // Path returns the warehouse file.
 func (db *DB) Path() string { return db.path }
 
+// Engine names the engine and the file (store.Admin).
+func (db *DB) Engine() string { return "sqlite " + db.path }
+
+// DB satisfies the warehouse contract.
+var _ store.Warehouse = (*DB)(nil)
+
 type migration struct {
 	version int
 	name    string

@@ -140,10 +140,11 @@ func TestImportCommitsBehind(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
 	for pass, want := range []int64{95, 0} {
-		im, err := db.NewImport(ctx, "test", "t")
+		si, err := db.NewImport(ctx, "test", "t")
 		if err != nil {
 			t.Fatal(err)
 		}
+		im := si.(*Import)
 		im.batchSize = 10
 		for i := range 95 {
 			h := hostileHistory()

@@ -32,7 +32,7 @@ type Import struct {
 }
 
 // NewImport starts an import of one file (or live pass) from source.
-func (db *DB) NewImport(ctx context.Context, source, file string) (*Import, error) {
+func (db *DB) NewImport(ctx context.Context, source, file string) (store.Import, error) {
 	res, err := db.write.ExecContext(ctx, `INSERT INTO import_run (source, file, started_at) VALUES (?, ?, ?)`,
 		source, file, db.now().UnixMilli())
 	if err != nil {

@@ -2,14 +2,20 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
 )
 
-// Prune deletes records older than the retention allows, each table in its
-// own transaction, and reconciles the instances whose restores it removed.
+// Prune applies the retention r (store.Retention): log restores older than
+// r.Restores are rolled up per day and their raw facts deleted, instance by
+// instance, each in one transaction that also marks the instance for
+// derivation, except the evidence, which stays raw; then the instances are
+// derived again (restores keep their ids: a pinned restore's facts are all
+// kept). Collector runs and in-flight curves past theirs are deleted.
 func (db *DB) Prune(ctx context.Context, r store.Retention, now time.Time) (store.PruneStats, error) {
 	var st store.PruneStats
 	exec := func(n *int64, q string, args ...any) error {
@@ -21,22 +27,32 @@ func (db *DB) Prune(ctx context.Context, r store.Retention, now time.Time) (stor
 		return nil
 	}
 	if r.Restores > 0 {
-		// Raw facts carry local wall times; a day of margin covers every
-		// offset, so nothing younger than the retention is removed.
-		cut := now.Add(-r.Restores).Add(-24 * time.Hour).UnixMilli()
-		if _, err := db.write.ExecContext(ctx, `UPDATE instance SET dirty = dirty + 1, dirty_from = NULL WHERE id IN (
-			SELECT instance_id FROM history_row WHERE restore_local < ?
-			UNION SELECT instance_id FROM log_restore WHERE completed_local < ?)`, cut, cut); err != nil {
-			return st, fmt.Errorf("store: prune: %w", err)
-		}
-		if err := exec(&st.History, `DELETE FROM history_row WHERE restore_local < ?`, cut); err != nil {
-			return st, err
-		}
-		if err := exec(&st.LogRestores, `DELETE FROM log_restore WHERE completed_local < ?`, cut); err != nil {
-			return st, err
-		}
+		// What an earlier run left underived is derived first: a roll-up
+		// reads restores, which must stand for the facts that remain.
 		if err := db.Reconcile(ctx); err != nil {
 			return st, err
+		}
+		// A restore's at_utc is a real instant; a day of margin keeps the
+		// rule "nothing younger than the retention goes" whatever the
+		// instance's offset.
+		cut := now.Add(-r.Restores).Add(-24 * time.Hour).UnixMilli()
+		ids, err := db.instancesWithOldLogs(ctx, cut)
+		if err != nil {
+			return st, err
+		}
+		keep := r.KeepLast
+		if keep <= 0 {
+			keep = store.DefaultKeepLast
+		}
+		for _, id := range ids {
+			if err := db.rollUpInstance(ctx, id, cut, keep, &st); err != nil {
+				return st, err
+			}
+		}
+		if len(ids) > 0 {
+			if err := db.Reconcile(ctx); err != nil {
+				return st, err
+			}
 		}
 	}
 	if r.Runs > 0 {
@@ -50,4 +66,238 @@ func (db *DB) Prune(ctx context.Context, r store.Retention, now time.Time) (stor
 		}
 	}
 	return st, nil
+}
+
+func (db *DB) instancesWithOldLogs(ctx context.Context, cut int64) ([]int64, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT id FROM instance AS i WHERE EXISTS (SELECT 1 FROM restore AS r
+		WHERE r.instance_id = i.id AND r.at_utc < ? AND r.kind = 'log') ORDER BY id`, cut)
+	if err != nil {
+		return nil, fmt.Errorf("store: prune: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: prune: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// pinnedSQL lists an instance's restores that are evidence (store.Retention):
+// ?1 the instance, ?2 how many of a series' newest log restores stay. A
+// regression cites the baseline_n restores before its change and the
+// current_n from it on, the restores its figures were computed over
+// (regression.last_seen is the analysis' clock, not a restore's time).
+const pinnedSQL = `
+SELECT id FROM (SELECT r.id, ROW_NUMBER() OVER (PARTITION BY g.id ORDER BY r.at_utc DESC) AS rn, g.baseline_n AS n
+	FROM regression AS g JOIN restore AS r ON r.instance_id = g.instance_id AND r.database_name = g.database_name
+	AND r.kind = g.kind AND r.at_utc < g.changed_at WHERE g.instance_id = ?1) WHERE rn <= MAX(n, 1)
+UNION SELECT id FROM (SELECT r.id, ROW_NUMBER() OVER (PARTITION BY g.id ORDER BY r.at_utc) AS rn, g.current_n AS n
+	FROM regression AS g JOIN restore AS r ON r.instance_id = g.instance_id AND r.database_name = g.database_name
+	AND r.kind = g.kind AND r.at_utc >= g.changed_at WHERE g.instance_id = ?1) WHERE rn <= MAX(n, 1)
+UNION SELECT change_restore_id FROM regression WHERE instance_id = ?1 AND change_restore_id IS NOT NULL
+UNION SELECT id FROM (SELECT r.id, ROW_NUMBER() OVER (PARTITION BY w.id ORDER BY r.at_utc DESC) AS rn, w.usual_n AS n
+	FROM watch AS w JOIN restore AS r ON r.instance_id = w.instance_id AND r.database_name = w.database_name
+	AND r.kind = w.kind AND r.at_utc < w.opened_at WHERE w.instance_id = ?1) WHERE rn <= MAX(n, 1)
+UNION SELECT r.id FROM watch AS w JOIN restore AS r ON r.instance_id = w.instance_id AND r.database_name = w.database_name
+	AND r.kind = w.kind AND r.at_utc >= w.opened_at WHERE w.instance_id = ?1
+UNION SELECT restore_id FROM watch WHERE instance_id = ?1
+UNION SELECT j.value FROM series AS s, json_each(s.outliers) AS j WHERE s.instance_id = ?1
+UNION SELECT j.value FROM series AS s, json_each(s.change_points) AS j WHERE s.instance_id = ?1
+UNION SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY database_name ORDER BY at_utc DESC) AS rn
+	FROM restore WHERE instance_id = ?1 AND kind = 'log') WHERE rn <= ?2`
+
+// rollUpInstance rolls up one instance's unpinned log restores older than
+// cut and deletes their facts, in one transaction that marks the instance
+// for a whole derivation.
+func (db *DB) rollUpInstance(ctx context.Context, id, cut int64, keep int, st *store.PruneStats) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: prune: %w", err)
+	}
+	defer tx.Rollback()
+	sctx := statementContext(ctx)
+	pinned := map[int64]bool{}
+	if err := eachInt(sctx, tx, pinnedSQL, func(v int64) { pinned[v] = true }, id, keep); err != nil {
+		return fmt.Errorf("store: prune: evidence: %w", err)
+	}
+	rows, err := tx.QueryContext(sctx, `SELECT r.id, r.database_name, r.at_utc, r.duration_s, r.logical_mibps, r.backup_bytes,
+			COALESCE(r.instance_build, ''), COALESCE(r.source_server, ''), COALESCE(l.first_lsn, ''), COALESCE(l.last_lsn, '')
+		FROM restore AS r LEFT JOIN log_restore AS l ON l.id = r.log_id
+		WHERE r.instance_id = ? AND r.kind = 'log' AND r.at_utc < ?`, id, cut)
+	if err != nil {
+		return fmt.Errorf("store: prune: %w", err)
+	}
+	var old []store.RollupRestore
+	gone := map[int64]bool{}
+	for rows.Next() {
+		var rid int64
+		var x store.RollupRestore
+		var dur, rate sql.NullFloat64
+		var bytes sql.NullInt64
+		if err := rows.Scan(&rid, &x.Database, &x.AtUTC, &dur, &rate, &bytes, &x.InstanceBuild, &x.SourceServer, &x.FirstLSN, &x.LastLSN); err != nil {
+			rows.Close()
+			return fmt.Errorf("store: prune: %w", err)
+		}
+		if pinned[rid] {
+			st.Pinned++
+			continue
+		}
+		x.InstanceID, x.Day = id, x.AtUTC/86_400_000
+		x.DurationS, x.MiBps = nFloat(dur), nFloat(rate)
+		if bytes.Valid {
+			x.Bytes = &bytes.Int64
+		}
+		old = append(old, x)
+		gone[rid] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: prune: %w", err)
+	}
+	if len(old) == 0 {
+		return nil
+	}
+	for _, u := range store.RollUp(old) {
+		if err := upsertRollup(sctx, tx, u); err != nil {
+			return fmt.Errorf("store: prune: roll up: %w", err)
+		}
+		st.Rollups++
+	}
+	st.RolledUp += int64(len(old))
+	// The facts of the restores that go, except any a kept restore also
+	// stands on.
+	hist, logs := map[int64]bool{}, map[int64]bool{}
+	keptHist, keptLogs := map[int64]bool{}, map[int64]bool{}
+	facts, err := tx.QueryContext(sctx, `SELECT id, history_id, log_id, extra_log_id FROM restore WHERE instance_id = ?`, id)
+	if err != nil {
+		return fmt.Errorf("store: prune: %w", err)
+	}
+	for facts.Next() {
+		var rid int64
+		var h, l, e sql.NullInt64
+		if err := facts.Scan(&rid, &h, &l, &e); err != nil {
+			facts.Close()
+			return fmt.Errorf("store: prune: %w", err)
+		}
+		hs, ls := hist, logs
+		if !gone[rid] {
+			hs, ls = keptHist, keptLogs
+		}
+		if h.Valid {
+			hs[h.Int64] = true
+		}
+		for _, v := range []sql.NullInt64{l, e} {
+			if v.Valid {
+				ls[v.Int64] = true
+			}
+		}
+	}
+	facts.Close()
+	if err := facts.Err(); err != nil {
+		return fmt.Errorf("store: prune: %w", err)
+	}
+	n, err := deleteIDs(sctx, tx, "history_row", hist, keptHist)
+	if err != nil {
+		return err
+	}
+	st.History += n
+	if n, err = deleteIDs(sctx, tx, "log_restore", logs, keptLogs); err != nil {
+		return err
+	}
+	st.LogRestores += n
+	if _, err := tx.ExecContext(sctx, `UPDATE instance SET dirty = dirty + 1, dirty_from = NULL WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("store: prune: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: prune: %w", err)
+	}
+	return nil
+}
+
+func eachInt(ctx context.Context, tx *sql.Tx, q string, fn func(int64), args ...any) error {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v sql.NullInt64
+		if err := rows.Scan(&v); err != nil {
+			return err
+		}
+		if v.Valid {
+			fn(v.Int64)
+		}
+	}
+	return rows.Err()
+}
+
+// deleteIDs deletes the rows of table (history_row or log_restore) whose
+// ids are in ids and not in kept, 500 a statement.
+func deleteIDs(ctx context.Context, tx *sql.Tx, table string, ids, kept map[int64]bool) (int64, error) {
+	var batch []any
+	var total int64
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE id IN (?`+strings.Repeat(", ?", len(batch)-1)+`)`, batch...)
+		if err != nil {
+			return fmt.Errorf("store: prune %s: %w", table, err)
+		}
+		n, _ := res.RowsAffected()
+		total += n
+		batch = batch[:0]
+		return nil
+	}
+	for id := range ids {
+		if kept[id] {
+			continue
+		}
+		batch = append(batch, id)
+		if len(batch) == 500 {
+			if err := flush(); err != nil {
+				return total, err
+			}
+		}
+	}
+	return total, flush()
+}
+
+// upsertRollup adds u to the day's roll-up row, merging with one an
+// earlier prune wrote.
+func upsertRollup(ctx context.Context, tx *sql.Tx, u store.Rollup) error {
+	var e store.Rollup
+	e.RollupKey = u.RollupKey
+	var maxD, p50d, p95d, p50r, p95r sql.NullFloat64
+	err := tx.QueryRowContext(ctx, `SELECT restores, measured, total_duration_s, max_duration_s, total_bytes, p50_duration_s,
+			p95_duration_s, p50_mibps, p95_mibps, COALESCE(first_lsn, ''), COALESCE(last_lsn, ''), first_utc, last_utc
+		FROM restore_rollup WHERE instance_id = ? AND database_name = ? AND day = ? AND instance_build = ? AND source_server = ?`,
+		u.InstanceID, u.Database, u.Day, u.InstanceBuild, u.SourceServer).Scan(&e.Restores, &e.Measured, &e.TotalDurationS, &maxD,
+		&e.TotalBytes, &p50d, &p95d, &p50r, &p95r, &e.FirstLSN, &e.LastLSN, &e.FirstUTC, &e.LastUTC)
+	switch {
+	case err == nil:
+		e.MaxDurationS, e.P50DurationS, e.P95DurationS, e.P50MiBps, e.P95MiBps = nFloat(maxD), nFloat(p50d), nFloat(p95d), nFloat(p50r), nFloat(p95r)
+		u = e.Merge(u)
+	case err != sql.ErrNoRows:
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO restore_rollup (instance_id, database_name, day, instance_build, source_server,
+			restores, measured, total_duration_s, max_duration_s, total_bytes, p50_duration_s, p95_duration_s, p50_mibps, p95_mibps,
+			first_lsn, last_lsn, first_utc, last_utc, merged)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (instance_id, database_name, day, instance_build, source_server) DO UPDATE SET
+			restores = excluded.restores, measured = excluded.measured, total_duration_s = excluded.total_duration_s,
+			max_duration_s = excluded.max_duration_s, total_bytes = excluded.total_bytes, p50_duration_s = excluded.p50_duration_s,
+			p95_duration_s = excluded.p95_duration_s, p50_mibps = excluded.p50_mibps, p95_mibps = excluded.p95_mibps,
+			first_lsn = excluded.first_lsn, last_lsn = excluded.last_lsn, first_utc = excluded.first_utc,
+			last_utc = excluded.last_utc, merged = excluded.merged`,
+		u.InstanceID, u.Database, u.Day, u.InstanceBuild, u.SourceServer, u.Restores, u.Measured, u.TotalDurationS, u.MaxDurationS,
+		u.TotalBytes, u.P50DurationS, u.P95DurationS, u.P50MiBps, u.P95MiBps, nullString(u.FirstLSN), nullString(u.LastLSN),
+		u.FirstUTC, u.LastUTC, u.Merged)
+	return err
 }

@@ -93,6 +93,9 @@ func TestBackupIsAConsistentCopy(t *testing.T) {
 	}
 }
 
+// TestPruneKeepsWhatRetentionAllows: retention rolls up old log restores
+// only (issue 41); an old full restore stays raw, and a log restore younger
+// than the retention too.
 func TestPruneKeepsWhatRetentionAllows(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.Open(t)
@@ -100,20 +103,29 @@ func TestPruneKeepsWhatRetentionAllows(t *testing.T) {
 	young := old
 	young.RestoreHistoryID = 8
 	young.RestoreDate = local("2025-06-01 10:00:00.000")
-	importAll(t, db, old, young, l, hs)
-	if rs := list(t, db); len(rs) != 2 {
+	oldLog := old
+	oldLog.RestoreHistoryID, oldLog.Database, oldLog.RestoreType, oldLog.BackupType = 9, "Shipped", "L", "L"
+	youngLog := oldLog
+	youngLog.RestoreHistoryID, youngLog.RestoreDate = 10, young.RestoreDate
+	importAll(t, db, old, young, l, hs, oldLog, youngLog)
+	if rs := list(t, db); len(rs) != 4 {
 		t.Fatalf("setup: %d restores", len(rs))
 	}
-	st, err := db.Prune(ctx, store.Retention{Restores: 365 * 24 * time.Hour}, time.Date(2025, 7, 1, 0, 0, 0, 0, time.UTC))
+	st, err := db.Prune(ctx, store.Retention{Restores: 365 * 24 * time.Hour, KeepLast: 1}, time.Date(2025, 7, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.History != 1 || st.LogRestores != 1 {
-		t.Errorf("pruned %+v, want the 2023 history row and its log line", st)
+	if st.History != 1 || st.LogRestores != 0 || st.RolledUp != 1 {
+		t.Errorf("pruned %+v, want the 2023 log restore's history row, rolled up", st)
 	}
 	rs := list(t, db)
-	if len(rs) != 1 || rs[0].At.Year() != 2025 {
+	if len(rs) != 3 {
 		t.Fatalf("after prune: %+v", rs)
+	}
+	for _, r := range rs {
+		if r.Kind == store.KindLog && r.At.Year() != 2025 {
+			t.Errorf("the 2023 log restore is still there: %+v", r)
+		}
 	}
 	if err := db.Check(ctx); err != nil {
 		t.Fatal(err)

@@ -11,68 +11,6 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 )
 
-// instancePatterns returns a token's instance names or patterns normalised
-// as instance names are (see InstanceName), empty ones left out.
-func instancePatterns(in []string) []string {
-	out := []string{}
-	for _, p := range in {
-		if n := store.InstanceName(p); n != "" {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// matchesAny reports whether the instance name matches one of the
-// patterns, ignoring ASCII case only, as the warehouse compares instance
-// names (SQLite's NOCASE): Unicode case folding would let a token for
-// SQL01 write ſQL01 (U+017F, long s), a different instance stored beside
-// it. A pattern's '*' stands for any run of characters and '?' for one;
-// nothing else is special (a backslash separates a server from its
-// instance).
-func matchesAny(patterns []string, name string) bool {
-	for _, p := range patterns {
-		if globASCII([]rune(p), []rune(name)) {
-			return true
-		}
-	}
-	return false
-}
-
-// globASCII matches name against pattern p, '*' and '?' as in matchesAny,
-// letters compared with ASCII case folding. Iterative, with one backtrack
-// point: linear in len(p)·len(name) at worst.
-func globASCII(p, name []rune) bool {
-	pi, ni := 0, 0
-	star, mark := -1, 0
-	for ni < len(name) {
-		switch {
-		case pi < len(p) && p[pi] == '*':
-			star, mark = pi, ni
-			pi++
-		case pi < len(p) && (p[pi] == '?' || foldASCII(p[pi]) == foldASCII(name[ni])):
-			pi++
-			ni++
-		case star >= 0:
-			mark++
-			pi, ni = star+1, mark
-		default:
-			return false
-		}
-	}
-	for pi < len(p) && p[pi] == '*' {
-		pi++
-	}
-	return pi == len(p)
-}
-
-func foldASCII(r rune) rune {
-	if 'a' <= r && r <= 'z' {
-		return r - 'a' + 'A'
-	}
-	return r
-}
-
 // AuthorizePush checks that collector may write every one of instances
 // and claims for it those it is the first to write, in one transaction. A
 // collector may write an instance that it claimed before, or that no one
@@ -106,7 +44,7 @@ func (db *DB) AuthorizePush(ctx context.Context, collector string, instances []s
 		err := tx.QueryRowContext(ctx, `SELECT collector FROM collector_instance WHERE instance = ?`, inst).Scan(&owner)
 		switch {
 		case err == nil && strings.EqualFold(owner, collector):
-			if len(patterns) > 0 && !matchesAny(patterns, inst) {
+			if len(patterns) > 0 && !store.MatchesAny(patterns, inst) {
 				return store.Errorf(store.EFORBIDDEN, "collector %s may not write instance %s: its token names only %s", collector, inst, strings.Join(patterns, ", "))
 			}
 			continue
@@ -115,7 +53,7 @@ func (db *DB) AuthorizePush(ctx context.Context, collector string, instances []s
 		case !errors.Is(err, sql.ErrNoRows):
 			return fmt.Errorf("store: authorize push of %s: %w", collector, err)
 		}
-		if len(patterns) > 0 && !matchesAny(patterns, inst) {
+		if len(patterns) > 0 && !store.MatchesAny(patterns, inst) {
 			return store.Errorf(store.EFORBIDDEN, "collector %s may not write instance %s: its token names only %s", collector, inst, strings.Join(patterns, ", "))
 		}
 		var local int

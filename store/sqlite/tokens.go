@@ -38,7 +38,7 @@ func (db *DB) CreateCollectorToken(ctx context.Context, name string, instances .
 	if err := store.ValidCollectorName(name); err != nil {
 		return "", err
 	}
-	pats := instancePatterns(instances)
+	pats := store.InstancePatterns(instances)
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", fmt.Errorf("store: create token: %w", err)

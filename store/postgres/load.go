@@ -1,0 +1,248 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/restorewatch/restorewatch/store"
+)
+
+// TableSource is one table's rows on their way in: its name, its columns
+// and the rows (sqlite.TableRows is one).
+type TableSource interface {
+	pgx.CopyFromSource
+	Close() error
+}
+
+// TableCount is what loading one table did: the rows the source holds
+// (counted apart, before), those copied and those the warehouse then holds.
+type TableCount struct {
+	Table                string
+	Source, Copied, Held int64
+}
+
+// Load copies whole tables into this warehouse, which must hold none of
+// their rows, in one transaction: an interrupted load leaves it empty. open
+// gives each table's columns and rows, count the rows its source holds; the
+// load fails, and nothing is kept, unless every table holds afterwards
+// exactly what its source counted. Identity sequences then continue after
+// the highest id copied. Restorewatch migrate moves a SQLite warehouse so.
+func (db *DB) Load(ctx context.Context, tables []string, count func(table string) (int64, error),
+	open func(table string) (cols []string, rows TableSource, err error)) ([]TableCount, error) {
+	var out []TableCount
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if err := registerCitext(ctx, tx); err != nil {
+			return err
+		}
+		for _, t := range tables {
+			var any bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+pgx.Identifier{t}.Sanitize()+`)`).Scan(&any); err != nil {
+				return fmt.Errorf("table %s: %w", t, err)
+			}
+			if any {
+				return store.Errorf(store.ECONFLICT, "store: the warehouse %s already holds %s rows: load into an empty database", db.where, t)
+			}
+		}
+		for _, t := range tables {
+			c, err := db.loadTable(ctx, tx, t, count, open)
+			if err != nil {
+				return err
+			}
+			out = append(out, c)
+			db.Report(store.Progress{Phase: "copying " + t, Done: len(out), Total: len(tables)})
+		}
+		return continueIdentities(ctx, tx)
+	})
+	if err != nil {
+		return out, fmt.Errorf("store: load %s: %w", db.where, err)
+	}
+	return out, nil
+}
+
+func (db *DB) loadTable(ctx context.Context, tx pgx.Tx, t string, count func(string) (int64, error),
+	open func(string) ([]string, TableSource, error)) (TableCount, error) {
+	c := TableCount{Table: t}
+	types, err := columnTypes(ctx, tx, t)
+	if err != nil {
+		return c, err
+	}
+	if len(types) == 0 {
+		return c, store.Errorf(store.ECONFLICT, "table %s is not in the warehouse %s: both must have the same schema version", t, db.where)
+	}
+	if c.Source, err = count(t); err != nil {
+		return c, err
+	}
+	cols, rows, err := open(t)
+	if err != nil {
+		return c, err
+	}
+	defer rows.Close()
+	conv := make([]func(any) (any, error), len(cols))
+	for i, col := range cols {
+		typ, ok := types[col]
+		if !ok {
+			return c, store.Errorf(store.ECONFLICT, "column %s.%s is not in the warehouse %s: both must have the same schema version", t, col, db.where)
+		}
+		conv[i] = converter(typ)
+	}
+	src := &converting{TableSource: rows, conv: conv, table: t, cols: cols}
+	if c.Copied, err = tx.CopyFrom(ctx, pgx.Identifier{t}, cols, src); err != nil {
+		return c, fmt.Errorf("copy %s: %w", t, err)
+	}
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM `+pgx.Identifier{t}.Sanitize()).Scan(&c.Held); err != nil {
+		return c, fmt.Errorf("count %s: %w", t, err)
+	}
+	if c.Source != c.Copied || c.Copied != c.Held {
+		return c, store.Errorf(store.EINTERNAL, "table %s: the source holds %d rows, %d were copied and %d are held: nothing is kept", t, c.Source, c.Copied, c.Held)
+	}
+	return c, nil
+}
+
+// registerCitext lets COPY's binary format write citext columns (text on
+// the wire).
+func registerCitext(ctx context.Context, tx pgx.Tx) error {
+	var oid uint32
+	if err := tx.QueryRow(ctx, `SELECT oid FROM pg_type WHERE typname = 'citext'`).Scan(&oid); err != nil {
+		return fmt.Errorf("citext: %w", err)
+	}
+	tx.Conn().TypeMap().RegisterType(&pgtype.Type{Name: "citext", OID: oid, Codec: pgtype.TextCodec{}})
+	return nil
+}
+
+func columnTypes(ctx context.Context, tx pgx.Tx, table string) (map[string]string, error) {
+	rows, err := tx.Query(ctx, `SELECT column_name::text, udt_name::text FROM information_schema.columns
+		WHERE table_schema = current_schema() AND table_name = $1`, table)
+	if err != nil {
+		return nil, fmt.Errorf("columns of %s: %w", table, err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var c, t string
+		if err := rows.Scan(&c, &t); err != nil {
+			return nil, fmt.Errorf("columns of %s: %w", table, err)
+		}
+		out[c] = t
+	}
+	return out, rows.Err()
+}
+
+// converter turns a value as SQLite stores it (its affinity lets an
+// integer sit in a REAL column, a whole real in an INTEGER one) into the
+// Go value of the PostgreSQL column's type.
+func converter(udt string) func(any) (any, error) {
+	switch udt {
+	case "int8", "int4", "int2":
+		return func(v any) (any, error) {
+			switch x := v.(type) {
+			case nil, int64:
+				return x, nil
+			case float64:
+				if x == math.Trunc(x) && math.Abs(x) < 1<<62 {
+					return int64(x), nil
+				}
+			case string:
+				return strconv.ParseInt(x, 10, 64)
+			case bool:
+				if x {
+					return int64(1), nil
+				}
+				return int64(0), nil
+			}
+			return nil, fmt.Errorf("%v (%T) is not an integer", v, v)
+		}
+	case "float8", "float4":
+		return func(v any) (any, error) {
+			switch x := v.(type) {
+			case nil, float64:
+				return x, nil
+			case int64:
+				return float64(x), nil
+			case string:
+				return strconv.ParseFloat(x, 64)
+			}
+			return nil, fmt.Errorf("%v (%T) is not a number", v, v)
+		}
+	case "bytea":
+		return func(v any) (any, error) {
+			switch x := v.(type) {
+			case nil, []byte:
+				return x, nil
+			case string:
+				return []byte(x), nil
+			}
+			return nil, fmt.Errorf("%v (%T) is not bytes", v, v)
+		}
+	}
+	return func(v any) (any, error) { // text, citext
+		switch x := v.(type) {
+		case nil, string:
+			return x, nil
+		case []byte:
+			return string(x), nil
+		case int64:
+			return strconv.FormatInt(x, 10), nil
+		case float64:
+			return strconv.FormatFloat(x, 'g', -1, 64), nil
+		}
+		return nil, fmt.Errorf("%v (%T) is not text", v, v)
+	}
+}
+
+// converting converts each row of a TableSource for COPY.
+type converting struct {
+	TableSource
+	conv  []func(any) (any, error)
+	table string
+	cols  []string
+}
+
+func (c *converting) Values() ([]any, error) {
+	vals, err := c.TableSource.Values()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(vals))
+	for i, v := range vals {
+		if out[i], err = c.conv[i](v); err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", c.table, c.cols[i], err)
+		}
+	}
+	return out, nil
+}
+
+// continueIdentities moves every identity column's sequence past the
+// highest value copied in, so the next row the warehouse adds gets a new id.
+func continueIdentities(ctx context.Context, tx pgx.Tx) error {
+	rows, err := tx.Query(ctx, `SELECT table_name::text, column_name::text FROM information_schema.columns
+		WHERE table_schema = current_schema() AND is_identity = 'YES'`)
+	if err != nil {
+		return fmt.Errorf("identities: %w", err)
+	}
+	type col struct{ table, column string }
+	var cols []col
+	for rows.Next() {
+		var c col
+		if err := rows.Scan(&c.table, &c.column); err != nil {
+			rows.Close()
+			return fmt.Errorf("identities: %w", err)
+		}
+		cols = append(cols, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("identities: %w", err)
+	}
+	for _, c := range cols {
+		q := `SELECT setval(pg_get_serial_sequence($1, $2), COALESCE((SELECT max(` + pgx.Identifier{c.column}.Sanitize() + `) FROM ` +
+			pgx.Identifier{c.table}.Sanitize() + `), 0) + 1, false)`
+		if _, err := tx.Exec(ctx, q, pgx.Identifier{c.table}.Sanitize(), c.column); err != nil {
+			return fmt.Errorf("identity of %s.%s: %w", c.table, c.column, err)
+		}
+	}
+	return nil
+}
