@@ -110,7 +110,7 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 // database whose chain cannot be planned has no such section.
 func (s *Server) restoreNow(ctx context.Context, r *store.Regression) (view.RestoreNow, error) {
 	req := plan.Request{Instance: r.Instance, Database: r.Database, DefaultRTO: s.cfg.DefaultRTO,
-		Analysis: s.cfg.Analysis.Config, Calibrate: true}
+		Analysis: s.cfg.Analysis.Config, Calibrate: true, Now: s.cfg.Now()}
 	var p plan.Plan
 	var err error
 	if s.oneShot {
@@ -339,16 +339,6 @@ func (s *Server) factorValue(factor, v string) string {
 		if n := s.cfg.Namer(v); n != "" {
 			return v + " (" + n + ")"
 		}
-	case factor == "device_kind":
-		if w, ok := deviceWords[v]; ok {
-			return w
-		}
 	}
-	return v
-}
-
-// deviceWords are the backup device kinds as a reader says them.
-var deviceWords = map[string]string{
-	store.DeviceLocal: "local disk", store.DeviceUNC: "network share (UNC)", store.DeviceURL: "URL (cloud storage)",
-	store.DeviceVirtual: "virtual device (VDI)", store.DeviceTape: "tape",
+	return human.FactorValue(factor, v)
 }

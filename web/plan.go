@@ -28,7 +28,7 @@ import (
 func (s *Server) planRequest(c echo.Context, inst, db string) (plan.Request, error) {
 	r := plan.Request{Instance: inst, Database: db, TargetInstance: c.QueryParam("to_instance"),
 		DataPath: c.QueryParam("data_path"), LogPath: c.QueryParam("log_path"), DefaultRTO: s.cfg.DefaultRTO,
-		Analysis: s.cfg.Analysis.Config, Calibrate: true}
+		Analysis: s.cfg.Analysis.Config, Calibrate: true, Now: s.cfg.Now()}
 	at, err := plan.ParseAt(c.QueryParam("at"))
 	if err != nil {
 		return r, store.Errorf(store.EINVALID, "at=%v", err)

@@ -116,7 +116,7 @@ func (s *Server) restoreDetail(d *store.RestoreDetail) view.RestoreDetail {
 		{Title: "Size and speed", Rows: []view.KV{
 			{Key: "Backup size (logical)", Value: view.BytesPtr(r.BackupBytes)},
 			{Key: "Compressed size (read)", Value: view.BytesPtr(r.CompressedB)},
-			{Key: "Pages (message 3014)", Value: view.IntPtr(r.Pages)}, {Key: "Size source", Value: orUnknown(r.SizeSource)},
+			{Key: "Pages (message 3014)", Value: view.IntPtr(r.Pages)}, {Key: "Size from", Value: sizeSource(r.SizeSource)},
 			{Key: "Logical throughput", Value: view.MiBpsPtr(r.LogicalMiBps)},
 			{Key: "Read throughput", Value: view.MiBpsPtr(r.ReadMiBps)},
 			{Key: "Engine's MB/sec (3014)", Value: engineMBps(r.EngineMBps)},
@@ -261,4 +261,16 @@ func bytesAlign(v *int64) string {
 		return view.Unknown
 	}
 	return view.Int(*v) + " bytes"
+}
+
+// sizeSource says where a restore's size came from in words: the raw key
+// stays in the API and CSV.
+func sizeSource(s string) string {
+	switch s {
+	case "backup_size":
+		return "the backup's size in msdb (backupset.backup_size)"
+	case "pages_3014":
+		return "the pages the restore copied × 8 KiB (message 3014)"
+	}
+	return orUnknown(s)
 }

@@ -136,7 +136,8 @@ func (c *RegressionsCmd) Run(ctx context.Context, m *Main) (err error) {
 	for _, r := range rows {
 		var changed []string
 		for _, f := range r.ChangedFactors {
-			changed = append(changed, fmt.Sprintf("%s: %s → %s", f.FactorLabel, printable(f.Before), printable(f.After)))
+			changed = append(changed, fmt.Sprintf("%s: %s → %s", f.FactorLabel, printable(human.FactorValue(f.Factor, f.Before)),
+				printable(human.FactorValue(f.Factor, f.After))))
 		}
 		if len(changed) == 0 {
 			changed = []string{"no factor changed"}

@@ -302,17 +302,7 @@ func bufferOptions(bc, mt string) string {
 	return strings.Join(parts, ", ")
 }
 
-func deviceWords(kind string) string {
-	switch kind {
-	case "unc_share":
-		return "a network share (UNC)"
-	case "local", "disk":
-		return "a local disk"
-	case "url":
-		return "a URL (object storage)"
-	}
-	return orUnknown(kind)
-}
+func deviceWords(kind string) string { return "a " + human.FactorValue("device_kind", kind) }
 
 func bracket(name string) string { return "[" + strings.ReplaceAll(name, "]", "]]") + "]" }
 

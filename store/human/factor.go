@@ -56,3 +56,25 @@ func HasFactorLabel(key string) bool {
 	_, ok := factorLabels[key]
 	return ok
 }
+
+// deviceWords are the words for a backup device kind (store.Device*).
+var deviceWords = map[string]string{
+	"local": "local disk", "unc_share": "network share (UNC)", "url": "URL (cloud storage)",
+	"virtual_device": "virtual device (VDI)", "tape": "tape",
+}
+
+// FactorValue words one value of a factor for people: a device kind in
+// words ("unc_share" → "network share (UNC)"), a blank as "unknown", any
+// other value as it is. Every surface — pages, reports, the CLI — says a
+// factor's values this way; JSON and CSV keep the keys.
+func FactorValue(factor, v string) string {
+	switch {
+	case v == "":
+		return "unknown"
+	case factor == "device_kind":
+		if w, ok := deviceWords[v]; ok {
+			return w
+		}
+	}
+	return v
+}

@@ -26,6 +26,14 @@ type Calibration struct {
 	// Errors are each prediction's |predicted − actual| / actual, for a
 	// fleet's median.
 	Errors []float64 `json:"-"`
+	// Path names the restores replayed when the estimate is not the
+	// present's ("with BUFFERCOUNT 64 and MAXTRANSFERSIZE 4096 KiB, as
+	// this script sets"); empty: the instance's restores as they ran.
+	Path string `json:"path,omitempty"`
+	// Fleet: the plan's step rests on other instances' restores, so the
+	// replay of this instance's own says how the estimator does here, not
+	// how that step's figure will.
+	Fleet bool `json:"fleet,omitempty"`
 }
 
 // Share is the fraction of restores inside the range (0 with none).
@@ -100,6 +108,14 @@ func (c *Calibration) finish() {
 // it: "of DWH-SQL02's last 20 full restores, 17 took within the range this
 // estimate would have given (median error 8 %)".
 func (c Calibration) Sentence() string {
-	return fmt.Sprintf("of %s's last %d %s restores, %d took within the range this estimate would have given before each (median error %.0f %%)",
-		c.Instance, c.Restores, kindWord(c.Kind), c.Inside, 100*c.MedianError)
+	what := kindWord(c.Kind) + " restores"
+	if c.Path != "" {
+		what += " " + c.Path
+	}
+	if c.Fleet {
+		return fmt.Sprintf("this step rests on other instances' restores; replayed on %s's own last %d %s, the estimator put %d within its range (median error %.0f %%)",
+			c.Instance, c.Restores, what, c.Inside, 100*c.MedianError)
+	}
+	return fmt.Sprintf("of %s's last %d %s, %d took within the range this estimate would have given before each (median error %.0f %%)",
+		c.Instance, c.Restores, what, c.Inside, 100*c.MedianError)
 }

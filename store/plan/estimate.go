@@ -39,6 +39,11 @@ type Estimate struct {
 	// (confirmed by fewer restores than a regime needs): the range then
 	// covers both, and Basis says which is which (issue 37).
 	Other *OtherSpeed `json:"other_speed,omitempty"`
+	// SetBack is set when the estimate is a counterfactual (issue 38): the
+	// script sets these buffers, which the present restores do not use, so
+	// the estimate rests on the restores that used them — never measured
+	// since — and its backtest replays that path.
+	SetBack *Buffers `json:"set_back,omitempty"`
 }
 
 // OtherSpeed is an estimate's second speed: "if the last restore's speed
@@ -63,8 +68,11 @@ type Buffers struct {
 
 // Plan is a chain with its expected durations and script inputs.
 type Plan struct {
-	Instance       string `json:"instance"` // where the history comes from
-	TargetInstance string `json:"target_instance"`
+	// InFlight is a restore of the database running now on the target
+	// (nil: none seen): its own pace beside the estimate from history.
+	InFlight       *InFlight `json:"in_flight,omitempty"`
+	Instance       string    `json:"instance"` // where the history comes from
+	TargetInstance string    `json:"target_instance"`
 	Chain
 	TotalS float64 `json:"total_s"` // sum of the steps' medians; 0 when a step has no estimate
 	LowS   float64 `json:"low_s"`

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -44,6 +45,9 @@ type Request struct {
 	// restores (Backtest) so the plan can say how good its ranges are; the
 	// overview's RTO figures leave it out.
 	Calibrate bool
+	// Now is the present a restore in flight is looked for around (zero:
+	// the clock's).
+	Now time.Time
 }
 
 // FleetRates is how many of the fleet's most recent restores of each kind
@@ -115,12 +119,39 @@ func Make(ctx context.Context, src Source, r Request) (Plan, ScriptOptions, erro
 		p.Replicas, p.Via = reps.Instances, reps.Via
 		p.Notes = append([]string{"the backup history is merged from " + reps.Via + ": each step names the replica that took its backup, where its file is"}, p.Notes...)
 	}
+	if len(p.Steps) > 0 && p.Steps[0].Kind == store.KindFull && r.At.IsZero() {
+		now := r.Now
+		if now.IsZero() {
+			now = time.Now()
+		}
+		f, ferr := inFlight(ctx, src, target, r.Database, now, p.Steps[0].Estimate.Seconds)
+		if ferr != nil {
+			return Plan{}, opt, ferr
+		}
+		p.InFlight = f
+		if p.InFlight != nil {
+			p.Notes = append(p.Notes, p.InFlight.Sentence)
+		}
+	}
 	if r.Calibrate {
 		seen := map[store.Kind]bool{}
 		for _, s := range p.Steps {
 			if !seen[s.Kind] {
 				seen[s.Kind] = true
-				if c := Backtest(rates, target, s.Kind, CalibrationRestores, r.Analysis); c.Restores > 0 {
+				rs, path := rates, ""
+				if b := s.Estimate.SetBack; b != nil {
+					// The estimate's path: restores with the buffers the
+					// script sets, each predicted from those before it.
+					rs = nil
+					for _, x := range rates {
+						if uses(x, b) {
+							rs = append(rs, x)
+						}
+					}
+					path = fmt.Sprintf("with BUFFERCOUNT %d and MAXTRANSFERSIZE %d KiB, as this script sets", b.BufferCount, b.MaxTransferKiB)
+				}
+				if c := Backtest(rs, target, s.Kind, CalibrationRestores, r.Analysis); c.Restores > 0 {
+					c.Path, c.Fleet = path, s.Estimate.Fleet
 					p.Calibration = append(p.Calibration, c)
 				}
 			}

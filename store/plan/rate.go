@@ -125,9 +125,10 @@ func seriesRate(f Facts, q Query, series []store.RestoreRate, cfg analysis.Confi
 		}
 		if u, _ := present(used, cfg); len(u) >= need {
 			e := rangeOf(mibpsOf(u))
-			e.Series, e.Since = true, u[0].At
-			e.Basis = fmt.Sprintf("the %d %s restores of %s on %s that used BUFFERCOUNT %d and MAXTRANSFERSIZE %d KiB, which this script sets again (%s to %s)",
-				len(u), kind, q.Database, f.Target, b.BufferCount, b.MaxTransferKiB, day(u[0].At), day(u[len(u)-1].At))
+			e.Series, e.Since, e.SetBack = true, u[0].At, b
+			lo, hi := durationRange(u)
+			e.Basis = fmt.Sprintf("the %d %s restores of %s on %s that used BUFFERCOUNT %d and MAXTRANSFERSIZE %d KiB, which this script sets again (%s to %s, %s – %s each): what the restore would be like with them, not measured since",
+				len(u), kind, q.Database, f.Target, b.BufferCount, b.MaxTransferKiB, day(u[0].At), day(u[len(u)-1].At), human.Duration(lo), human.Duration(hi))
 			return e, true
 		}
 	}
@@ -330,3 +331,14 @@ func tQuantile90(df int) float64 {
 
 // day is "15 Oct 2026".
 func day(t time.Time) string { return human.Date(t) }
+
+// durationRange is the shortest and longest measured duration of rs.
+func durationRange(rs []store.RestoreRate) (lo, hi float64) {
+	for i, r := range rs {
+		if i == 0 || r.DurationS < lo {
+			lo = r.DurationS
+		}
+		hi = max(hi, r.DurationS)
+	}
+	return lo, hi
+}
