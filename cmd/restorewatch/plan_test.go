@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -94,5 +95,37 @@ func TestPlanIsReadOnlyAndMatchesNames(t *testing.T) {
 		if strings.Contains(stderr, "completing what an interrupted run left") {
 			t.Errorf("--database %q: the import left work pending: %s", name, stderr)
 		}
+	}
+}
+
+// TestPlanSeesTheRestoreInFlight: the demo's 14.6 TiB Warehouse restore,
+// running and slowed after 55 %, informs its database's plan (issue 38):
+// the plan names it and what its own recent pace says of its whole
+// duration (about 11.5 h), beside the estimate from other instances.
+func TestPlanSeesTheRestoreInFlight(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "w.db")
+	if _, stderr, code := runMain(t, "demo", "--db", db); code != 0 {
+		t.Fatalf("demo: %s", stderr)
+	}
+	out, stderr, code := runMain(t, "plan", "--db", db, "--instance", `RPT-SQL01\REPORTING`, "--database", "Warehouse", "--format", "json")
+	if code != 0 {
+		t.Fatalf("plan: %s", stderr)
+	}
+	var p struct {
+		InFlight *struct {
+			Percent  float64 `json:"percent"`
+			Expected float64 `json:"expected_s"`
+			Sentence string  `json:"sentence"`
+		} `json:"in_flight"`
+		Notes []string `json:"notes"`
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.InFlight == nil || p.InFlight.Percent < 55 || p.InFlight.Expected < 8*3600 || p.InFlight.Expected > 16*3600 {
+		t.Fatalf("in flight: %+v, want the running restore past 55 %% taking 8–16 h at its recent pace", p.InFlight)
+	}
+	if !slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, "is in flight") }) {
+		t.Errorf("the plan's notes do not name the restore in flight: %q", p.Notes)
 	}
 }
