@@ -177,6 +177,14 @@ func (w *walker) regression(ctx context.Context, r *apiRegression, overview, cli
 	row := region(w.raw["/"], fmt.Sprintf("/regressions/%d\"", r.ID), "<tr", "</tr>")
 	w.compare(ent, "/", visible(row), want, "change", "since", "before", "now", "hours a year")
 
+	// The list of regressions: its row.
+	if _, err := w.text(ctx, "/regressions", "page"); err != nil {
+		return err
+	}
+	row = region(w.raw["/regressions"], fmt.Sprintf("/regressions/%d\"", r.ID), "<tr", "</tr>")
+	w.compare(ent, "/regressions", visible(row), want, "change", "since", "before", "now", "hours a year")
+	w.ratios(ent, "/regressions", visible(row), r)
+
 	// The evidence page and the report, HTML and printed.
 	plan, err := w.plan(ctx, r.Instance, r.Database)
 	if err != nil {
@@ -357,6 +365,9 @@ func (w *walker) rtos(ctx context.Context, overview string) error {
 func (w *walker) knees(ctx context.Context) error {
 	var ks []struct {
 		RestoreID int64   `json:"restore_id"`
+		Instance  string  `json:"instance"`
+		Database  string  `json:"database"`
+		Running   bool    `json:"running"`
 		Percent   float64 `json:"percent"`
 		Slowdown  float64 `json:"slowdown"`
 	}
@@ -368,7 +379,24 @@ func (w *walker) knees(ctx context.Context) error {
 			break
 		}
 		if k.RestoreID == 0 {
-			continue // still running: its database's page shows it
+			if !k.Running {
+				continue
+			}
+			// Running: /live and the overview's row (to its database's
+			// progress) state it.
+			w.res.Entities++
+			ent := fmt.Sprintf("knee of the restore of %s on %s in flight", k.Database, k.Instance)
+			want := figures{"knee": "after " + human.Percent(k.Percent), "slowdown": human.Times(k.Slowdown) + " slower",
+				"overview knee": human.Percent(k.Percent)}
+			live, err := w.text(ctx, "/live", "page")
+			if err != nil {
+				return err
+			}
+			w.compare(ent, "/live", live, want, "knee", "slowdown")
+			if row := region(w.raw["/"], databasePath(k.Instance, k.Database)+"#progress\"", "<tr", "</tr>"); row != "" {
+				w.compare(ent, "/", visible(row), want, "overview knee", "slowdown")
+			}
+			continue
 		}
 		w.res.Entities++
 		ent := fmt.Sprintf("knee of restore %d", k.RestoreID)
