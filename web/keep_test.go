@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/keep"
 	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/web"
 )
@@ -141,5 +142,64 @@ func TestRestartShowsWhatWasKept(t *testing.T) {
 	}
 	if other.cohortReads.Load() != 1 {
 		t.Errorf("another release read the cohorts %d times; want 1 (what this one kept is not its)", other.cohortReads.Load())
+	}
+}
+
+// The first start after an import or analyze (issue 42) shows the overview
+// and the build cohorts from what the command kept (store/keep), with no
+// read of every restore nor of the cohorts, the same bytes as a server that
+// computed them; the orders load from the command's snapshot.
+func TestFirstStartAfterAnImportReadsWhatItKept(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	open := func(name string) *sqlite.DB {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := demoDB(t).Backup(ctx, path); err != nil {
+			t.Fatal(err)
+		}
+		db, err := sqlite.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	computed, imported := open("computed.db"), open("imported.db")
+	if _, err := keep.Refresh(ctx, imported, "test", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	pages := []string{"/", "/builds", "/api/builds", "/restores", "/restores?sort=longest&kind=full"}
+	run := func(w *slowWarehouse) map[string]string {
+		t.Helper()
+		s := web.New(web.Config{DB: w, Addr: "127.0.0.1:0", Version: "test"})
+		if err := s.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		bodies := map[string]string{}
+		for _, p := range pages {
+			code, body, _ := get(t, client(t), "http://"+s.Addr()+p)
+			if code != http.StatusOK {
+				t.Fatalf("%s: %d", p, code)
+			}
+			bodies[p] = body
+		}
+		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		if err := s.Shutdown(sctx); err != nil {
+			t.Fatal(err)
+		}
+		return bodies
+	}
+	want := run(&slowWarehouse{Store: computed})
+	w := &slowWarehouse{Store: imported}
+	got := run(w)
+	if w.scans.Load() != 0 || w.cohortReads.Load() != 0 || w.loads.Load() != 1 {
+		t.Errorf("first start after the import: %d scans, %d cohort reads, %d loads; want 0, 0, 1", w.scans.Load(), w.cohortReads.Load(), w.loads.Load())
+	}
+	for _, p := range pages {
+		if got[p] != want[p] {
+			t.Errorf("%s differs from a server that computed it (%d bytes, want %d)", p, len(got[p]), len(want[p]))
+		}
 	}
 }
