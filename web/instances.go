@@ -158,6 +158,9 @@ func (s *Server) instanceData(ctx context.Context, name string) (view.Instance, 
 		return view.Instance{}, err
 	}
 	m := s.instanceModel(in, hosts, rs, series, regs)
+	if m.HasChart {
+		m.Chart = m.Chart.Prerendered() // drawn once per data version, not per view
+	}
 	m.Backups = backupRows(in.Name, backups)
 	m.Issues = s.instanceIssues(in, exp)
 	return m, nil
