@@ -150,7 +150,7 @@ func (s *Server) compute(key string, e *cacheEntry, f func(context.Context) (any
 	} else if name == key {
 		s.kept(key, e)
 	}
-	if e.took > time.Second {
+	if e.took > time.Second && kc.took == 0 {
 		s.log.Info("aggregate computed", "key", name, "duration_ms", e.took.Milliseconds())
 	}
 }

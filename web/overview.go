@@ -156,7 +156,7 @@ func (s *Server) overviewRegressions(ctx context.Context, m *view.Overview) erro
 
 // overviewRTO lists the databases over their RTO target, furthest first.
 func (s *Server) overviewRTO(ctx context.Context, m *view.Overview) error {
-	cs, err := s.db.RTOCandidates(ctx)
+	cs, err := s.rtoCandidates(ctx)
 	if err != nil {
 		return err
 	}
@@ -191,6 +191,19 @@ func (s *Server) overviewRTO(ctx context.Context, m *view.Overview) error {
 		m.AtRisk = append(m.AtRisk, row)
 	}
 	return nil
+}
+
+// rtoCandidates are the RTO projections' candidates: those kept at the
+// current data version (by the import or analyze that made it), else read
+// here (every log restore since each database's newest full).
+func (s *Server) rtoCandidates(ctx context.Context) ([]store.RTOCandidate, error) {
+	if body, ok := s.keptCurrent(ctx, keep.NameRTO); ok {
+		var k keep.RTO
+		if err := keep.Decode(body, &k); err == nil {
+			return k.Candidates, nil
+		}
+	}
+	return s.db.RTOCandidates(ctx)
 }
 
 // rtoTarget is an instance's RTO target (plan.RTOTarget).

@@ -27,6 +27,7 @@ import (
 const (
 	NameCohorts = "cohorts"
 	NameFigures = "figures"
+	NameRTO     = "rto-candidates"
 )
 
 // format changes when what is kept changes meaning: a value of another
@@ -52,6 +53,7 @@ type Warehouse interface {
 	UpdateOrders(ctx context.Context, old store.FleetOrders) (store.FleetOrders, error)
 	SaveOrders(ctx context.Context, o store.FleetOrders) error
 	RelativeByBuild(ctx context.Context) (byInstance, bySource map[string][]float64, measured int, err error)
+	RTOCandidates(ctx context.Context) ([]store.RTOCandidate, error)
 	Aggregates(ctx context.Context) ([]store.Aggregate, error)
 	SaveAggregate(ctx context.Context, a store.Aggregate) error
 }
@@ -87,6 +89,13 @@ func CohortsOf(ctx context.Context, w interface {
 		return Cohorts{}, err
 	}
 	return Cohorts{Instance: analysis.CohortsOf(byInst), Source: analysis.CohortsOf(bySrc), Measured: measured}, nil
+}
+
+// RTO are the overview's candidates for its RTO projections (every
+// database's newest full restore and the differential and log bytes
+// after it): a read of every log restore since each full.
+type RTO struct {
+	Candidates []store.RTOCandidate
 }
 
 // Figures are the overview's figures drawn from the fleet's orders.
@@ -165,6 +174,7 @@ type Refreshed struct {
 	OrdersSaved bool          // the orders' snapshot was written
 	Orders      time.Duration // loading and updating the orders
 	Cohorts     time.Duration // reading every measured restore for the cohorts
+	RTO         time.Duration // reading the RTO projections' candidates
 	Save        time.Duration // writing what is kept
 }
 
@@ -172,7 +182,7 @@ type Refreshed struct {
 // (loaded from their snapshot and updated from the change log, or read
 // from every restore when there is none), saved again when they were read
 // whole or are OrdersLag changes or more ahead of the snapshot; the
-// figures drawn from them; the cohorts. It keeps nothing when the data
+// figures drawn from them; the cohorts; the RTO projections' candidates. It keeps nothing when the data
 // changed while it computed (a server that imports meanwhile keeps its
 // own). release is the program's version (Config.Version of the server).
 func Refresh(ctx context.Context, w Warehouse, release string, now time.Time) (Refreshed, error) {
@@ -184,13 +194,22 @@ func Refresh(ctx context.Context, w Warehouse, release string, now time.Time) (R
 	// The orders and the cohorts read apart (the read pool): on two cores
 	// they take the longer one's time, not the sum.
 	var cohorts Cohorts
+	var rto RTO
 	var cerr error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		start := time.Now()
-		cohorts, cerr = CohortsOf(ctx, w)
+		if cohorts, cerr = CohortsOf(ctx, w); cerr != nil {
+			cerr = fmt.Errorf("keep: cohorts: %w", cerr)
+			return
+		}
 		r.Cohorts = time.Since(start)
+		start = time.Now()
+		if rto.Candidates, cerr = w.RTOCandidates(ctx); cerr != nil {
+			cerr = fmt.Errorf("keep: %w", cerr)
+		}
+		r.RTO = time.Since(start)
 	}()
 	start := time.Now()
 	kept, err := w.LoadOrders(ctx)
@@ -204,7 +223,7 @@ func Refresh(ctx context.Context, w Warehouse, release string, now time.Time) (R
 		return r, fmt.Errorf("keep: orders: %w", err)
 	}
 	if cerr != nil {
-		return r, fmt.Errorf("keep: cohorts: %w", cerr)
+		return r, cerr
 	}
 	figures := FiguresOf(o, now)
 	ordersTook := r.Orders
@@ -223,7 +242,7 @@ func Refresh(ctx context.Context, w Warehouse, release string, now time.Time) (R
 		name string
 		v    any
 		took time.Duration
-	}{{NameFigures, figures, ordersTook}, {NameCohorts, cohorts, r.Cohorts}} {
+	}{{NameFigures, figures, ordersTook}, {NameCohorts, cohorts, r.Cohorts}, {NameRTO, rto, r.RTO}} {
 		body, err := Encode(a.v)
 		if err != nil {
 			return r, fmt.Errorf("keep: %s: %w", a.name, err)

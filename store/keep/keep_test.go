@@ -99,6 +99,34 @@ func TestRefreshKeepsWhatAFreshComputationMakes(t *testing.T) {
 	if !reflect.DeepEqual(gotCohorts, wantCohorts) || gotCohorts.Measured == 0 {
 		t.Errorf("kept cohorts %+v; want %+v", gotCohorts, wantCohorts)
 	}
+	a, ok, err = keep.Kept(ctx, db, keep.NameRTO, "v1", version)
+	if err != nil || !ok {
+		t.Fatalf("RTO candidates kept: %v, %v", ok, err)
+	}
+	var gotRTO keep.RTO
+	if err := keep.Decode(a.Body, &gotRTO); err != nil {
+		t.Fatal(err)
+	}
+	wantRTO, err := db.RTOCandidates(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gotRTO.Candidates) != len(wantRTO) || len(wantRTO) == 0 {
+		t.Fatalf("kept %d RTO candidates; want %d", len(gotRTO.Candidates), len(wantRTO))
+	}
+	for i := range wantRTO {
+		g, w := gotRTO.Candidates[i], wantRTO[i]
+		if len(g.Tags) == 0 && len(w.Tags) == 0 {
+			g.Tags, w.Tags = nil, nil
+		}
+		if !g.LastFull.Equal(w.LastFull) {
+			t.Errorf("candidate %d: last full %s; want %s", i, g.LastFull, w.LastFull)
+		}
+		g.LastFull, w.LastFull = time.Time{}, time.Time{}
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("candidate %d: kept %+v; want %+v", i, g, w)
+		}
+	}
 	if _, ok, _ := keep.Kept(ctx, db, keep.NameCohorts, "v2", version); ok {
 		t.Error("another release reads what v1 kept")
 	}
