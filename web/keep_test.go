@@ -21,7 +21,7 @@ import (
 type slowWarehouse struct {
 	web.Store
 	scans, cohortReads, loads atomic.Int64
-	rtoReads                  atomic.Int64
+	rtoReads, instanceReads   atomic.Int64
 	hold                      chan struct{} // when set, a load of the kept orders waits for it
 }
 
@@ -37,6 +37,13 @@ func (s *slowWarehouse) RelativeByBuild(ctx context.Context) (map[string][]float
 	s.cohortReads.Add(1)
 	time.Sleep(400 * time.Millisecond)
 	return s.Store.RelativeByBuild(ctx)
+}
+
+func (s *slowWarehouse) ListInstances(ctx context.Context, name string) ([]store.InstanceSummary, error) {
+	if name == "" {
+		s.instanceReads.Add(1)
+	}
+	return s.Store.ListInstances(ctx, name)
 }
 
 func (s *slowWarehouse) RTOCandidates(ctx context.Context) ([]store.RTOCandidate, error) {
@@ -175,7 +182,7 @@ func TestFirstStartAfterAnImportReadsWhatItKept(t *testing.T) {
 	if _, err := keep.Refresh(ctx, imported, "test", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	pages := []string{"/", "/builds", "/api/builds", "/restores", "/restores?sort=longest&kind=full"}
+	pages := []string{"/", "/builds", "/api/builds", "/restores", "/restores?sort=longest&kind=full", "/instances", "/api/instances"}
 	run := func(w *slowWarehouse) map[string]string {
 		t.Helper()
 		s := web.New(web.Config{DB: w, Addr: "127.0.0.1:0", Version: "test"})
@@ -200,9 +207,9 @@ func TestFirstStartAfterAnImportReadsWhatItKept(t *testing.T) {
 	want := run(&slowWarehouse{Store: computed})
 	w := &slowWarehouse{Store: imported}
 	got := run(w)
-	if w.scans.Load() != 0 || w.cohortReads.Load() != 0 || w.loads.Load() != 1 || w.rtoReads.Load() != 0 {
-		t.Errorf("first start after the import: %d scans, %d cohort reads, %d loads, %d reads of the RTO candidates; want 0, 0, 1, 0",
-			w.scans.Load(), w.cohortReads.Load(), w.loads.Load(), w.rtoReads.Load())
+	if w.scans.Load() != 0 || w.cohortReads.Load() != 0 || w.loads.Load() != 1 || w.rtoReads.Load() != 0 || w.instanceReads.Load() != 0 {
+		t.Errorf("first start after the import: %d scans, %d cohort reads, %d loads, %d reads of the RTO candidates, %d of the instance list; want 0, 0, 1, 0, 0",
+			w.scans.Load(), w.cohortReads.Load(), w.loads.Load(), w.rtoReads.Load(), w.instanceReads.Load())
 	}
 	for _, p := range pages {
 		if got[p] != want[p] {

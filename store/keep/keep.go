@@ -25,9 +25,10 @@ import (
 
 // Names of the aggregates this package keeps (store.Aggregate.Name).
 const (
-	NameCohorts = "cohorts"
-	NameFigures = "figures"
-	NameRTO     = "rto-candidates"
+	NameCohorts   = "cohorts"
+	NameFigures   = "figures"
+	NameRTO       = "rto-candidates"
+	NameInstances = "instances"
 )
 
 // format changes when what is kept changes meaning: a value of another
@@ -54,6 +55,7 @@ type Warehouse interface {
 	SaveOrders(ctx context.Context, o store.FleetOrders) error
 	RelativeByBuild(ctx context.Context) (byInstance, bySource map[string][]float64, measured int, err error)
 	RTOCandidates(ctx context.Context) ([]store.RTOCandidate, error)
+	ListInstances(ctx context.Context, name string) ([]store.InstanceSummary, error)
 	Aggregates(ctx context.Context) ([]store.Aggregate, error)
 	SaveAggregate(ctx context.Context, a store.Aggregate) error
 }
@@ -96,6 +98,27 @@ func CohortsOf(ctx context.Context, w interface {
 // after it): a read of every log restore since each full.
 type RTO struct {
 	Candidates []store.RTOCandidate
+}
+
+// Instances are every instance's summary (the instance list, the builds
+// page's counts).
+type Instances struct {
+	List []store.InstanceSummary
+}
+
+// DecodeInstances reads kept Instances as the store returns them (tags
+// never nil).
+func DecodeInstances(body []byte) ([]store.InstanceSummary, error) {
+	var k Instances
+	if err := Decode(body, &k); err != nil {
+		return nil, err
+	}
+	for i := range k.List {
+		if k.List[i].Tags == nil {
+			k.List[i].Tags = map[string]string{}
+		}
+	}
+	return k.List, nil
 }
 
 // Figures are the overview's figures drawn from the fleet's orders.
@@ -175,6 +198,7 @@ type Refreshed struct {
 	Orders      time.Duration // loading and updating the orders
 	Cohorts     time.Duration // reading every measured restore for the cohorts
 	RTO         time.Duration // reading the RTO projections' candidates
+	Instances   time.Duration // reading every instance's summary
 	Save        time.Duration // writing what is kept
 }
 
@@ -182,7 +206,8 @@ type Refreshed struct {
 // (loaded from their snapshot and updated from the change log, or read
 // from every restore when there is none), saved again when they were read
 // whole or are OrdersLag changes or more ahead of the snapshot; the
-// figures drawn from them; the cohorts; the RTO projections' candidates. It keeps nothing when the data
+// figures drawn from them; the cohorts; the RTO projections' candidates;
+// the instance list. It keeps nothing when the data
 // changed while it computed (a server that imports meanwhile keeps its
 // own). release is the program's version (Config.Version of the server).
 func Refresh(ctx context.Context, w Warehouse, release string, now time.Time) (Refreshed, error) {
@@ -211,7 +236,15 @@ func Refresh(ctx context.Context, w Warehouse, release string, now time.Time) (R
 		}
 		r.RTO = time.Since(start)
 	}()
+	var insts Instances
 	start := time.Now()
+	insts.List, err = w.ListInstances(ctx, "")
+	if err != nil {
+		<-done
+		return r, fmt.Errorf("keep: %w", err)
+	}
+	r.Instances = time.Since(start)
+	start = time.Now()
 	kept, err := w.LoadOrders(ctx)
 	if err != nil {
 		kept = nil // unreadable: read every restore instead
@@ -242,7 +275,7 @@ func Refresh(ctx context.Context, w Warehouse, release string, now time.Time) (R
 		name string
 		v    any
 		took time.Duration
-	}{{NameFigures, figures, ordersTook}, {NameCohorts, cohorts, r.Cohorts}, {NameRTO, rto, r.RTO}} {
+	}{{NameFigures, figures, ordersTook}, {NameCohorts, cohorts, r.Cohorts}, {NameRTO, rto, r.RTO}, {NameInstances, insts, r.Instances}} {
 		body, err := Encode(a.v)
 		if err != nil {
 			return r, fmt.Errorf("keep: %s: %w", a.name, err)

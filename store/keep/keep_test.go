@@ -2,6 +2,7 @@ package keep_test
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"path/filepath"
 	"reflect"
@@ -127,6 +128,21 @@ func TestRefreshKeepsWhatAFreshComputationMakes(t *testing.T) {
 			t.Errorf("candidate %d: kept %+v; want %+v", i, g, w)
 		}
 	}
+	a, ok, err = keep.Kept(ctx, db, keep.NameInstances, "v1", version)
+	if err != nil || !ok {
+		t.Fatalf("instances kept: %v, %v", ok, err)
+	}
+	gotInsts, err := keep.DecodeInstances(a.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantInsts, err := db.ListInstances(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := mustJSON(t, gotInsts), mustJSON(t, wantInsts); g != w || len(wantInsts) == 0 {
+		t.Errorf("kept instances %s; want %s", g, w)
+	}
 	if _, ok, _ := keep.Kept(ctx, db, keep.NameCohorts, "v2", version); ok {
 		t.Error("another release reads what v1 kept")
 	}
@@ -177,6 +193,15 @@ func TestRefreshKeepsWhatAFreshComputationMakes(t *testing.T) {
 	if want := keep.FiguresOf(fresh, now); !equalFigures(gotFigures, want) {
 		t.Errorf("figures kept after the change %+v; fresh %+v", gotFigures, want)
 	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // addRestores imports n full restores of a new instance, a day apart,
