@@ -179,7 +179,7 @@ func TestFirstStartAfterAnImportReadsWhatItKept(t *testing.T) {
 		return db
 	}
 	computed, imported := open("computed.db"), open("imported.db")
-	if _, err := keep.Refresh(ctx, imported, "test", time.Now()); err != nil {
+	if _, err := keep.Refresh(ctx, imported, "test", time.Now(), true); err != nil {
 		t.Fatal(err)
 	}
 	pages := []string{"/", "/builds", "/api/builds", "/restores", "/restores?sort=longest&kind=full", "/instances", "/api/instances"}

@@ -115,7 +115,7 @@ func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
 	}
 	bar.finish()
 	if serr == nil && derr == nil && !c.DryRun && run.Sum().Imported > 0 {
-		keepAggregates(ctx, m, db)
+		keepAggregates(ctx, m, db, false)
 	}
 	if serr == nil {
 		serr = derr

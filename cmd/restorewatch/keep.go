@@ -11,14 +11,15 @@ import (
 // command changed the data (issue 42): the next `serve` shows its first
 // pages from them instead of reading every restore. A failure is logged,
 // not returned: the data the command wrote stands, and a server computes
-// what was not kept.
-func keepAggregates(ctx context.Context, m *Main, w keep.Warehouse) {
+// what was not kept. all recomputes the build cohorts whatever the change
+// (analyze judged every series again).
+func keepAggregates(ctx context.Context, m *Main, w keep.Warehouse, all bool) {
 	start := time.Now()
-	r, err := keep.Refresh(ctx, w, Version, time.Now())
+	r, err := keep.Refresh(ctx, w, Version, time.Now(), all)
 	if err != nil {
 		m.Logger.Warn("keeping the dashboard's aggregates failed; serve computes them", "error", err)
 		return
 	}
-	m.Logger.Debug("dashboard aggregates kept", "orders_saved", r.OrdersSaved, "orders_ms", r.Orders.Milliseconds(),
+	m.Logger.Debug("dashboard aggregates kept", "orders_saved", r.OrdersSaved, "cohorts_kept", r.CohortsKept, "orders_ms", r.Orders.Milliseconds(),
 		"cohorts_ms", r.Cohorts.Milliseconds(), "save_ms", r.Save.Milliseconds(), "duration_ms", time.Since(start).Milliseconds())
 }

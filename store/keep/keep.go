@@ -80,6 +80,9 @@ func DataVersionOf(release, version string) (string, bool) {
 type Cohorts struct {
 	Instance, Source []analysis.Cohort
 	Measured         int
+	// Seq is the position in the restore change log the cohorts were
+	// computed at (0: unknown): how far behind kept cohorts are.
+	Seq int64
 }
 
 // CohortsOf reads every measured restore and summarises its cohorts.
@@ -191,10 +194,18 @@ func Kept(ctx context.Context, w interface {
 	return store.Aggregate{}, false, nil
 }
 
+// CohortsShare is the share of the restores that must have changed since
+// the kept cohorts were computed for an import's Refresh to compute them
+// again (they read every measured restore: 6 s at 3 M, tens at 10 M). Below
+// it the kept cohorts stay, a version behind, and a server shows them while
+// it computes the current ones in the background.
+const CohortsShare = 0.05
+
 // Refreshed says what Refresh did.
 type Refreshed struct {
 	Version     string        // the data version kept; empty when the data moved meanwhile
 	OrdersSaved bool          // the orders' snapshot was written
+	CohortsKept bool          // the cohorts were computed and kept (see CohortsShare)
 	Orders      time.Duration // loading and updating the orders
 	Cohorts     time.Duration // reading every measured restore for the cohorts
 	RTO         time.Duration // reading the RTO projections' candidates
@@ -206,31 +217,47 @@ type Refreshed struct {
 // (loaded from their snapshot and updated from the change log, or read
 // from every restore when there is none), saved again when they were read
 // whole or are OrdersLag changes or more ahead of the snapshot; the
-// figures drawn from them; the cohorts; the RTO projections' candidates;
-// the instance list. It keeps nothing when the data
-// changed while it computed (a server that imports meanwhile keeps its
-// own). release is the program's version (Config.Version of the server).
-func Refresh(ctx context.Context, w Warehouse, release string, now time.Time) (Refreshed, error) {
+// figures drawn from them; the RTO projections' candidates; the instance
+// list; and the cohorts when all is set (analyze: every series was judged
+// again), when none are kept, or when CohortsShare of the restores or more
+// changed since they were. It keeps nothing when the data changed while it
+// computed (a server that imports meanwhile keeps its own). release is the
+// program's version (Config.Version of the server).
+func Refresh(ctx context.Context, w Warehouse, release string, now time.Time, all bool) (Refreshed, error) {
 	var r Refreshed
 	before, err := w.DataVersion(ctx)
 	if err != nil {
 		return r, err
 	}
-	// The orders and the cohorts read apart (the read pool): on two cores
-	// they take the longer one's time, not the sum.
+	var keptCohorts Cohorts
+	haveCohorts := false
+	if a, _, err := Kept(ctx, w, NameCohorts, release, ""); err == nil && a.Name != "" {
+		_, mine := DataVersionOf(release, a.Version)
+		haveCohorts = mine && Decode(a.Body, &keptCohorts) == nil && keptCohorts.Seq > 0
+	}
+	// The cohorts and the orders read apart (the read pool): on two cores
+	// they take the longer one's time, not the sum. An import's cohorts
+	// wait for the orders: whether to read them depends on what changed.
 	var cohorts Cohorts
 	var rto RTO
 	var cerr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	readCohorts := func() {
 		start := time.Now()
 		if cohorts, cerr = CohortsOf(ctx, w); cerr != nil {
 			cerr = fmt.Errorf("keep: cohorts: %w", cerr)
 			return
 		}
-		r.Cohorts = time.Since(start)
-		start = time.Now()
+		r.Cohorts, r.CohortsKept = time.Since(start), true
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if all || !haveCohorts {
+			if readCohorts(); cerr != nil {
+				return
+			}
+		}
+		start := time.Now()
 		if rto.Candidates, cerr = w.RTOCandidates(ctx); cerr != nil {
 			cerr = fmt.Errorf("keep: %w", cerr)
 		}
@@ -258,6 +285,15 @@ func Refresh(ctx context.Context, w Warehouse, release string, now time.Time) (R
 	if cerr != nil {
 		return r, cerr
 	}
+	if !r.CohortsKept {
+		restores := o.Count(time.Time{}, time.Unix(1<<40, 0))
+		if float64(o.OrdersSeq()-keptCohorts.Seq) >= CohortsShare*float64(restores) {
+			if readCohorts(); cerr != nil {
+				return r, cerr
+			}
+		}
+	}
+	cohorts.Seq = o.OrdersSeq()
 	figures := FiguresOf(o, now)
 	ordersTook := r.Orders
 	after, err := w.DataVersion(ctx)
@@ -271,11 +307,16 @@ func Refresh(ctx context.Context, w Warehouse, release string, now time.Time) (R
 		}
 		r.OrdersSaved = true
 	}
-	for _, a := range []struct {
+	type value struct {
 		name string
 		v    any
 		took time.Duration
-	}{{NameFigures, figures, ordersTook}, {NameCohorts, cohorts, r.Cohorts}, {NameRTO, rto, r.RTO}, {NameInstances, insts, r.Instances}} {
+	}
+	values := []value{{NameFigures, figures, ordersTook}, {NameRTO, rto, r.RTO}, {NameInstances, insts, r.Instances}}
+	if r.CohortsKept {
+		values = append(values, value{NameCohorts, cohorts, r.Cohorts})
+	}
+	for _, a := range values {
 		body, err := Encode(a.v)
 		if err != nil {
 			return r, fmt.Errorf("keep: %s: %w", a.name, err)

@@ -57,7 +57,7 @@ func TestRefreshKeepsWhatAFreshComputationMakes(t *testing.T) {
 	ctx := context.Background()
 	db := demoWarehouse(t)
 	now := time.Now()
-	r, err := keep.Refresh(ctx, db, "v1", now)
+	r, err := keep.Refresh(ctx, db, "v1", now, false) // none kept: all computed
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,6 +97,10 @@ func TestRefreshKeepsWhatAFreshComputationMakes(t *testing.T) {
 	if err := keep.Decode(a.Body, &gotCohorts); err != nil {
 		t.Fatal(err)
 	}
+	if gotCohorts.Seq != fresh.OrdersSeq() {
+		t.Errorf("kept cohorts at change %d; the orders are at %d", gotCohorts.Seq, fresh.OrdersSeq())
+	}
+	gotCohorts.Seq = 0
 	if !reflect.DeepEqual(gotCohorts, wantCohorts) || gotCohorts.Measured == 0 {
 		t.Errorf("kept cohorts %+v; want %+v", gotCohorts, wantCohorts)
 	}
@@ -168,12 +172,21 @@ func TestRefreshKeepsWhatAFreshComputationMakes(t *testing.T) {
 	if _, ok, _ := keep.Kept(ctx, db, keep.NameFigures, "v1", later); ok {
 		t.Fatal("figures current after new restores")
 	}
-	r, err = keep.Refresh(ctx, db, "v1", now)
+	r, err = keep.Refresh(ctx, db, "v1", now, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Version != later || r.OrdersSaved {
-		t.Errorf("refreshed %+v; want version %s, the orders not saved again", r, later)
+	if r.Version != later || r.OrdersSaved || r.CohortsKept {
+		t.Errorf("refreshed %+v; want version %s, the orders not saved again, the cohorts left (5 new restores)", r, later)
+	}
+	if _, ok, _ := keep.Kept(ctx, db, keep.NameCohorts, "v1", later); ok {
+		t.Error("cohorts current after 5 new restores without all")
+	}
+	if r, err := keep.Refresh(ctx, db, "v1", now, true); err != nil || !r.CohortsKept {
+		t.Fatalf("refresh with all: %+v, %v", r, err)
+	}
+	if _, ok, _ := keep.Kept(ctx, db, keep.NameCohorts, "v1", later); !ok {
+		t.Error("cohorts not current after a refresh with all")
 	}
 	a, ok, err = keep.Kept(ctx, db, keep.NameFigures, "v1", later)
 	if err != nil || !ok {
