@@ -66,7 +66,7 @@ func (c *AnalyzeCmd) Run(ctx context.Context, m *Main) error {
 		phases.finish()
 	}
 	if err == nil {
-		keepAggregates(ctx, m, db, true)
+		keepAggregates(ctx, m, db, false)
 	}
 	if err != nil {
 		return err
