@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# First view after a restart (BENCHMARKS.md, "First view"; issue 32).
+# First view after `analyze` and after a restart (BENCHMARKS.md, "First
+# view"; issues 32 and 42).
 #
 # Target: every page's first view after `serve` starts in < 2 s on the
-# 10 M-restore estate (`bench/fleet build -shape estate`, analysed).
+# 10 M-restore estate (`bench/fleet build -shape estate`, analysed), the
+# first start after `rw analyze` (or an import) as well as a restart.
 #
-#   RW_BENCH_DB=/work/estates/e10m.db bash bench/firstview.sh
+#   RW_BENCH_DB=/work/estates/e10m.db RW_BENCH_ANALYZE=1 bash bench/firstview.sh
 #
 # Environment:
 #   RW_BENCH_DB     the warehouse (required; it is opened by `serve`, which
@@ -12,6 +14,11 @@
 #   RW_BENCH_BIN    a prebuilt rw to run (default: built from this tree)
 #   RW_BENCH_RUNS   repetitions (3)
 #   RW_BENCH_DIR    work directory for the report and logs (bench/out)
+#   RW_BENCH_ANALYZE=1  first, RW_BENCH_RUNS times: `rw analyze` (timed; it
+#                   leaves the dashboard's aggregates kept, issue 42), then
+#                   a new server and one request to each route in order: the
+#                   first start after a change of the data, which a restart
+#                   never measures (the server before it kept its state)
 #
 # First a server is started and stopped once, to pick the measured names
 # (and, as any earlier run of the server would, to leave behind what it
@@ -94,6 +101,21 @@ ROUTES=(
 ROUTES+=("/api/builds" "/api/instances")
 
 declare -A SECS
+if [ "${RW_BENCH_ANALYZE:-}" = 1 ]; then
+	for ((run = 1; run <= RUNS; run++)); do
+		load_before=$(load)
+		/usr/bin/time -f '%e %M' -o "$DIR/firstview-analyze.time" "$RW" analyze --db "$DB" >"$DIR/firstview-analyze$run-$STAMP.log" 2>&1
+		read -r asecs akb <"$DIR/firstview-analyze.time"
+		start=$SECONDS
+		start_server "$RW" "$DB" "$DIR/firstview-analyzed$run-$STAMP.log"
+		up=$((SECONDS - start))
+		for r in "${ROUTES[@]}"; do
+			SECS[$run,analyzed,$r]=$(curl -s -o /dev/null --max-time 300 -w '%{http_code} %{time_total}' "$BASE$r")
+		done
+		stop_server
+		note "- after analyze $run: \`rw analyze\` $asecs s, max RSS $((akb / 1024)) MiB (load before $load_before); server listening after $up s; load after $(load)"
+	done
+fi
 for ((run = 1; run <= RUNS; run++)); do
 	load_before=$(load)
 	start=$SECONDS
@@ -128,12 +150,19 @@ note "First view of each route after a start (status seconds): \"in order\" one 
 note "server, \"alone\" each route the first request of a server of its own."
 note ""
 hdr="| route |" sep="|---|"
-for ((run = 1; run <= RUNS; run++)); do hdr+=" run $run in order | run $run alone |" sep+="---:|---:|"; done
+AN=${RW_BENCH_ANALYZE:-}
+for ((run = 1; run <= RUNS; run++)); do
+	[ "$AN" = 1 ] && hdr+=" run $run after analyze |" sep+="---:|"
+	hdr+=" run $run in order | run $run alone |" sep+="---:|---:|"
+done
 note "$hdr"
 note "$sep"
 for r in "${ROUTES[@]}"; do
 	row="| \`$r\` |"
-	for ((run = 1; run <= RUNS; run++)); do row+=" ${SECS[$run,$r]} | ${SECS[$run,alone,$r]} |"; done
+	for ((run = 1; run <= RUNS; run++)); do
+		[ "$AN" = 1 ] && row+=" ${SECS[$run,analyzed,$r]} |"
+		row+=" ${SECS[$run,$r]} | ${SECS[$run,alone,$r]} |"
+	done
 	note "$row"
 done
 note ""

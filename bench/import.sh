@@ -15,7 +15,10 @@
 #     same two tables with the same unique keys (bench/csvfloor.sql, on a copy
 #     of an empty warehouse with history_row's and restore's secondary indexes
 #     dropped: "keys"), alternating, RUNS times each; medians and the ratio
-#     (target ≤ 2×). RW_BENCH_SCHEMA=1 adds a third run each time, the same
+#     (target ≤ 2×). Beside it the simple floor of issue 42 ("unique"): the
+#     CLI's `.import` of the file into one table of its columns with the
+#     history's unique key (instance, restore_history_id, restore_date),
+#     and rw's ratio to it (target ≤ 2×). RW_BENCH_SCHEMA=1 adds a third run each time, the same
 #     SQL into the tables with every index the migrations give them ("schema").
 #     Then the parse-only rate of `go test -bench BenchmarkParse ./ingest/csv/`.
 #
@@ -129,6 +132,12 @@ printf 'instance,restore_history_id,restore_date\r\n' >"$DIR/empty.csv"
 [ "$(sqlite3 "$EMPTY" "SELECT count(*) FROM sqlite_master WHERE name IN ('history_row', 'restore')")" = 2 ] ||
 	{ echo "import.sh: no empty warehouse made in $EMPTY" >&2; exit 1; }
 sed -e "s|:csvfile:|$CSVF|" -e "s|:origin:|$(basename "$CSVF"):|" bench/csvfloor.sql >"$DIR/csvfloor.sql"
+# The simple floor's table: the CSV's columns as they are, the unique key.
+UNIQUE_SQL=$DIR/csvunique.sql
+{
+	echo "CREATE TABLE h ($(head -1 "$CSVF" | tr -d '\r' | sed 's/,/", "/g; s/^/"/; s/$/"/'), UNIQUE (instance, restore_history_id, restore_date));"
+	echo ".import --csv --skip 1 $CSVF h"
+} >"$UNIQUE_SQL"
 # floor DB KEEP: a copy of the empty warehouse, with history_row's and
 # restore's secondary indexes dropped unless KEEP is "schema".
 floor() {
@@ -145,6 +154,7 @@ note ""
 note "Commands, alternating, $RUNS runs each, each into a new warehouse ($(sqlite3 --version | cut -d' ' -f1-2)):"
 note ""
 note "- restorewatch: \`rw import history --db NEW.db $CSVF\`"
+note "- unique: \`sqlite3 NEW.db\` with \`CREATE TABLE h (<the CSV's columns>, UNIQUE (instance, restore_history_id, restore_date))\` then \`.import --csv --skip 1 $CSVF h\` (issue 42's floor: \`.import\` + unique index)"
 note "- keys: \`sqlite3 COPY.db < bench/csvfloor.sql\` (\`.import\`, then the rows into history_row and restore; COPY.db an empty warehouse without their secondary indexes)"
 [ "${RW_BENCH_SCHEMA:-}" = 1 ] && note "- schema: the same into a copy that keeps every index"
 note ""
@@ -152,6 +162,9 @@ note "| run | tool | seconds | CPU s | rows/s | max RSS MiB | output | load befo
 note "|---:|---|---:|---:|---:|---:|---|---|"
 : >"$DIR/b-rw.txt"
 : >"$DIR/b-keys.txt"
+: >"$DIR/b-unique.txt"
+: >"$DIR/b-uniquecpu.txt"
+: >"$DIR/b-upair.txt"
 : >"$DIR/b-schema.txt"
 : >"$DIR/b-pair.txt"
 : >"$DIR/b-rwcpu.txt"
@@ -164,8 +177,17 @@ for i in $(seq 1 "$RUNS"); do
 	echo "$C" >>"$DIR/b-rwcpu.txt"
 	SR=$S
 	note "| $i | rw import history | $S | $C | $(div "$ROWS" "$S" 0) | $K | $(added) | $l |"
-	for v in keys $([ "${RW_BENCH_SCHEMA:-}" = 1 ] && echo schema); do
+	for v in unique keys $([ "${RW_BENCH_SCHEMA:-}" = 1 ] && echo schema); do
 		l=$(load)
+		if [ "$v" = unique ]; then
+			fresh "$DIR/floor-b.db"
+			timed sqlite3 "$DIR/floor-b.db" <"$UNIQUE_SQL"
+			echo "$S" >>"$DIR/b-unique.txt"
+			echo "$C" >>"$DIR/b-uniquecpu.txt"
+			div "$SR" "$S" 3 >>"$DIR/b-upair.txt" && echo >>"$DIR/b-upair.txt"
+			note "| $i | sqlite3 (unique) | $S | $C | $(div "$ROWS" "$S" 0) | $K | $(sqlite3 "$DIR/floor-b.db" "SELECT count(*) FROM h") rows; rw the run before $(div "$SR" "$S")× | $l |"
+			continue
+		fi
 		floor "$DIR/floor-b.db" "$v"
 		timed sqlite3 "$DIR/floor-b.db" <"$DIR/csvfloor.sql"
 		echo "$S" >>"$DIR/b-$v.txt"
@@ -182,6 +204,7 @@ MH=$(median <"$DIR/b-rw.txt")
 MK=$(median <"$DIR/b-keys.txt")
 note ""
 note "Median of the back-to-back ratios **$(median <"$DIR/b-pair.txt" | xargs printf '%.2f')×** (target ≤ 2×); medians: rw import $MH s ($(div "$ROWS" "$MH" 0) rows/s), sqlite3 (keys) $MK s; CPU (user + system) $(median <"$DIR/b-rwcpu.txt") s against $(median <"$DIR/b-keyscpu.txt") s, $(div "$(median <"$DIR/b-rwcpu.txt")" "$(median <"$DIR/b-keyscpu.txt")")×."
+note "Against the simple floor (unique): median of the back-to-back ratios **$(median <"$DIR/b-upair.txt" | xargs printf '%.2f')×** (target ≤ 2×); sqlite3 (unique) median $(median <"$DIR/b-unique.txt") s, CPU $(median <"$DIR/b-uniquecpu.txt") s."
 if [ "${RW_BENCH_SCHEMA:-}" = 1 ]; then
 	MS=$(median <"$DIR/b-schema.txt")
 	note "sqlite3 (schema) $MS s: ratio $(div "$MH" "$MS" 2)×."

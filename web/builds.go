@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/keep"
 	"github.com/restorewatch/restorewatch/web/chart"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -31,12 +32,18 @@ type cohortSet struct {
 // restore once (a join with the series table), which takes seconds on a
 // million restores, so it runs once per data version.
 func (s *Server) cohorts(ctx context.Context) (cohortSet, error) {
-	return cached(ctx, s, "cohorts", func(ctx context.Context) (cohortSet, error) {
-		byInst, bySrc, measured, err := s.db.RelativeByBuild(ctx)
+	return cached(ctx, s, keep.NameCohorts, func(ctx context.Context) (cohortSet, error) {
+		if body, ok := s.keptCurrent(ctx, keep.NameCohorts); ok {
+			// Kept by the import or analyze that made this version.
+			if set, err := decodeCohorts(s, body); err == nil {
+				return set.(cohortSet), nil
+			}
+		}
+		c, err := keep.CohortsOf(ctx, s.db)
 		if err != nil {
 			return cohortSet{}, err
 		}
-		return s.namedCohorts(analysis.CohortsOf(byInst), analysis.CohortsOf(bySrc), measured), nil
+		return s.namedCohorts(c.Instance, c.Source, c.Measured), nil
 	})
 }
 

@@ -139,13 +139,33 @@ func (s *Server) compute(key string, e *cacheEntry, f func(context.Context) (any
 		}
 	}()
 	start := time.Now()
-	e.val, e.err = f(ctx)
+	var kc keptCost
+	e.val, e.err = f(context.WithValue(ctx, keptCostKey{}, &kc))
 	e.took = time.Since(start)
-	if name == key {
+	if kc.took > e.took {
+		// Read from what an import kept: as costly to compute again as
+		// when it was computed (served stale on the next change), and
+		// already kept.
+		e.took = kc.took
+	} else if name == key {
 		s.kept(key, e)
 	}
-	if e.took > time.Second {
+	if e.took > time.Second && kc.took == 0 {
 		s.log.Info("aggregate computed", "key", name, "duration_ms", e.took.Milliseconds())
+	}
+}
+
+// keptCost is set by a computation that read its value from what was kept
+// (keptCurrent): how long computing it took where it was computed.
+type keptCost struct{ took time.Duration }
+
+type keptCostKey struct{}
+
+// readKept records, in a cached computation's context, that its value was
+// read from what was kept and took took to compute.
+func readKept(ctx context.Context, took time.Duration) {
+	if kc, ok := ctx.Value(keptCostKey{}).(*keptCost); ok {
+		kc.took = max(kc.took, took)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/human"
+	"github.com/restorewatch/restorewatch/store/keep"
 	"github.com/restorewatch/restorewatch/web/chart"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -21,7 +22,13 @@ import (
 // instances lists every instance, cached until the data changes: on a
 // fleet of thousands the per-instance counts are thousands of index reads.
 func (s *Server) instances(ctx context.Context) ([]store.InstanceSummary, error) {
-	return cached(ctx, s, "instances", func(ctx context.Context) ([]store.InstanceSummary, error) {
+	return cached(ctx, s, keep.NameInstances, func(ctx context.Context) ([]store.InstanceSummary, error) {
+		if body, ok := s.keptCurrent(ctx, keep.NameInstances); ok {
+			// Kept by the import or analyze that made this version.
+			if list, err := keep.DecodeInstances(body); err == nil {
+				return list, nil
+			}
+		}
 		return s.db.ListInstances(ctx, "")
 	})
 }
@@ -158,6 +165,9 @@ func (s *Server) instanceData(ctx context.Context, name string) (view.Instance, 
 		return view.Instance{}, err
 	}
 	m := s.instanceModel(in, hosts, rs, series, regs)
+	if m.HasChart {
+		m.Chart = m.Chart.Prerendered() // drawn once per data version, not per view
+	}
 	m.Backups = backupRows(in.Name, backups)
 	m.Issues = s.instanceIssues(in, exp)
 	return m, nil

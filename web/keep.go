@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/keep"
 	"github.com/restorewatch/restorewatch/web/chart"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -39,17 +39,38 @@ const (
 )
 
 // keeper encodes and decodes one cached aggregate kept between starts.
+// A shared one is kept in store/keep's format, under its version, by the
+// server and by whoever changes the data (import, analyze).
 type keeper struct {
 	encode func(any) ([]byte, error)
 	decode func(*Server, []byte) (any, error)
+	shared bool
 }
 
 // keepers are the aggregates kept, by cache key: those read from every
 // restore (the cohorts) or from the orders (the overview, whose counts and
-// trend wait for them).
+// trend come from store/keep's figures).
 var keepers = map[string]keeper{
-	"cohorts":  {encode: encodeCohorts, decode: decodeCohorts},
-	"overview": {encode: encodeOverview, decode: decodeOverview},
+	keep.NameCohorts: {encode: encodeCohorts, decode: decodeCohorts, shared: true},
+	"overview":       {encode: encodeOverview, decode: decodeOverview},
+}
+
+// keptVersion is the version a kept aggregate is saved under.
+func (s *Server) keptVersion(k keeper, dataVersion string) string {
+	if k.shared {
+		return keep.Version(s.cfg.Version, dataVersion)
+	}
+	return s.keepPrint() + "\x00" + dataVersion
+}
+
+// keptData is the data version of a kept aggregate, false when this
+// server does not read it (another release, format or catalogue).
+func (s *Server) keptData(k keeper, version string) (string, bool) {
+	if k.shared {
+		return keep.DataVersionOf(s.cfg.Version, version)
+	}
+	own, data, cut := strings.Cut(version, "\x00")
+	return data, cut && own == s.keepPrint()
 }
 
 // encodeOverview keeps the overview as it is shown; its sparkline's format
@@ -80,32 +101,43 @@ func decodeOverview(s *Server, b []byte) (any, error) {
 	return m, nil
 }
 
-// keptCohorts is a cohortSet without its release names.
-type keptCohorts struct {
-	Instance, Source []analysis.Cohort
-	Measured         int
-}
-
 func encodeCohorts(v any) ([]byte, error) {
 	set := v.(cohortSet)
-	k := keptCohorts{Measured: set.measured}
+	k := keep.Cohorts{Measured: set.measured}
 	for _, r := range set.instance {
 		k.Instance = append(k.Instance, r.Cohort)
 	}
 	for _, r := range set.source {
 		k.Source = append(k.Source, r.Cohort)
 	}
-	var b bytes.Buffer
-	err := gob.NewEncoder(&b).Encode(k)
-	return b.Bytes(), err
+	return keep.Encode(k)
 }
 
 func decodeCohorts(s *Server, b []byte) (any, error) {
-	var k keptCohorts
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&k); err != nil {
+	var k keep.Cohorts
+	if err := keep.Decode(b, &k); err != nil {
 		return nil, err
 	}
 	return s.namedCohorts(k.Instance, k.Source, k.Measured), nil
+}
+
+// keptCurrent returns the body of the shared aggregate name kept at the
+// warehouse's current data version (by an import, analyze or this server),
+// false when there is none: the computation it saves is then done here.
+func (s *Server) keptCurrent(ctx context.Context, name string) ([]byte, bool) {
+	version, err := s.db.DataVersion(ctx)
+	if err != nil {
+		return nil, false
+	}
+	a, ok, err := keep.Kept(ctx, s.db, name, s.cfg.Version, version)
+	if err != nil {
+		s.log.Warn("reading a kept aggregate failed; computing it", "key", name, "error", err)
+		return nil, false
+	}
+	if ok {
+		readKept(ctx, a.Took)
+	}
+	return a.Body, ok
 }
 
 // keeping is the state of what the server keeps.
@@ -147,11 +179,13 @@ func (s *Server) loadKept(ctx context.Context) {
 		s.log.Warn("reading the kept aggregates failed; computing them", "error", err)
 		return
 	}
-	mine := s.keepPrint()
 	for _, a := range aggs {
 		k, ok := keepers[a.Name]
-		own, version, cut := strings.Cut(a.Version, "\x00")
-		if !ok || !cut || own != mine {
+		if !ok {
+			continue
+		}
+		version, mine := s.keptData(k, a.Version)
+		if !mine {
 			continue
 		}
 		v, err := k.decode(s, a.Body)
@@ -195,7 +229,7 @@ func (s *Server) kept(key string, e *cacheEntry) {
 		if err == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			err = s.db.SaveAggregate(ctx, store.Aggregate{Name: key, Version: s.keepPrint() + "\x00" + e.version, Took: e.took, Body: body})
+			err = s.db.SaveAggregate(ctx, store.Aggregate{Name: key, Version: s.keptVersion(k, e.version), Took: e.took, Body: body})
 		}
 		if err != nil {
 			s.log.Warn("keeping an aggregate for the next start failed", "key", key, "error", err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/keep"
 	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/web"
 )
@@ -20,6 +21,7 @@ import (
 type slowWarehouse struct {
 	web.Store
 	scans, cohortReads, loads atomic.Int64
+	rtoReads, instanceReads   atomic.Int64
 	hold                      chan struct{} // when set, a load of the kept orders waits for it
 }
 
@@ -35,6 +37,18 @@ func (s *slowWarehouse) RelativeByBuild(ctx context.Context) (map[string][]float
 	s.cohortReads.Add(1)
 	time.Sleep(400 * time.Millisecond)
 	return s.Store.RelativeByBuild(ctx)
+}
+
+func (s *slowWarehouse) ListInstances(ctx context.Context, name string) ([]store.InstanceSummary, error) {
+	if name == "" {
+		s.instanceReads.Add(1)
+	}
+	return s.Store.ListInstances(ctx, name)
+}
+
+func (s *slowWarehouse) RTOCandidates(ctx context.Context) ([]store.RTOCandidate, error) {
+	s.rtoReads.Add(1)
+	return s.Store.RTOCandidates(ctx)
 }
 
 func (s *slowWarehouse) LoadOrders(ctx context.Context) (store.FleetOrders, error) {
@@ -141,5 +155,65 @@ func TestRestartShowsWhatWasKept(t *testing.T) {
 	}
 	if other.cohortReads.Load() != 1 {
 		t.Errorf("another release read the cohorts %d times; want 1 (what this one kept is not its)", other.cohortReads.Load())
+	}
+}
+
+// The first start after an import or analyze (issue 42) shows the overview
+// and the build cohorts from what the command kept (store/keep), with no
+// read of every restore nor of the cohorts, the same bytes as a server that
+// computed them; the orders load from the command's snapshot.
+func TestFirstStartAfterAnImportReadsWhatItKept(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	open := func(name string) *sqlite.DB {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := demoDB(t).Backup(ctx, path); err != nil {
+			t.Fatal(err)
+		}
+		db, err := sqlite.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	computed, imported := open("computed.db"), open("imported.db")
+	if _, err := keep.Refresh(ctx, imported, "test", time.Now(), true); err != nil {
+		t.Fatal(err)
+	}
+	pages := []string{"/", "/builds", "/api/builds", "/restores", "/restores?sort=longest&kind=full", "/instances", "/api/instances"}
+	run := func(w *slowWarehouse) map[string]string {
+		t.Helper()
+		s := web.New(web.Config{DB: w, Addr: "127.0.0.1:0", Version: "test"})
+		if err := s.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		bodies := map[string]string{}
+		for _, p := range pages {
+			code, body, _ := get(t, client(t), "http://"+s.Addr()+p)
+			if code != http.StatusOK {
+				t.Fatalf("%s: %d", p, code)
+			}
+			bodies[p] = body
+		}
+		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		if err := s.Shutdown(sctx); err != nil {
+			t.Fatal(err)
+		}
+		return bodies
+	}
+	want := run(&slowWarehouse{Store: computed})
+	w := &slowWarehouse{Store: imported}
+	got := run(w)
+	if w.scans.Load() != 0 || w.cohortReads.Load() != 0 || w.loads.Load() != 1 || w.rtoReads.Load() != 0 || w.instanceReads.Load() != 0 {
+		t.Errorf("first start after the import: %d scans, %d cohort reads, %d loads, %d reads of the RTO candidates, %d of the instance list; want 0, 0, 1, 0, 0",
+			w.scans.Load(), w.cohortReads.Load(), w.loads.Load(), w.rtoReads.Load(), w.instanceReads.Load())
+	}
+	for _, p := range pages {
+		if got[p] != want[p] {
+			t.Errorf("%s differs from a server that computed it (%d bytes, want %d)", p, len(got[p]), len(want[p]))
+		}
 	}
 }

@@ -11,21 +11,15 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/store/human"
+	"github.com/restorewatch/restorewatch/store/keep"
 	"github.com/restorewatch/restorewatch/store/plan"
 	"github.com/restorewatch/restorewatch/web/chart"
 	"github.com/restorewatch/restorewatch/web/view"
 )
 
-// period is the span the overview compares with the one before it.
-const period = 30 * 24 * time.Hour
-
 // overviewKnees is how many knees, the newest, the overview lists.
 const overviewKnees = 5
-
-// trendWeeks is how far back the throughput sparkline reaches.
-const trendWeeks = 26
 
 func (s *Server) handleOverview(c echo.Context) error {
 	ctx := c.Request().Context()
@@ -61,27 +55,22 @@ func (s *Server) overview(ctx context.Context) (view.Overview, error) {
 	if err != nil {
 		return m, err
 	}
-	o, err := s.restoreOrders(ctx)
+	f, err := s.figures(ctx)
 	if err != nil {
 		return m, err
 	}
-	_, last := o.Span()
-	if last.IsZero() {
+	if f.Empty {
 		m.Empty = true
 		return m, nil
 	}
 	// "This period" ends at the newest restore, so a warehouse of old
 	// imported logs still has a meaningful period.
-	end := last.Add(time.Millisecond)
-	if now := s.cfg.Now(); now.Before(end) {
-		end = now
-	}
-	cur, prev := o.Count(end.Add(-period), end), o.Count(end.Add(-2*period), end.Add(-period))
+	end, cur, prev := f.End, f.Restores, f.RestoresPrev
 	m.Period = "The 30 days to " + view.Date(end)
 	m.Restores, m.RestoresPrev = view.Int(cur), change(cur, prev)
 	m.Instances, m.TotalRestore = view.Int(tot.Instances), view.Int(tot.Restores)
 	m.Imported = view.Time(tot.LastImport)
-	s.overviewTrend(o, end, &m)
+	s.overviewTrend(f.Weeks, &m)
 	if err := s.overviewRegressions(ctx, &m); err != nil {
 		return m, err
 	}
@@ -106,8 +95,7 @@ func change(cur, prev int64) string {
 }
 
 // overviewTrend draws the weekly median throughput of full restores.
-func (s *Server) overviewTrend(o store.FleetOrders, end time.Time, m *view.Overview) {
-	weeks := weeklyMedians(o, end)
+func (s *Server) overviewTrend(weeks []float64, m *view.Overview) {
 	m.TrendLatest, m.TrendNote = view.Unknown, "no full restore with a measured throughput in the last 26 weeks"
 	for i := len(weeks) - 1; i >= 0; i-- {
 		if !math.IsNaN(weeks[i]) {
@@ -121,11 +109,23 @@ func (s *Server) overviewTrend(o store.FleetOrders, end time.Time, m *view.Overv
 		Values: weeks, MarkLast: true, Format: chart.FormatMiBps}
 }
 
-// weeklyMedians takes half a year of full restores' throughput from the
-// fleet's orders and each week's median (NaN for an empty week).
-func weeklyMedians(o store.FleetOrders, end time.Time) []float64 {
-	from := end.Add(-trendWeeks * 7 * 24 * time.Hour)
-	return analysis.WeeklyMedians(o.Throughputs(store.KindFull, from, end), end, trendWeeks)
+// figures are the overview's figures drawn from the fleet's orders: those
+// kept at the current data version (by the import or analyze that made
+// it), else computed from the orders here. Kept ones are not used when
+// this server's clock is before their period's end (a clock behind the
+// importer's: the period would end in this server's future).
+func (s *Server) figures(ctx context.Context) (keep.Figures, error) {
+	if body, ok := s.keptCurrent(ctx, keep.NameFigures); ok {
+		var f keep.Figures
+		if err := keep.Decode(body, &f); err == nil && f.Settled() && (f.Empty || !s.cfg.Now().Before(f.End)) {
+			return f, nil
+		}
+	}
+	o, err := s.restoreOrders(ctx)
+	if err != nil {
+		return keep.Figures{}, err
+	}
+	return keep.FiguresOf(o, s.cfg.Now()), nil
 }
 
 func (s *Server) overviewRegressions(ctx context.Context, m *view.Overview) error {
@@ -156,7 +156,7 @@ func (s *Server) overviewRegressions(ctx context.Context, m *view.Overview) erro
 
 // overviewRTO lists the databases over their RTO target, furthest first.
 func (s *Server) overviewRTO(ctx context.Context, m *view.Overview) error {
-	cs, err := s.db.RTOCandidates(ctx)
+	cs, err := s.rtoCandidates(ctx)
 	if err != nil {
 		return err
 	}
@@ -191,6 +191,19 @@ func (s *Server) overviewRTO(ctx context.Context, m *view.Overview) error {
 		m.AtRisk = append(m.AtRisk, row)
 	}
 	return nil
+}
+
+// rtoCandidates are the RTO projections' candidates: those kept at the
+// current data version (by the import or analyze that made it), else read
+// here (every log restore since each database's newest full).
+func (s *Server) rtoCandidates(ctx context.Context) ([]store.RTOCandidate, error) {
+	if body, ok := s.keptCurrent(ctx, keep.NameRTO); ok {
+		var k keep.RTO
+		if err := keep.Decode(body, &k); err == nil {
+			return k.Candidates, nil
+		}
+	}
+	return s.db.RTOCandidates(ctx)
 }
 
 // rtoTarget is an instance's RTO target (plan.RTOTarget).

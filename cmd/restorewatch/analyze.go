@@ -65,6 +65,9 @@ func (c *AnalyzeCmd) Run(ctx context.Context, m *Main) error {
 	if phases != nil {
 		phases.finish()
 	}
+	if err == nil {
+		keepAggregates(ctx, m, db, false)
+	}
 	if err != nil {
 		return err
 	}

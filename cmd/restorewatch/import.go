@@ -115,6 +115,9 @@ func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
 		phases.finish()
 	}
 	bar.finish()
+	if serr == nil && derr == nil && !c.DryRun && run.Sum().Imported > 0 {
+		keepAggregates(ctx, m, db, false)
+	}
 	if serr == nil {
 		serr = derr
 	}

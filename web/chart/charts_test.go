@@ -322,3 +322,21 @@ func TestDefaultCSS(t *testing.T) {
 		t.Errorf("DefaultCSS has unbalanced braces")
 	}
 }
+
+// A prerendered chart writes the bytes its fields draw.
+func TestPrerenderedDrawsTheSame(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := chart.TimeScatter{Frame: chart.Frame{Title: "t", ID: "p"}, YLabel: "MiB/s",
+		Series: []chart.Series{{Name: "full", Points: []chart.Point{{T: t0, V: 1}, {T: t0.Add(time.Hour), V: 3}}}}}
+	var want, got bytes.Buffer
+	if err := c.Render(context.Background(), &want); err != nil {
+		t.Fatal(err)
+	}
+	p := c.Prerendered()
+	if err := p.Render(context.Background(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() || p.SVG() != want.String() {
+		t.Errorf("prerendered %d bytes, drawn %d", got.Len(), want.Len())
+	}
+}

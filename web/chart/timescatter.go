@@ -98,6 +98,18 @@ type TimeScatter struct {
 	// From and To fix the time axis (zero: the data's extent), so that the
 	// charts of one page share one time range.
 	From, To time.Time
+
+	svg []byte // set by Prerendered
+}
+
+// Prerendered returns the chart with its SVG drawn once, written as it is
+// by every Render: a chart kept in a cache and shown on many views (an
+// instance page's 2,000 restores) is drawn once per data version, not per
+// view. Its fields must not change afterwards.
+func (c TimeScatter) Prerendered() TimeScatter {
+	c.svg = nil
+	c.svg = renderBytes(c.Frame, c.opts(), c.draw)
+	return c
 }
 
 // Band is a dense series drawn as its quantiles per time bucket.
@@ -123,11 +135,23 @@ type BandBucket struct {
 
 // Render writes the chart as SVG; it satisfies templ.Component.
 func (c TimeScatter) Render(ctx context.Context, w io.Writer) error {
+	if c.svg != nil {
+		if ctx != nil && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		_, err := w.Write(c.svg)
+		return err
+	}
 	return render(ctx, w, c.Frame, c.opts(), c.draw)
 }
 
 // SVG returns the chart as an SVG string.
-func (c TimeScatter) SVG() string { return string(renderBytes(c.Frame, c.opts(), c.draw)) }
+func (c TimeScatter) SVG() string {
+	if c.svg != nil {
+		return string(c.svg)
+	}
+	return string(renderBytes(c.Frame, c.opts(), c.draw))
+}
 
 func (c TimeScatter) opts() docOpts {
 	return docOpts{kind: "rw-timescatter", defTitle: "Time scatter chart", defW: 800, defH: 360, width: "100%"}
