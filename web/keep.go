@@ -60,7 +60,7 @@ func (s *Server) keptVersion(k keeper, dataVersion string) string {
 	if k.shared {
 		return keep.Version(s.cfg.Version, dataVersion)
 	}
-	return s.keepPrint() + "\x00" + dataVersion
+	return s.keepPrint() + keep.Sep + dataVersion
 }
 
 // keptData is the data version of a kept aggregate, false when this
@@ -69,7 +69,7 @@ func (s *Server) keptData(k keeper, version string) (string, bool) {
 	if k.shared {
 		return keep.DataVersionOf(s.cfg.Version, version)
 	}
-	own, data, cut := strings.Cut(version, "\x00")
+	own, data, cut := strings.Cut(version, keep.Sep)
 	return data, cut && own == s.keepPrint()
 }
 

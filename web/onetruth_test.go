@@ -114,7 +114,7 @@ func TestPlansFollowTheDemosRegressions(t *testing.T) {
 
 // upgradeRow reads the AS-IS or TO-BE row of an evidence page's upgrade
 // case: its duration and MiB/s cells.
-var upgradeRow = regexp.MustCompile(`(?s)<th scope="row" class="nowrap">(AS-IS|TO-BE)</th>.*?<td class="num">(.*?)</td>\s*<td class="num">(.*?)</td>`)
+var upgradeRow = regexp.MustCompile(`(?s)<th scope="row" class="nowrap card-title">(AS-IS|TO-BE)</th>.*?<td class="num"[^>]*>(.*?)</td>\s*<td class="num"[^>]*>(.*?)</td>`)
 
 // TestUpgradeCasesAddUp: on every regression of the demo, an upgrade case
 // that is shown has a TO-BE faster than its AS-IS (regression 1's TO-BE

@@ -25,6 +25,7 @@ type pageFit struct {
 	InnerWidth  int      `json:"innerWidth"`
 	Theme       string   `json:"theme"`
 	Wide        []string `json:"wide"`
+	Cut         []string `json:"cut"`
 	Text        string   `json:"text"`
 }
 
@@ -41,8 +42,15 @@ const fitJS = `(() => {
 		if (["auto", "scroll", "hidden"].includes(getComputedStyle(p).overflowX)) continue; // scrolls in its own box
 		if (wide.length < 5) wide.push(name(p) + " > " + name(el) + " right=" + Math.round(r.right));
 	}
+	// A table laid out as cards on a phone must fit its box: scrolling
+	// inside it would hide the card's own figures (issue 38).
+	const cut = [];
+	for (const t of document.querySelectorAll(".table-wrap > table.cards")) {
+		const w = t.parentElement;
+		if (w.scrollWidth > w.clientWidth + 1 && cut.length < 5) cut.push(name(t) + " " + w.scrollWidth + " > " + w.clientWidth);
+	}
 	return {scrollWidth: document.documentElement.scrollWidth, innerWidth: iw,
-		theme: document.documentElement.dataset.theme || "", wide, text: document.body.innerText};
+		theme: document.documentElement.dataset.theme || "", wide, cut, text: document.body.innerText};
 })()`
 
 // TestBrowserEveryWidth walks every route of the demo at 390 and 1440 px
@@ -70,6 +78,9 @@ func TestBrowserEveryWidth(t *testing.T) {
 				if fit.ScrollWidth > fit.InnerWidth {
 					t.Errorf("%s at %s px (%s): the page scrolls sideways (scrollWidth %d > innerWidth %d); too wide: %s",
 						p, w.name, theme, fit.ScrollWidth, fit.InnerWidth, strings.Join(fit.Wide, ", "))
+				}
+				if w.name == "390" && len(fit.Cut) > 0 {
+					t.Errorf("%s at 390 px (%s): a table of cards is cut in its box: %s", p, theme, strings.Join(fit.Cut, ", "))
 				}
 				if !strings.HasPrefix(p, "/reports/") && fit.Theme != theme {
 					t.Errorf("%s: theme %q, want %q", p, fit.Theme, theme)

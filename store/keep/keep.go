@@ -61,16 +61,22 @@ type Warehouse interface {
 }
 
 // Version is the version an aggregate is kept under: the release that
-// computed it (another release's is not read) and the data version.
+// computed it (another release's is not read) and the data version,
+// apart by Sep.
 func Version(release, dataVersion string) string {
-	return format + "/" + release + "\x00" + dataVersion
+	return format + "/" + release + Sep + dataVersion
 }
+
+// Sep parts a kept aggregate's version: a character no release or data
+// version holds, and one every engine's text stores (PostgreSQL refuses
+// NUL in text: a version with one could not be migrated there).
+const Sep = "\x1f"
 
 // DataVersionOf returns the data version of an aggregate kept under
 // Version(release, …), and false when it was kept by another release or
 // format.
 func DataVersionOf(release, version string) (string, bool) {
-	own, data, ok := strings.Cut(version, "\x00")
+	own, data, ok := strings.Cut(version, Sep)
 	return data, ok && own == format+"/"+release
 }
 
