@@ -119,7 +119,10 @@ func Make(ctx context.Context, src Source, r Request) (Plan, ScriptOptions, erro
 		p.Replicas, p.Via = reps.Instances, reps.Via
 		p.Notes = append([]string{"the backup history is merged from " + reps.Via + ": each step names the replica that took its backup, where its file is"}, p.Notes...)
 	}
-	if len(p.Steps) > 0 && p.Steps[0].Kind == store.KindFull && r.At.IsZero() {
+	// A plan someone reads (Calibrate) looks for the restore in flight; the
+	// overview's RTO projections, one per database, do not read every
+	// curve of the day for each.
+	if r.Calibrate && len(p.Steps) > 0 && p.Steps[0].Kind == store.KindFull && r.At.IsZero() {
 		now := r.Now
 		if now.IsZero() {
 			now = time.Now()
