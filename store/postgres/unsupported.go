@@ -44,6 +44,10 @@ func (db *DB) LoadOrders(ctx context.Context) (store.FleetOrders, error) {
 	return nil, errUnsupported("LoadOrders")
 }
 
+func (db *DB) LoadOrderHeads(ctx context.Context) (store.OrderHeads, error) {
+	return nil, errUnsupported("LoadOrderHeads")
+}
+
 func (db *DB) SaveOrders(ctx context.Context, o store.FleetOrders) error {
 	return errUnsupported("SaveOrders")
 }

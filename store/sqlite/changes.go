@@ -174,31 +174,16 @@ func (db *DB) updateOrders(ctx context.Context, old *RestoreOrders) (*RestoreOrd
 		return nil, err
 	}
 	defer tx.Rollback()
-	var pruned, seq, changes int64
-	var marker bool
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM setting WHERE key = ?), 0),
-		COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'restore_change'), 0),
-		EXISTS (SELECT 1 FROM restore_change WHERE seq > ? AND natural_key IS NULL AND restore_id IS NULL),
-		(SELECT count(*) FROM restore_change WHERE seq > ?)`, prunedKey, old.seq, old.seq).
-		Scan(&pruned, &seq, &marker, &changes); err != nil {
-		return nil, err
-	}
+	seq, changes, readable, err := changesSince(ctx, tx, old.seq)
 	switch {
+	case err != nil:
+		return nil, err
 	case seq == old.seq:
 		return old, nil
-	case pruned > old.seq || marker || changes > updateMinRebuild && changes > int64(len(old.byAt))/2:
+	case !readable || changes > updateMinRebuild && changes > int64(len(old.byAt))/2:
 		return nil, nil
 	}
-	// Every restore named since old.seq, as it is now: those upserted by
-	// natural key (if they still exist) and those deleted by id (the
-	// columns NULL unless the id was taken again).
-	rows, err := tx.QueryContext(ctx, `SELECT r.id, `+qualified("r", orderScanCols)+`
-		FROM restore_change c JOIN restore r ON r.natural_key = c.natural_key
-		WHERE c.seq > ? AND c.natural_key IS NOT NULL
-		UNION ALL
-		SELECT c.restore_id, `+qualified("r", orderScanCols)+`
-		FROM restore_change c LEFT JOIN restore r ON r.id = c.restore_id
-		WHERE c.seq > ? AND c.restore_id IS NOT NULL`, old.seq, old.seq)
+	rows, err := changedRestores(ctx, tx, old.seq, orderScanCols)
 	if err != nil {
 		return nil, err
 	}
@@ -275,6 +260,38 @@ func (db *DB) updateOrders(ctx context.Context, old *RestoreOrders) (*RestoreOrd
 	o.duration = mergeOrder(old.duration, durGone, durAdds, func(id int32) float64 { return old.chunks[id>>chunkBits].dur[id&chunkMask] })
 	o.throughput = mergeOrder(old.throughput, mibpsGone, mibpsAdds, func(id int32) float64 { return old.chunks[id>>chunkBits].mibps[id&chunkMask] })
 	return o, nil
+}
+
+// changesSince reads, in tx, the change log's position now, how many
+// changes it holds after position since, and whether they say which
+// restores changed (readable): not when the log was pruned past since, nor
+// when a bulk reconciliation left its rebuild marker after it.
+func changesSince(ctx context.Context, tx *sql.Tx, since int64) (seq, changes int64, readable bool, err error) {
+	var pruned int64
+	var marker bool
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM setting WHERE key = ?), 0),
+		COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'restore_change'), 0),
+		EXISTS (SELECT 1 FROM restore_change WHERE seq > ? AND natural_key IS NULL AND restore_id IS NULL),
+		(SELECT count(*) FROM restore_change WHERE seq > ?)`, prunedKey, since, since).
+		Scan(&pruned, &seq, &marker, &changes); err != nil {
+		return 0, 0, false, err
+	}
+	return seq, changes, pruned <= since && !marker, nil
+}
+
+// changedRestores queries, in tx, every restore named in the change log
+// after position since, as it is now: its id and cols (restore columns,
+// qualified here). Those upserted are found by natural key (if they still
+// exist), those deleted by id (cols NULL unless the id was taken again).
+// A restore changed more than once comes as many times.
+func changedRestores(ctx context.Context, tx *sql.Tx, since int64, cols string) (*sql.Rows, error) {
+	return tx.QueryContext(ctx, `SELECT r.id, `+qualified("r", cols)+`
+		FROM restore_change c JOIN restore r ON r.natural_key = c.natural_key
+		WHERE c.seq > ? AND c.natural_key IS NOT NULL
+		UNION ALL
+		SELECT c.restore_id, `+qualified("r", cols)+`
+		FROM restore_change c LEFT JOIN restore r ON r.id = c.restore_id
+		WHERE c.seq > ? AND c.restore_id IS NOT NULL`, since, since)
 }
 
 // mergeOrder returns order (ids ascending by (key, id), key giving an id's
