@@ -252,9 +252,13 @@ func (s *Server) updateOrders(ctx context.Context, prev store.FleetOrders) (stor
 		case loaded != nil:
 			s.log.Info("kept orders loaded", "seq", loaded.OrdersSeq(), "duration_ms", time.Since(start).Milliseconds())
 			prev = loaded
-			s.keep.mu.Lock()
-			s.keep.ordersSeq, s.keep.ordersAt = loaded.OrdersSeq(), time.Now()
-			s.keep.mu.Unlock()
+			// A snapshot without heads (an older release's) is saved
+			// again once, so the next start has them.
+			if h, err := s.db.LoadOrderHeads(ctx); err == nil && h != nil {
+				s.keep.mu.Lock()
+				s.keep.ordersSeq, s.keep.ordersAt = loaded.OrdersSeq(), time.Now()
+				s.keep.mu.Unlock()
+			}
 		}
 	}
 	o, err := s.db.UpdateOrders(ctx, prev)

@@ -276,3 +276,57 @@ func TestRestoresFirstPagesWhileTheOrdersLoad(t *testing.T) {
 		}
 	}
 }
+
+// headlessWarehouse is a warehouse whose orders' snapshot has no heads, as
+// one an older release saved, until the server saves the orders.
+type headlessWarehouse struct {
+	*slowWarehouse
+	saved atomic.Bool
+}
+
+func (h *headlessWarehouse) LoadOrderHeads(ctx context.Context) (store.OrderHeads, error) {
+	if !h.saved.Load() {
+		return nil, nil
+	}
+	return h.slowWarehouse.LoadOrderHeads(ctx)
+}
+
+func (h *headlessWarehouse) SaveOrders(ctx context.Context, o store.FleetOrders) error {
+	err := h.slowWarehouse.SaveOrders(ctx, o)
+	h.saved.Store(err == nil)
+	return err
+}
+
+// A server that loads a snapshot without heads saves its orders again,
+// so that the next start's first restores page does not wait for them.
+func TestServerSavesASnapshotWithoutHeads(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "w.db")
+	if err := demoDB(t).Backup(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := keep.Refresh(ctx, db, "test", time.Now(), false); err != nil {
+		t.Fatal(err)
+	}
+	w := &headlessWarehouse{slowWarehouse: &slowWarehouse{Store: db}}
+	s := web.New(web.Config{DB: w, Addr: "127.0.0.1:0", Version: "test"})
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := get(t, client(t), "http://"+s.Addr()+"/restores?kind=full"); code != http.StatusOK {
+		t.Fatalf("/restores?kind=full: %d", code)
+	}
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := s.Shutdown(sctx); err != nil { // waits for what it keeps
+		t.Fatal(err)
+	}
+	if w.loads.Load() != 1 || !w.saved.Load() {
+		t.Fatalf("%d loads of the orders, saved again: %v; want 1, true", w.loads.Load(), w.saved.Load())
+	}
+}
