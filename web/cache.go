@@ -169,17 +169,6 @@ func readKept(ctx context.Context, took time.Duration) {
 	}
 }
 
-// atHand reports whether the aggregate key has a value in memory: one
-// computed, or the one a computation running started from. A request for
-// it then waits for an update at most, not for a computation from nothing.
-func (s *Server) atHand(key string) bool {
-	c := s.cache
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e := c.entries[key]
-	return e != nil && (e.prev != nil || isDone(e.done) && e.err == nil)
-}
-
 func isDone(ch chan struct{}) bool {
 	select {
 	case <-ch:

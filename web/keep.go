@@ -288,6 +288,28 @@ func (s *Server) orderHeads(ctx context.Context) (store.OrderHeads, error) {
 	return v.h, err
 }
 
+// Orders returns the fleet's orders the server holds in memory, nil when
+// it holds none (not loaded yet): what keeps the aggregates beside a
+// running server reads instead of a second copy of the snapshot. They may
+// be behind the warehouse; UpdateOrders brings them up to date.
+func (s *Server) Orders() store.FleetOrders {
+	c := s.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[ordersKey]
+	switch {
+	case e == nil:
+		return nil
+	case isDone(e.done) && e.err == nil:
+		o, _ := e.val.(store.FleetOrders)
+		return o
+	case e.prev != nil:
+		o, _ := e.prev.val.(store.FleetOrders)
+		return o
+	}
+	return nil
+}
+
 func (s *Server) keeps() bool {
 	s.keep.mu.Lock()
 	defer s.keep.mu.Unlock()

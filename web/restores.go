@@ -154,7 +154,7 @@ func (s *Server) restoresKnees(ctx context.Context, f store.RestoreFilter, rs []
 func (s *Server) pageRestores(ctx context.Context, f store.RestoreFilter) ([]store.Restore, int, bool, error) {
 	orders := func(ctx context.Context) (store.OrderedPages, error) { return s.restoreOrders(ctx) }
 	q := store.RestoreQuery{Filter: f, CountCap: countCap, Orders: orders}
-	if !s.atHand(ordersKey) {
+	if s.Orders() == nil {
 		q.Heads = s.orderHeads
 	}
 	p, err := s.db.Restores(ctx, q)
