@@ -2,10 +2,12 @@
 // restores' orders, the build cohorts and the overview's figures drawn from
 // the orders — and keeps them in the warehouse under the data version they
 // were computed at (issue 42). Whoever changes the data calls Refresh (the
-// CLI's import and analyze), so the first page a server shows after them
-// reads what is kept instead of every restore; the server itself recomputes
-// only when what is kept is behind (changes it made, or a warehouse older
-// than this package), answering from the kept copy meanwhile.
+// CLI's import, analyze and demo, collect --once after a pass; collect and
+// serve every few minutes when the data moved), so the first page a server
+// shows after them reads what is kept instead of every restore; the server
+// itself recomputes only when what is kept is behind (changes it made, or a
+// warehouse older than this package), answering from the kept copy
+// meanwhile.
 //
 // The package knows no templates: its values are the figures a view is
 // made from, in the units the store gives them.
