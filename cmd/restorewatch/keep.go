@@ -43,7 +43,14 @@ const keepEvery = 5 * time.Minute
 // refresh the data moved under keeps nothing and is tried again on the
 // next tick. It returns when ctx ends.
 func keepWhileRunning(ctx context.Context, m *Main, w keep.Warehouse, every time.Duration) {
+	// What is kept may be current already (an import or analyze before
+	// this start): a refresh of it would only read again what it holds.
 	kept := ""
+	if v, err := w.DataVersion(ctx); err == nil {
+		if _, ok, err := keep.Kept(ctx, w, keep.NameFigures, Version, v); err == nil && ok {
+			kept = v
+		}
+	}
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
