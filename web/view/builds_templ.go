@@ -216,7 +216,7 @@ func BuildsPage(p Page, m Builds) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = ChartCard("Speed relative to each series' usual speed", "Box: middle half of the restores; dark band: 95 % interval of the median; whiskers: fastest and slowest. Click a box for its restores.", sec.Chart).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = ChartCard("Speed relative to each series' usual speed", "Box: middle half of the restores; dark band: 95 % interval of the median; whiskers: fastest and slowest. Click a box for its restores.", sec.Chart.Responsive()).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

@@ -737,11 +737,11 @@ func CompareBody(m Compare) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = ChartCard("Speed relative to usual (× usual speed)", "", m.RelChart).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = ChartCard("Speed relative to usual (1× = as usual, 0.5× = twice as slow)", "", m.RelChart.Responsive()).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = ChartCard("Logical throughput (MiB/s)", "", m.RawChart).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = ChartCard("Logical throughput (MiB/s)", "", m.RawChart.Responsive()).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
