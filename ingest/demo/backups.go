@@ -162,7 +162,7 @@ func (d *dbBackups) write() {
 	d.forkB = guid(0xF1, d.idx, 0)
 	// The planted events fall where no restore runs over the database.
 	forkPoint := d.free(d.end.Add(-3*24*time.Hour+7*time.Hour), 2*time.Hour) // restored to this instant …
-	d.forkAt = forkPoint.Add(40 * time.Minute)                                  // … by a restore at this one
+	d.forkAt = forkPoint.Add(40 * time.Minute)                               // … by a restore at this one
 	d.copyAt = d.free(d.end.Add(-4*24*time.Hour+10*time.Hour), 2*time.Hour).Add(5 * time.Minute)
 	gapAt := d.free(d.lastDiff.Add(-2*24*time.Hour+5*time.Hour), time.Hour)
 	fork, forked := d.forkA, false
