@@ -78,6 +78,16 @@ func Percent(p float64) string {
 	return strconv.FormatFloat(math.Round(p), 'f', 0, 64) + " %"
 }
 
+// Progress is how far a restore in flight has come, to a tenth of a
+// percent as sys.dm_exec_requests reports it and every surface shows it
+// (/live, the plan's in-flight sentence): "65.6 %", "66 %" when whole.
+func Progress(p float64) string {
+	if math.IsNaN(p) || math.IsInf(p, 0) {
+		return "? %"
+	}
+	return strconv.FormatFloat(math.Round(p*10)/10, 'f', -1, 64) + " %"
+}
+
 // P states a p-value in a sentence, rounded the one way every surface
 // rounds it: "p < 0.0001", "p = 0.0059", "p = 0.03".
 func P(p float64) string {

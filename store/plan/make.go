@@ -32,6 +32,9 @@ type Source interface {
 	// ListRestores finds the restores over the database: a chain begins
 	// after the last one.
 	ListRestores(ctx context.Context, f store.RestoreFilter) ([]store.Restore, int, error)
+	// InflightCurves finds a restore of the database in flight, which
+	// informs the estimate of its full step.
+	InflightCurves(ctx context.Context, since time.Time) ([]store.InflightCurve, error)
 }
 
 // Request is what a user asks for.

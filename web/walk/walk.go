@@ -135,6 +135,8 @@ type apiRegression struct {
 	OpenedAt   time.Time `json:"opened_at"`
 	Baseline   float64   `json:"baseline_mibps"`
 	Current    float64   `json:"current_mibps"`
+	BaselineN  int64     `json:"baseline_n"`
+	CurrentN   int64     `json:"current_n"`
 	Ratio      float64   `json:"ratio"`
 	RatioLow   float64   `json:"ratio_low"`
 	RatioHigh  float64   `json:"ratio_high"`
@@ -154,9 +156,13 @@ type apiPlan struct {
 			N       int     `json:"n"`
 		} `json:"estimate"`
 	} `json:"steps"`
-	Total float64 `json:"total_s"`
-	RTO   int64   `json:"rto_ns"`
-	Over  bool    `json:"over_rto"`
+	Total    float64 `json:"total_s"`
+	RTO      int64   `json:"rto_ns"`
+	Over     bool    `json:"over_rto"`
+	InFlight *struct {
+		Percent  float64 `json:"percent"`
+		Expected float64 `json:"expected_s"`
+	} `json:"in_flight"`
 }
 
 // regression compares one open regression's figures on every surface.
@@ -173,6 +179,14 @@ func (w *walker) regression(ctx context.Context, r *apiRegression, overview, cli
 	if !(r.HoursYear > 0) {
 		delete(want, "hours a year")
 	}
+	if rg := human.ChangeRange(r.RatioLow, r.RatioHigh); rg != "unknown" {
+		want["interval"] = rg
+	}
+	if r.BaselineN > 0 && r.CurrentN > 0 {
+		want["restores before"] = human.Count(r.BaselineN) + " restores"
+		want["restores since"] = human.Count(r.CurrentN) + " restores"
+	}
+	evidence := []string{"change", "since", "before", "now", "hours a year", "interval", "restores before", "restores since"}
 	// The overview: the regression's row.
 	row := region(w.raw["/"], fmt.Sprintf("/regressions/%d\"", r.ID), "<tr", "</tr>")
 	w.compare(ent, "/", visible(row), want, "change", "since", "before", "now", "hours a year")
@@ -195,10 +209,18 @@ func (w *walker) regression(ctx context.Context, r *apiRegression, overview, cli
 		if err != nil {
 			return err
 		}
-		w.compare(ent, path, page, want, "change", "since", "before", "now", "hours a year")
+		w.compare(ent, path, page, want, evidence...)
 		w.ratios(ent, path, page, r)
 	}
 	report := w.pages[fmt.Sprintf("/reports/regressions/%d", r.ID)]
+	// The upgrade case: the report's is the evidence page's, word for word.
+	upgrade := visible(between(w.raw[fmt.Sprintf("/regressions/%d", r.ID)], `id="upgrade"`, "<h2"))
+	if got := visible(between(w.raw[fmt.Sprintf("/reports/regressions/%d", r.ID)], `id="upgrade"`, "<h2")); upgrade != "" || got != "" {
+		w.res.Checks++
+		if got != upgrade {
+			w.disagree(ent, "upgrade case (AS-IS/TO-BE)", fmt.Sprintf("/reports/regressions/%d", r.ID), firstDiff(upgrade, got), firstDiff(got, upgrade))
+		}
+	}
 	if plan != nil {
 		w.restoreNow(ent, fmt.Sprintf("/reports/regressions/%d", r.ID), report, plan)
 	}
@@ -210,10 +232,19 @@ func (w *walker) regression(ctx context.Context, r *apiRegression, overview, cli
 		w.res.Surfaces["report PDF"]++
 		surface := fmt.Sprintf("report %d (PDF)", r.ID)
 		pdf = strings.Join(strings.Fields(pdf), " ")
-		w.compare(ent, surface, pdf, want, "change", "since", "before", "now", "hours a year")
+		w.compare(ent, surface, pdf, want, evidence...)
 		w.ratios(ent, surface, pdf, r)
 		if plan != nil {
 			w.restoreNow(ent, surface, pdf, plan)
+		}
+		// Every figure of the upgrade case is printed.
+		for _, f := range strings.Fields(upgrade) {
+			if strings.ContainsAny(f, "0123456789") {
+				w.res.Checks++
+				if !strings.Contains(pdf, strings.Trim(f, ".,;:()")) {
+					w.disagree(ent, "upgrade case (AS-IS/TO-BE)", surface, f, "missing")
+				}
+			}
 		}
 	}
 	// The database page names the regression in the analysis' words.
@@ -235,6 +266,9 @@ func (w *walker) regression(ctx context.Context, r *apiRegression, overview, cli
 	w.ratios(ent, planPath, page, r)
 	if plan != nil {
 		w.restoreNow(ent, planPath, page, plan)
+		if err := w.inflight(ctx, ent, plan, planPath); err != nil {
+			return err
+		}
 	}
 
 	if w.src.CLI == nil {
@@ -350,15 +384,64 @@ func (w *walker) rtos(ctx context.Context, overview string) error {
 			return err
 		}
 		w.compare(ent, path, page, want, "whole plan", "RTO")
+		if err := w.inflight(ctx, ent, p, path); err != nil {
+			return err
+		}
 		if w.src.CLI != nil {
 			out, err := w.cli(ctx, "plan", "--instance", inst, "--database", db)
 			if err != nil {
 				return err
 			}
 			w.compare(ent, "rw plan", oneLine(out), want, "whole plan", "RTO")
+			if p.InFlight != nil {
+				w.compare(ent, "rw plan", oneLine(out), figures{"in flight": human.Progress(p.InFlight.Percent)}, "in flight")
+			}
 		}
 	}
 	return nil
+}
+
+// inflight checks that a restore of the plan's database in flight is as
+// far along on /live as the plan (page and CLI) says it is.
+func (w *walker) inflight(ctx context.Context, ent string, p *apiPlan, planPath string) error {
+	if p.InFlight == nil {
+		return nil
+	}
+	want := figures{"in flight": human.Progress(p.InFlight.Percent), "in flight, in all": human.Duration(p.InFlight.Expected)}
+	live, err := w.text(ctx, "/live", "page")
+	if err != nil {
+		return err
+	}
+	w.compare(ent, "/live", live, want, "in flight")
+	w.compare(ent, planPath, w.pages[planPath], want, "in flight", "in flight, in all")
+	return nil
+}
+
+// between is h from the element holding mark up to the next end (or the
+// end of h).
+func between(h, mark, end string) string {
+	i := strings.Index(h, mark)
+	if i < 0 {
+		return ""
+	}
+	if j := strings.Index(h[i:], ">"); j >= 0 {
+		i += j + 1 // after the marked tag
+	}
+	if j := strings.Index(h[i:], end); j >= 0 {
+		return h[i : i+j]
+	}
+	return h[i:]
+}
+
+// firstDiff is a's words from the first that b does not have in order.
+func firstDiff(a, b string) string {
+	aw, bw := strings.Fields(a), strings.Fields(b)
+	for i, x := range aw {
+		if i >= len(bw) || bw[i] != x {
+			return strings.Join(aw[i:min(len(aw), i+8)], " ")
+		}
+	}
+	return ""
 }
 
 // knees compares each knee the API lists with its restore's page.
