@@ -105,7 +105,7 @@ func regressionNextStep(r *store.Regression) string {
 	if len(r.ChangedFactors) > 0 {
 		f := r.ChangedFactors[0]
 		return fmt.Sprintf("%s changed from %s to %s at that moment: check it first (evidence page).",
-			human.FactorLabel(f.Factor), orDash(f.Before), orDash(f.After))
+			human.FactorLabel(f.Factor), human.FactorValue(f.Factor, f.Before), human.FactorValue(f.Factor, f.After))
 	}
 	if len(r.KnownIssues) > 0 {
 		return "Matches known issue " + strings.Join(r.KnownIssues, ", ") + ": see its fix builds on the evidence page."
@@ -137,13 +137,6 @@ func capital(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
 }
 
 // enqueueWatchAlert queues the alert of a watch opened or closed (kind

@@ -110,6 +110,9 @@ func Walk(ctx context.Context, src Source) (*Result, error) {
 			return nil, err
 		}
 	}
+	if err := w.alerts(ctx, regs); err != nil {
+		return nil, err
+	}
 	if err := w.rtos(ctx, overview); err != nil {
 		return nil, err
 	}
@@ -118,6 +121,7 @@ func Walk(ctx context.Context, src Source) (*Result, error) {
 	}
 	for path, text := range w.pages {
 		w.dateStyle(path, text)
+		w.machineKeys(path, text)
 	}
 	return w.res, nil
 }
@@ -399,6 +403,50 @@ func (w *walker) rtos(ctx context.Context, overview string) error {
 		}
 	}
 	return nil
+}
+
+// alerts compares the alert of each open regression (its row on /alerts,
+// the text its channels receive) with the regression.
+func (w *walker) alerts(ctx context.Context, regs []apiRegression) error {
+	if _, err := w.text(ctx, "/alerts", "page"); err != nil {
+		return err
+	}
+	for i := range regs {
+		r := &regs[i]
+		if r.Status != "open" || r.Direction != "regression" || r.State == "watch" {
+			continue
+		}
+		ent := fmt.Sprintf("regression %d", r.ID)
+		row := region(w.raw["/alerts"], fmt.Sprintf("/regressions/%d\"", r.ID), "<tr", "</tr>")
+		w.res.Checks++
+		if row == "" {
+			w.disagree(ent, "alerted", "/alerts", "an alert", "none")
+			continue
+		}
+		want := figures{"change": human.Change(r.Ratio), "since": human.Date(r.ChangedAt), "before": human.MiBps(r.Baseline),
+			"now": human.MiBps(r.Current), "restores before": human.Count(r.BaselineN) + " restores before"}
+		if rg := human.ChangeRange(r.RatioLow, r.RatioHigh); rg != "unknown" {
+			want["interval"] = rg
+		}
+		if r.HoursYear > 0 {
+			want["hours a year"] = human.Hours(r.HoursYear)
+		}
+		text := visible(row)
+		w.compare(ent, "/alerts", text, want, "change", "since", "before", "now", "interval", "hours a year", "restores before")
+		w.ratios(ent, "/alerts", text, r)
+	}
+	return nil
+}
+
+// machineKeys flags a factor's key where people read words: "unc_share"
+// is "network share (UNC)" on every surface (JSON keeps the keys).
+func (w *walker) machineKeys(surface, text string) {
+	for _, k := range []string{"unc_share", "virtual_device", "source_build", "instance_build", "device_kind", "io_alignment", "buffer_count", "max_transfer"} {
+		w.res.Checks++
+		if strings.Contains(text, k) {
+			w.disagree("words", "machine key", surface, "words", k)
+		}
+	}
 }
 
 // inflight checks that a restore of the plan's database in flight is as
