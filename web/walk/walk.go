@@ -113,6 +113,16 @@ func Walk(ctx context.Context, src Source) (*Result, error) {
 	if err := w.alerts(ctx, regs); err != nil {
 		return nil, err
 	}
+	// The fleet's comparisons: /builds and the first comparison of two
+	// builds it links, read for their words (bare ratios, dates, keys).
+	if _, err := w.text(ctx, "/builds", "page"); err != nil {
+		return nil, err
+	}
+	if m := compareLinkRe.FindStringSubmatch(w.raw["/builds"]); m != nil {
+		if _, err := w.text(ctx, html.UnescapeString(m[1]), "page"); err != nil {
+			return nil, err
+		}
+	}
 	if err := w.rtos(ctx, overview); err != nil {
 		return nil, err
 	}
@@ -122,6 +132,7 @@ func Walk(ctx context.Context, src Source) (*Result, error) {
 	for path, text := range w.pages {
 		w.dateStyle(path, text)
 		w.machineKeys(path, text)
+		w.bareRatios(path, text)
 	}
 	return w.res, nil
 }
@@ -438,6 +449,29 @@ func (w *walker) alerts(ctx context.Context, regs []apiRegression) error {
 	return nil
 }
 
+// bareRatios flags a ratio without its words on any page ("0.98×"
+// where people read "1.02× slower" or "as usual").
+func (w *walker) bareRatios(surface, text string) {
+	w.res.Checks++
+	for _, m := range bare(text) {
+		w.disagree("words", "ratio in words", surface, "a change in words", m)
+	}
+}
+
+// bare is the ratios of text stated without their words: "0.29×", not
+// the "1.04×" of "1.01–1.04× slower".
+func bare(text string) []string {
+	var out []string
+	for _, ix := range bareRatioRe.FindAllStringIndex(text, -1) {
+		rest := text[ix[1]:]
+		if strings.HasPrefix(rest, " slower") || strings.HasPrefix(rest, " faster") {
+			continue
+		}
+		out = append(out, strings.TrimSpace(strings.TrimLeft(text[ix[0]:ix[1]], "–-")))
+	}
+	return out
+}
+
 // machineKeys flags a factor's key where people read words: "unc_share"
 // is "network share (UNC)" on every surface (JSON keeps the keys).
 func (w *walker) machineKeys(surface, text string) {
@@ -578,9 +612,9 @@ func (w *walker) ratios(ent, surface, text string, r *apiRegression) {
 	if rg := human.ChangeRange(r.RatioLow, r.RatioHigh); rg != "unknown" {
 		allowed[rg] = true
 	}
-	for _, m := range bareRatioRe.FindAllString(text, -1) {
+	for _, m := range bare(text) {
 		w.res.Checks++
-		w.disagree(ent, "change (in words)", surface, human.Change(r.Ratio), strings.TrimSpace(m))
+		w.disagree(ent, "change (in words)", surface, human.Change(r.Ratio), m)
 	}
 	for _, ix := range wordsRe.FindAllStringIndex(text, -1) {
 		m := text[ix[0]:ix[1]]
@@ -618,11 +652,13 @@ func (w *walker) dateStyle(surface, text string) {
 var (
 	wordsRe     = regexp.MustCompile(`\d+(?:\.\d)?× (?:slower|faster)`)
 	bareRatioRe = regexp.MustCompile(`(?:^|[^\d.])\d+\.\d\d×`)
-	otherDateRe = regexp.MustCompile(`\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{4}\b`)
-	planLinkRe  = regexp.MustCompile(`href="(/instances/[^"]+/databases/[^"/?#]+)(?:/plan)?"`)
-	tagRe       = regexp.MustCompile(`(?s)<[^>]*>`)
-	hiddenRe    = regexp.MustCompile(`(?is)<(script|style|svg|template)\b.*?</(script|style|svg|template)>`)
-	blockRe     = regexp.MustCompile(`(?i)<br\s*/?>|</(p|div|tr|li|h[1-6]|dd|dt|th|td|section|table|caption|figcaption|pre)>`)
+	// compareLinkRe is a link to the comparison of two builds.
+	compareLinkRe = regexp.MustCompile(`href="(/compare\?a=build[^"]+)"`)
+	otherDateRe   = regexp.MustCompile(`\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{4}\b`)
+	planLinkRe    = regexp.MustCompile(`href="(/instances/[^"]+/databases/[^"/?#]+)(?:/plan)?"`)
+	tagRe         = regexp.MustCompile(`(?s)<[^>]*>`)
+	hiddenRe      = regexp.MustCompile(`(?is)<(script|style|svg|template)\b.*?</(script|style|svg|template)>`)
+	blockRe       = regexp.MustCompile(`(?i)<br\s*/?>|</(p|div|tr|li|h[1-6]|dd|dt|th|td|section|table|caption|figcaption|pre)>`)
 )
 
 // visible is the text a person reads of an HTML fragment, one line per
