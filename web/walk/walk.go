@@ -262,6 +262,20 @@ func (w *walker) regression(ctx context.Context, r *apiRegression, overview, cli
 			}
 		}
 	}
+	// The instance page: the regression's row among its databases'.
+	instPath := "/instances/" + url.PathEscape(r.Instance)
+	if _, err := w.text(ctx, instPath, "page"); err != nil {
+		return err
+	}
+	row = region(w.raw[instPath], fmt.Sprintf("/regressions/%d\"", r.ID), "<tr", "</tr>")
+	w.res.Checks++
+	if row == "" {
+		w.disagree(ent, "listed", instPath, "its row", "none")
+	} else {
+		w.compare(ent, instPath, visible(row), want, "change", "since", "before", "now", "hours a year")
+		w.ratios(ent, instPath, visible(row), r)
+	}
+
 	// The database page names the regression in the analysis' words.
 	dbPath := databasePath(r.Instance, r.Database)
 	page, err := w.text(ctx, dbPath, "page")
