@@ -347,22 +347,16 @@ func RTOTarget(tags map[string]string, def time.Duration) time.Duration {
 
 // ParseAt reads the instant a plan restores to, as the CLI's --at, the
 // page's and the API's at= take it: "latest" or empty (the latest the
-// backups reach, a zero time), RFC 3339, or a date and time without a zone,
-// taken as UTC.
+// backups reach, a zero time), or any instant store.ParseTime reads.
 func ParseAt(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if s == "" || strings.EqualFold(s, "latest") {
+	if strings.EqualFold(strings.TrimSpace(s), "latest") {
 		return time.Time{}, nil
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02 15:04"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			if err := store.CheckInstant("at", t); err != nil {
-				return time.Time{}, err
-			}
-			return t.UTC(), nil
-		}
+	t, err := store.ParseTime("at", s)
+	if err != nil && strings.Contains(err.Error(), "is not a date or an instant") {
+		return t, store.Errorf(store.EINVALID, "at %q is not an instant: use latest, 2026-11-03 20:00 (UTC), 2026-11-03 (its midnight, UTC) or RFC 3339 (2026-11-03T20:00:00Z)", s)
 	}
-	return time.Time{}, store.Errorf(store.EINVALID, "%q is not an instant: use latest, 2026-11-03T20:00:00Z (RFC 3339) or 2026-11-03 20:00:00 (UTC)", s)
+	return t, err
 }
 
 // CheckFolder reports why path cannot be a data_path or log_path (the
