@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/row"
 )
 
 // Import is a Sink that writes records to the warehouse in batches, one
@@ -27,7 +28,7 @@ type Import struct {
 	touched    map[int64]string
 	runID      int64
 	// occurrence counts identical client-output restores per file (logKey).
-	occurrence map[string]int
+	occurrence row.Occurrences
 	maxRej     int
 }
 
@@ -41,7 +42,7 @@ func (db *DB) NewImport(ctx context.Context, source, file string) (store.Import,
 	id, _ := res.LastInsertId()
 	return &Import{db: db, ctx: ctx, batchSize: store.BatchSize, runID: id, maxRej: 100000,
 		summary:   store.ImportSummary{Source: source, File: file},
-		instances: map[string]int64{}, touched: map[int64]string{}}, nil
+		instances: map[string]int64{}, touched: map[int64]string{}, occurrence: row.Occurrences{}}, nil
 }
 
 // WholeInOne makes the import commit everything it is handed in one
@@ -94,13 +95,13 @@ type encodedHistory struct {
 // add validates rec (which came from o) and batches it.
 func (im *Import) add(rec record, o store.Origin) error {
 	im.summary.Read++
-	normaliseNames(rec) // one server is one instance whichever reader named it
+	row.Normalise(rec) // one server is one instance whichever reader named it
 	if err := rec.Validate(); err != nil {
 		im.Reject(store.Reject{File: o.File, Line: o.Line, Reason: err.Error()})
 		return nil
 	}
 	if h, ok := rec.(*store.HistoryRow); ok {
-		rec = &encodedHistory{h, string(appendHistoryFacts(make([]byte, 0, 384), h))}
+		rec = &encodedHistory{h, string(row.AppendHistoryFacts(make([]byte, 0, 384), h))}
 	}
 	im.batch = append(im.batch, rec)
 	if len(im.batch) >= im.batchSize {

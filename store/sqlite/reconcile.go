@@ -10,6 +10,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/derive"
+	"github.com/restorewatch/restorewatch/store/row"
 )
 
 // reconcileLimits bound reconciliation. It commits several instances per
@@ -262,7 +263,7 @@ func (db *DB) deriveInstance(ctx context.Context, q *snapshotConn, id int64) der
 	// deriving goroutine: the writer's goroutine is the busier one.
 	for i := range d.out.Restores {
 		r := &d.out.Restores[i]
-		r.Row = native(restoreValues(r, id))
+		r.Row = native(row.Values(r, id))
 	}
 	d.changed, d.fresh, d.stale, d.err = diffRestores(ctx, q, id, &d.out, d.from)
 	return d
