@@ -16,18 +16,6 @@ func (db *DB) Prune(ctx context.Context, r store.Retention, now time.Time) (stor
 	return store.PruneStats{}, errUnsupported("Prune")
 }
 
-func (db *DB) NewImport(ctx context.Context, source, file string) (store.Import, error) {
-	return nil, errUnsupported("NewImport")
-}
-
-func (db *DB) Reconcile(ctx context.Context) error {
-	return errUnsupported("Reconcile")
-}
-
-func (db *DB) ReconcileAll(ctx context.Context) error {
-	return errUnsupported("ReconcileAll")
-}
-
 func (db *DB) LoadSeries(ctx context.Context, ids []int64) ([]store.SeriesRestores, error) {
 	return nil, errUnsupported("LoadSeries")
 }
