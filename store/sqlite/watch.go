@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/finding"
 	"github.com/restorewatch/restorewatch/store/human"
 )
 
@@ -66,16 +67,7 @@ func (db *DB) saveWatches(ctx context.Context, tx *sql.Tx, instanceID int64, ser
 			delete(want, k) // still open, as it was
 			continue
 		}
-		state, note := store.WatchClosed, "back to usual: the next restore was within the series' usual range"
-		switch {
-		case confirmed[k] == o.restore:
-			state, note = store.WatchConfirmed, "confirmed: the next restore was beyond the usual too, a regression dated to this one"
-			if o.direction == "improvement" {
-				note = "confirmed: the next restore was beyond the usual too, a speed-up dated to this one"
-			}
-		case want[k] != nil:
-			note = "superseded: a newer restore opened another watch"
-		}
+		state, note := finding.WatchEnd(o.direction, confirmed[k] == o.restore, want[k] != nil)
 		if _, err := tx.ExecContext(ctx, `UPDATE watch SET state = ?, closed_at = ?, closed_note = ? WHERE id = ?`,
 			state, now, note, o.id); err != nil {
 			return fmt.Errorf("store: close watch: %w", err)
