@@ -7,10 +7,12 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/analysis"
 	"github.com/restorewatch/restorewatch/store/postgres"
 	"github.com/restorewatch/restorewatch/store/postgres/pgtest"
 	"github.com/restorewatch/restorewatch/store/storetest"
@@ -36,11 +38,12 @@ func smallFleet(t *testing.T) []ingest.File {
 }
 
 // importFleet imports files into db (ingest's loader, as `import` does) and
-// derives; it returns the records added.
+// derives; it returns the records added. One worker: both engines then
+// number instances and restores alike.
 func importFleet(t *testing.T, db store.Warehouse, files []ingest.File) int64 {
 	t.Helper()
 	ctx := context.Background()
-	run, err := ingest.NewLoader(db, ingest.LoaderOptions{}).StoreFiles(ctx, files, ingest.FilesOptions{})
+	run, err := ingest.NewLoader(db, ingest.LoaderOptions{}).StoreFiles(ctx, files, ingest.FilesOptions{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,6 +97,7 @@ func TestImportDerivesAsOnSQLite(t *testing.T) {
 			t.Fatalf("restore %d:\nSQLite     %+v\nPostgreSQL %+v", i, a[i], b[i])
 		}
 	}
+	analyseBoth(t, lite, pg)
 	if added := importFleet(t, pg, files); added != 0 {
 		t.Errorf("the same files again added %d records, want 0", added)
 	}
@@ -153,4 +157,75 @@ func TestConcurrentDerivation(t *testing.T) {
 	if p, err := dbs[1].Pending(ctx); err != nil || p.Derive != 0 {
 		t.Errorf("after both replicas: %+v, %v; want nothing left to derive", p, err)
 	}
+}
+
+// analyseBoth runs the analysis on both warehouses, which hold the same
+// restores, and wants the same series read and the same findings saved.
+func analyseBoth(t *testing.T, lite, pg store.Warehouse) {
+	t.Helper()
+	ctx := context.Background()
+	sa, err := lite.LoadSeries(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := pg.LoadSeries(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sa) == 0 || len(sa) != len(sb) {
+		t.Fatalf("LoadSeries: SQLite %d series, PostgreSQL %d", len(sa), len(sb))
+	}
+	for i := range sa {
+		a, b := sa[i], sb[i]
+		a.Points, b.Points = nil, nil
+		if !reflect.DeepEqual(a, b) || !reflect.DeepEqual(sa[i].Points, sb[i].Points) {
+			t.Fatalf("LoadSeries, series %d:\nSQLite     %+v %v\nPostgreSQL %+v %v", i, a, sa[i].Points[:3], b, sb[i].Points[:3])
+		}
+	}
+	for _, w := range []store.Warehouse{lite, pg} {
+		ids, err := w.InstanceIDs(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := analysis.Run(ctx, w, ids, analysis.Options{Now: demo.DefaultNow}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	same := func(what string, call func(w store.Warehouse) (any, error)) {
+		t.Helper()
+		a, aerr := call(lite)
+		b, berr := call(pg)
+		if aerr != nil || berr != nil || !reflect.DeepEqual(a, b) {
+			t.Errorf("%s:\nSQLite     %+v (%v)\nPostgreSQL %+v (%v)", what, a, aerr, b, berr)
+		}
+	}
+	same("ListSeries", func(w store.Warehouse) (any, error) { return w.ListSeries(ctx, store.SeriesFilter{}) })
+	same("ListRegressions", func(w store.Warehouse) (any, error) {
+		rs, err := w.ListRegressions(ctx, store.RegressionFilter{Direction: "any"})
+		for i := range rs {
+			rs[i].FirstSeen, rs[i].LastSeen = time.Time{}, time.Time{} // each engine's clock
+		}
+		return rs, err
+	})
+	same("ListExposures", func(w store.Warehouse) (any, error) { return w.ListExposures(ctx) })
+	same("ListWatches", func(w store.Warehouse) (any, error) {
+		ws, err := w.ListWatches(ctx, store.WatchFilter{})
+		for i := range ws {
+			ws[i].FirstSeen, ws[i].ClosedAt = time.Time{}, nil
+		}
+		return ws, err
+	})
+	same("alert keys", func(w store.Warehouse) (any, error) {
+		as, err := w.Alerts(ctx, store.AlertFilter{})
+		var keys []string
+		for _, a := range as {
+			keys = append(keys, a.Key)
+		}
+		slices.Sort(keys)
+		if w == pg {
+			t.Logf("%d alerts queued by the findings", len(keys))
+		}
+		return keys, err
+	})
+	same("AnalysisPending", func(w store.Warehouse) (any, error) { return w.AnalysisPending(ctx) })
 }

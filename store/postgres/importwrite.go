@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,7 +81,9 @@ func (w *batchWriter) finish() error {
 	if err := w.flushMembers(); err != nil {
 		return err
 	}
-	for id, at := range w.dirty {
+	// In id order: batches of concurrent imports lock the rows alike.
+	for _, id := range slices.Sorted(maps.Keys(w.dirty)) {
+		at := w.dirty[id]
 		var from *int64 // NULL: the whole instance
 		if at != wholeInstance {
 			from = &at
@@ -96,8 +100,9 @@ func (w *batchWriter) finish() error {
 }
 
 // instanceID finds or creates the instance row; names compare without case
-// (the column is citext). Two imports creating the same instance at once
-// both end with the one row.
+// (the column is citext). A new instance is created and committed at once,
+// outside the batch's transaction: two imports' batches creating the same
+// instances in different orders would otherwise wait for each other.
 func (w *batchWriter) instanceID(name string) (int64, error) {
 	name = strings.TrimSpace(name)
 	key := strings.ToLower(name)
@@ -105,10 +110,14 @@ func (w *batchWriter) instanceID(name string) (int64, error) {
 		return id, nil
 	}
 	var id int64
-	err := w.tx.QueryRow(w.ctx, `SELECT id FROM instance WHERE name = $1`, name).Scan(&id)
+	pool := w.im.db.pool
+	err := pool.QueryRow(w.ctx, `SELECT id FROM instance WHERE name = $1`, name).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		err = w.tx.QueryRow(w.ctx, `INSERT INTO instance (name, created_at) VALUES ($1, $2)
-			ON CONFLICT (name) DO UPDATE SET name = instance.name RETURNING id`, name, w.im.db.now().UnixMilli()).Scan(&id)
+		err = pool.QueryRow(w.ctx, `INSERT INTO instance (name, created_at) VALUES ($1, $2)
+			ON CONFLICT (name) DO NOTHING RETURNING id`, name, w.im.db.now().UnixMilli()).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) { // created by another import meanwhile
+			err = pool.QueryRow(w.ctx, `SELECT id FROM instance WHERE name = $1`, name).Scan(&id)
+		}
 	}
 	if err != nil {
 		return 0, fmt.Errorf("instance %q: %w", name, err)

@@ -16,14 +16,6 @@ func (db *DB) Prune(ctx context.Context, r store.Retention, now time.Time) (stor
 	return store.PruneStats{}, errUnsupported("Prune")
 }
 
-func (db *DB) LoadSeries(ctx context.Context, ids []int64) ([]store.SeriesRestores, error) {
-	return nil, errUnsupported("LoadSeries")
-}
-
-func (db *DB) SaveFindings(ctx context.Context, instanceID, pending int64, series []store.Series, regs []store.Regression, exp []store.Exposure) error {
-	return errUnsupported("SaveFindings")
-}
-
 func (db *DB) UpdateOrders(ctx context.Context, old store.FleetOrders) (store.FleetOrders, error) {
 	return nil, errUnsupported("UpdateOrders")
 }

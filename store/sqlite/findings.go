@@ -7,6 +7,7 @@ import (
 	"maps"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/finding"
 )
 
 // SaveFindings replaces the analysis results of one instance in one
@@ -48,50 +49,15 @@ func (db *DB) SaveFindings(ctx context.Context, instanceID, pending int64, serie
 	return tx.Commit()
 }
 
-// seriesRow is a series row as stored, comparable.
-type seriesRow struct {
-	family            sql.NullString
-	n, nMeasured      int64
-	verdict           string
-	baseline, current sql.NullFloat64
-	lastAt, lastBytes sql.NullInt64
-	outliers, cps     string
-	note              string
-}
-
-func newSeriesRow(s *store.Series) seriesRow {
-	r := seriesRow{family: sql.NullString{String: s.Family, Valid: s.Family != ""}, n: int64(s.N),
-		nMeasured: int64(s.NMeasured), verdict: s.Verdict, outliers: jsonText(nonNil(s.Outliers)),
-		cps: jsonText(nonNil(s.ChangePoints)), note: s.Note}
-	if s.BaselineMiBps != nil {
-		r.baseline = sql.NullFloat64{Float64: *s.BaselineMiBps, Valid: true}
-	}
-	if s.CurrentMiBps != nil {
-		r.current = sql.NullFloat64{Float64: *s.CurrentMiBps, Valid: true}
-	}
-	if !s.LastAt.IsZero() {
-		r.lastAt = sql.NullInt64{Int64: s.LastAt.UnixMilli(), Valid: true}
-	}
-	if s.LastBytes != nil {
-		r.lastBytes = sql.NullInt64{Int64: *s.LastBytes, Valid: true}
-	}
-	return r
-}
-
-func (r *seriesRow) args() []any {
-	return []any{r.family, r.n, r.nMeasured, r.verdict, r.baseline, r.current, r.lastAt, r.lastBytes, r.outliers, r.cps, r.note}
-}
-
 // saveSeries makes the instance's series rows equal to series, writing only
 // the rows that differ.
 func saveSeries(ctx context.Context, tx *sql.Tx, instanceID int64, series []store.Series) error {
 	type key struct{ database, kind string }
 	type stored struct {
 		id  int64
-		row seriesRow
+		row finding.SeriesRow
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, database_name, kind, family, n, n_measured, verdict, baseline_mibps,
-		current_mibps, last_at, last_bytes, outliers, change_points, note FROM series WHERE instance_id = ?`, instanceID)
+	rows, err := tx.QueryContext(ctx, `SELECT id, database_name, kind, `+finding.SeriesColumns+` FROM series WHERE instance_id = ?`, instanceID)
 	if err != nil {
 		return fmt.Errorf("store: save series: %w", err)
 	}
@@ -99,9 +65,7 @@ func saveSeries(ctx context.Context, tx *sql.Tx, instanceID int64, series []stor
 	for rows.Next() {
 		var k key
 		var s stored
-		r := &s.row
-		if err := rows.Scan(&s.id, &k.database, &k.kind, &r.family, &r.n, &r.nMeasured, &r.verdict, &r.baseline, &r.current,
-			&r.lastAt, &r.lastBytes, &r.outliers, &r.cps, &r.note); err != nil {
+		if err := rows.Scan(append([]any{&s.id, &k.database, &k.kind}, s.row.Dest()...)...); err != nil {
 			rows.Close()
 			return fmt.Errorf("store: save series: %w", err)
 		}
@@ -121,7 +85,7 @@ func saveSeries(ctx context.Context, tx *sql.Tx, instanceID int64, series []stor
 	for i := range series {
 		s := &series[i]
 		k := key{s.Database, string(s.Kind)}
-		row := newSeriesRow(s)
+		row := finding.NewSeriesRow(s)
 		o, ok := old[k]
 		delete(old, k)
 		if ok && o.row == row {
@@ -149,7 +113,7 @@ func saveSeries(ctx context.Context, tx *sql.Tx, instanceID int64, series []stor
 		if err := deleteSeries(ctx, tx, renewID); err != nil {
 			return err
 		}
-		return insertSeries(ctx, tx, instanceID, &series[renew], newSeriesRow(&series[renew]))
+		return insertSeries(ctx, tx, instanceID, &series[renew], finding.NewSeriesRow(&series[renew]))
 	}
 	return nil
 }
@@ -161,10 +125,10 @@ func deleteSeries(ctx context.Context, tx *sql.Tx, id int64) error {
 	return nil
 }
 
-func insertSeries(ctx context.Context, tx *sql.Tx, instanceID int64, s *store.Series, row seriesRow) error {
+func insertSeries(ctx context.Context, tx *sql.Tx, instanceID int64, s *store.Series, row finding.SeriesRow) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO series (family, n, n_measured, verdict, baseline_mibps, current_mibps,
 		last_at, last_bytes, outliers, change_points, note, instance_id, database_name, kind) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		append(row.args(), instanceID, s.Database, string(s.Kind))...); err != nil {
+		append(row.Args(), instanceID, s.Database, string(s.Kind))...); err != nil {
 		return fmt.Errorf("store: save series: %w", err)
 	}
 	return nil
