@@ -11,6 +11,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
@@ -106,6 +107,15 @@ const MaxID = 1<<31 - 1
 // Columns are what the orders keep of a restore (all NULL, in an
 // update, for a restore that no longer exists).
 const Columns = `kind, at_utc, duration_s, logical_mibps, instance_build, database_name, source_server`
+
+// ColumnsOf is Columns, each prefixed with the table alias.
+func ColumnsOf(alias string) string {
+	parts := strings.Split(Columns, ", ")
+	for i, c := range parts {
+		parts[i] = alias + "." + c
+	}
+	return strings.Join(parts, ", ")
+}
 
 // ordersBuilder makes a Orders, from nothing or from another one
 // whose chunks and names it shares until it changes them.

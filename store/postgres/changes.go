@@ -24,12 +24,22 @@ const (
 	prunedKey = "restore_change_pruned"
 )
 
+// changeLogLock is the advisory lock (the bytes of "rwch", 0) a writer of
+// the change log holds from numbering its rows to its commit: writers then
+// commit in the order of their seqs, and a reader that has seen seq s has
+// seen every row before it (an update from s misses none).
+const changeLogLock int32 = 0x72776368
+
 // recordRestoreChanges records, inside the derivation transaction tx, the
-// natural keys it upserted and the restore ids it deleted.
+// natural keys it upserted and the restore ids it deleted; the caller
+// commits soon after (it holds changeLogLock until then).
 func recordRestoreChanges(ctx context.Context, tx pgx.Tx, upserted, deleted []int64) error {
 	n := len(upserted) + len(deleted)
 	if n == 0 {
 		return nil
+	}
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, 0)`, changeLogLock); err != nil {
+		return fmt.Errorf("record changes: %w", err)
 	}
 	if n > changeLogTxMax {
 		var seq int64

@@ -158,9 +158,6 @@ func (db *DB) deriveInstance(ctx context.Context, id int64) (locked bool, err er
 		if err != nil {
 			return err
 		}
-		if err := recordRestoreChanges(ctx, tx, upserted, deleted); err != nil {
-			return err
-		}
 		// Cleared only if no import added facts since they were read; the
 		// findings are stale now: the analysis is marked pending in the
 		// same transaction. PostgreSQL derives no windows, so windowable
@@ -183,7 +180,8 @@ func (db *DB) deriveInstance(ctx context.Context, id int64) (locked bool, err er
 				return err
 			}
 		}
-		return nil
+		// Last: it holds the change log's lock until the commit.
+		return recordRestoreChanges(ctx, tx, upserted, deleted)
 	})
 	return locked, err
 }

@@ -184,11 +184,11 @@ func (db *DB) updateOrders(ctx context.Context, old *RestoreOrders) (*RestoreOrd
 	// Every restore named since old's position, as it is now: those
 	// upserted by natural key (if they still exist) and those deleted by
 	// id (the columns NULL unless the id was taken again).
-	rows, err := tx.QueryContext(ctx, `SELECT r.id, `+qualified("r", orders.Columns)+`
+	rows, err := tx.QueryContext(ctx, `SELECT r.id, `+orders.ColumnsOf("r")+`
 		FROM restore_change c JOIN restore r ON r.natural_key = c.natural_key
 		WHERE c.seq > ? AND c.natural_key IS NOT NULL
 		UNION ALL
-		SELECT c.restore_id, `+qualified("r", orders.Columns)+`
+		SELECT c.restore_id, `+orders.ColumnsOf("r")+`
 		FROM restore_change c LEFT JOIN restore r ON r.id = c.restore_id
 		WHERE c.seq > ? AND c.restore_id IS NOT NULL`, old.OrdersSeq(), old.OrdersSeq())
 	if err != nil {
@@ -196,13 +196,4 @@ func (db *DB) updateOrders(ctx context.Context, old *RestoreOrders) (*RestoreOrd
 	}
 	defer rows.Close()
 	return orders.Update(old, seq, rows)
-}
-
-// qualified prefixes each of the comma-separated columns cols with alias.
-func qualified(alias, cols string) string {
-	parts := strings.Split(cols, ", ")
-	for i, c := range parts {
-		parts[i] = alias + "." + c
-	}
-	return strings.Join(parts, ", ")
 }
