@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -27,7 +28,14 @@ type Import struct {
 	touched   map[int64]string
 	seen      row.Occurrences
 	runID     int64
+	// push, when set, is marked applied by the last commit (final).
+	push  *store.PushMark
+	final bool
 }
+
+// errPushApplied rolls back the commit of a push another apply marked
+// first.
+var errPushApplied = errors.New("push batch applied already")
 
 // maxRejects bounds the rejects an import keeps (as store/sqlite's).
 const maxRejects = 100000
@@ -47,6 +55,10 @@ func (db *DB) NewImport(ctx context.Context, source, file string) (store.Import,
 // WholeInOne makes the import commit everything at Commit, in one
 // transaction: a push shows all of its restores or none.
 func (im *Import) WholeInOne() { im.batchSize = math.MaxInt }
+
+// MarkPush makes Commit mark the collector's batch p applied, with its
+// runs, in the transaction of its last commit.
+func (im *Import) MarkPush(p store.PushMark) { im.push = &p }
 
 // History implements store.Sink.
 func (im *Import) History(h store.HistoryRow) error { return im.add(&h, h.Origin) }
@@ -98,6 +110,10 @@ func (im *Import) add(rec interface{ Validate() error }, o store.Origin) error {
 	return nil
 }
 
+// nothing is a record that writes nothing: it makes Commit open the
+// transaction that marks a push.
+type nothing struct{}
+
 // Flush commits the pending batch.
 func (im *Import) Flush() error {
 	if im.failed != nil {
@@ -129,8 +145,22 @@ func (im *Import) commit(batch []any) error {
 			return err
 		}
 		added, carried = w.added, w.carried
+		if im.push != nil && im.final {
+			p := im.push
+			marked, err := im.db.recordPush(im.ctx, tx, p.Collector, p.Batch, im.summary.Read, im.summary.Added+added, p.Runs)
+			if err != nil {
+				return fmt.Errorf("record push %s/%s: %w", p.Collector, p.Batch, err)
+			}
+			if !marked {
+				return errPushApplied
+			}
+		}
 		return nil
 	})
+	if errors.Is(err, errPushApplied) {
+		im.summary.Duplicates += carried
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("store: import batch: %w", err)
 	}
@@ -143,6 +173,11 @@ func (im *Import) commit(batch []any) error {
 // Commit commits what is pending, records the run and returns the summary.
 // It derives nothing: the instances it touched stay dirty until Reconcile.
 func (im *Import) Commit() (store.ImportSummary, error) {
+	im.final = true
+	if im.push != nil && len(im.batch) == 0 && im.failed == nil {
+		// A push of nothing but rejects is still marked.
+		im.batch = append(im.batch, nothing{})
+	}
 	ferr := im.Flush()
 	for id, name := range im.touched {
 		im.summary.Instances = append(im.summary.Instances, name)

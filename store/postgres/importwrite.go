@@ -66,6 +66,7 @@ func (w *batchWriter) write(rec any) error {
 		err = w.host(r)
 	case *store.BackupSet:
 		err = w.backupSet(r)
+	case nothing:
 	}
 	return err
 }

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -30,7 +31,17 @@ type Import struct {
 	// occurrence counts identical client-output restores per file (logKey).
 	occurrence row.Occurrences
 	maxRej     int
+	// push, when set, is marked applied by the commit Commit makes.
+	push *store.PushMark
 }
+
+// errPushApplied rolls back the commit of a push another apply marked
+// first.
+var errPushApplied = errors.New("push batch applied already")
+
+// MarkPush makes Commit mark the collector's batch p applied, with its
+// runs, in the transaction of the last batch it commits.
+func (im *Import) MarkPush(p store.PushMark) { im.push = &p }
 
 // NewImport starts an import of one file (or live pass) from source.
 func (db *DB) NewImport(ctx context.Context, source, file string) (store.Import, error) {
@@ -123,7 +134,7 @@ func (im *Import) flushBehind() error {
 	im.spare = b
 	done := make(chan error, 1)
 	im.committing = done
-	go func() { done <- im.commit(b) }()
+	go func() { done <- im.commit(b, false) }()
 	return nil
 }
 
@@ -144,7 +155,12 @@ func (im *Import) Flush() error {
 	if err := im.wait(); err != nil {
 		return err
 	}
-	if err := im.commit(im.batch); err != nil {
+	return im.commitPending(false)
+}
+
+// commitPending commits the pending batch, marking the push if final.
+func (im *Import) commitPending(final bool) error {
+	if err := im.commit(im.batch, final); err != nil {
 		return err
 	}
 	clear(im.batch)
@@ -155,8 +171,9 @@ func (im *Import) Flush() error {
 // commit writes one batch in one transaction. It runs on one goroutine at
 // a time; what it updates (the counts, the instance and touched maps) the
 // caller reads only after wait.
-func (im *Import) commit(batch []record) error {
-	if len(batch) == 0 {
+func (im *Import) commit(batch []record, final bool) error {
+	mark := final && im.push != nil
+	if len(batch) == 0 && !mark {
 		return nil
 	}
 	tx, err := im.db.write.BeginTx(im.ctx, nil)
@@ -165,6 +182,7 @@ func (im *Import) commit(batch []record) error {
 	}
 	defer tx.Rollback()
 	w := &batchWriter{tx: tx, im: im, ctx: statementContext(im.ctx)}
+	added0 := im.summary.Added
 	count := func(added, read int) {
 		im.summary.Added += int64(added)
 		im.summary.Duplicates += int64(read - added)
@@ -224,6 +242,20 @@ func (im *Import) commit(batch []record) error {
 	if err := w.close(); err != nil {
 		return err
 	}
+	if mark {
+		p := im.push
+		marked, err := im.db.recordPush(w.ctx, tx, p.Collector, p.Batch, im.summary.Read, im.summary.Added, p.Runs)
+		if err != nil {
+			return fmt.Errorf("store: record push %s/%s: %w", p.Collector, p.Batch, err)
+		}
+		if !marked {
+			// Another apply of the batch marked it first: what this one
+			// counted as added is that one's.
+			im.summary.Duplicates += im.summary.Added - added0
+			im.summary.Added = added0
+			return nil
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: import batch: commit: %w", err)
 	}
@@ -250,7 +282,10 @@ func (im *Import) CommitAndReconcile() (store.ImportSummary, error) {
 // It derives nothing: the instances it touched stay marked dirty until the
 // next DB.Reconcile, which ingest.Loader runs once after a whole run's files.
 func (im *Import) Commit() (store.ImportSummary, error) {
-	ferr := im.Flush()
+	ferr := im.wait()
+	if ferr == nil {
+		ferr = im.commitPending(true)
+	}
 	for id, name := range im.touched {
 		im.summary.Instances = append(im.summary.Instances, name)
 		im.summary.InstanceIDs = append(im.summary.InstanceIDs, id)
