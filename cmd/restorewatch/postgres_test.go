@@ -40,6 +40,9 @@ func TestPostgresWarehouse(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "LNX01") {
 		t.Errorf("restores on PostgreSQL: %d, %q, %q", code, out, errs)
 	}
+	if out, errs, code = runMain(t, "analyze"); code != 0 {
+		t.Errorf("analyze on PostgreSQL: %d, %q, %q", code, out, errs)
+	}
 }
 
 // A password in the URL never reaches a message.
