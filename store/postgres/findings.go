@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/finding"
-	"github.com/restorewatch/restorewatch/store/human"
 )
 
 // SaveFindings replaces the analysis results of one instance in one
@@ -50,71 +49,30 @@ func (db *DB) SaveFindings(ctx context.Context, instanceID, pending int64, serie
 }
 
 // saveSeries makes the instance's series rows equal to series, writing only
-// the rows that differ. A changed row is written as a new row (DataVersion
-// reads MAX(series.id)), and a save that changed none renews one row, so
-// every save moves the data version.
+// the rows that differ (finding.SeriesWrites).
 func saveSeries(ctx context.Context, tx pgx.Tx, instanceID int64, series []store.Series) error {
-	type key struct{ database, kind string }
-	type stored struct {
-		id  int64
-		row finding.SeriesRow
-	}
 	rows, err := tx.Query(ctx, `SELECT id, database_name, kind, `+finding.SeriesColumns+` FROM series WHERE instance_id = $1`, instanceID)
 	if err != nil {
 		return fmt.Errorf("series: %w", err)
 	}
-	old := map[key]stored{}
-	var k key
-	var s stored
-	if _, err := pgx.ForEachRow(rows, append([]any{&s.id, &k.database, &k.kind}, s.row.Dest()...), func() error {
-		old[k] = s
+	stored := map[finding.SeriesKey]finding.StoredSeries{}
+	var k finding.SeriesKey
+	var st finding.StoredSeries
+	if _, err := pgx.ForEachRow(rows, append([]any{&st.ID, &k.Database, &k.Kind}, st.Row.Dest()...), func() error {
+		stored[k] = st
 		return nil
 	}); err != nil {
 		return fmt.Errorf("series: %w", err)
 	}
-	insert := func(s *store.Series, row finding.SeriesRow) error {
-		_, err := tx.Exec(ctx, `INSERT INTO series (`+finding.SeriesColumns+`, instance_id, database_name, kind)
-			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`, append(row.Args(), instanceID, s.Database, string(s.Kind))...)
-		return err
+	deletes, inserts := finding.SeriesWrites(stored, series)
+	if _, err := tx.Exec(ctx, `DELETE FROM series WHERE id = ANY($1)`, deletes); err != nil {
+		return fmt.Errorf("series: %w", err)
 	}
-	remove := func(id int64) error {
-		_, err := tx.Exec(ctx, `DELETE FROM series WHERE id = $1`, id)
-		return err
-	}
-	renew, renewID := -1, int64(0)
-	inserted := false
-	for i := range series {
+	for _, i := range inserts {
 		s := &series[i]
-		k := key{s.Database, string(s.Kind)}
 		row := finding.NewSeriesRow(s)
-		o, ok := old[k]
-		delete(old, k)
-		if ok && o.row == row {
-			if renew < 0 {
-				renew, renewID = i, o.id
-			}
-			continue
-		}
-		if ok {
-			if err := remove(o.id); err != nil {
-				return fmt.Errorf("series: %w", err)
-			}
-		}
-		if err := insert(s, row); err != nil {
-			return fmt.Errorf("series: %w", err)
-		}
-		inserted = true
-	}
-	for _, o := range old {
-		if err := remove(o.id); err != nil {
-			return fmt.Errorf("series: %w", err)
-		}
-	}
-	if !inserted && renew >= 0 {
-		if err := remove(renewID); err != nil {
-			return fmt.Errorf("series: %w", err)
-		}
-		if err := insert(&series[renew], finding.NewSeriesRow(&series[renew])); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO series (`+finding.SeriesColumns+`, instance_id, database_name, kind)
+			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`, append(row.Args(), instanceID, s.Database, string(s.Kind))...); err != nil {
 			return fmt.Errorf("series: %w", err)
 		}
 	}
@@ -200,73 +158,44 @@ func (db *DB) saveRegressions(ctx context.Context, tx pgx.Tx, instanceID int64, 
 	return nil
 }
 
-// saveWatches makes the instance's open watches those of series: a series
-// watched from a new restore opens a watch; an open watch whose series no
-// longer shows it ends (finding.WatchEnd). Ended watches stay as history.
+// saveWatches makes the instance's open watches those of series
+// (finding.WatchWrites), with their alerts.
 func (db *DB) saveWatches(ctx context.Context, tx pgx.Tx, instanceID int64, inst string, series []store.Series, regs []store.Regression) error {
-	type key struct{ database, kind string }
-	type open struct {
-		id, restore int64
-		direction   string
-		openedAt    int64
-		ratio, dur  float64
-	}
 	rows, err := tx.Query(ctx, `SELECT id, database_name, kind, restore_id, direction, opened_at, ratio, duration_ratio FROM watch
-		WHERE instance_id = $1 AND state = 'open'`, instanceID)
+		WHERE instance_id = $1 AND state = 'open' ORDER BY id`, instanceID)
 	if err != nil {
 		return fmt.Errorf("watches: %w", err)
 	}
-	have := map[key]open{}
-	var o open
-	var k key
-	if _, err := pgx.ForEachRow(rows, []any{&o.id, &k.database, &k.kind, &o.restore, &o.direction, &o.openedAt, &o.ratio, &o.dur},
-		func() error { have[k] = o; return nil }); err != nil {
+	var open []finding.OpenWatch
+	var o finding.OpenWatch
+	if _, err := pgx.ForEachRow(rows, []any{&o.ID, &o.Database, &o.Kind, &o.Restore, &o.Direction, &o.OpenedAt, &o.Ratio, &o.DurationRatio},
+		func() error { open = append(open, o); return nil }); err != nil {
 		return fmt.Errorf("watches: %w", err)
 	}
 	now := db.now().UnixMilli()
-	confirmed := map[key]int64{} // the restore each series' regression is dated to
-	for _, r := range regs {
-		confirmed[key{r.Database, string(r.Kind)}] = r.ChangeRestoreID
-	}
-	want := map[key]*store.Watch{}
-	for i := range series {
-		if w := series[i].Watch; w != nil {
-			want[key{series[i].Database, string(series[i].Kind)}] = w
-		}
-	}
-	for k, o := range have {
-		if w := want[k]; w != nil && w.RestoreID == o.restore {
-			delete(want, k) // still open, as it was
-			continue
-		}
-		state, note := finding.WatchEnd(o.direction, confirmed[k] == o.restore, want[k] != nil)
+	ends, opens := finding.WatchWrites(inst, open, series, regs)
+	for _, e := range ends {
 		if _, err := tx.Exec(ctx, `UPDATE watch SET state = $1, closed_at = $2, closed_note = $3 WHERE id = $4`,
-			state, now, note, o.id); err != nil {
+			e.State, now, e.Note, e.ID); err != nil {
 			return fmt.Errorf("close watch: %w", err)
 		}
-		if state == store.WatchClosed {
-			// A confirmed watch is told by its regression's alert.
-			w := store.Watch{Instance: inst, Database: k.database, Kind: store.Kind(k.kind), Direction: o.direction,
-				RestoreID: o.restore, OpenedAt: store.UnixMs(o.openedAt), Ratio: o.ratio, DurationRatio: o.dur, State: state}
-			if err := enqueueAlert(ctx, tx, finding.WatchEvent(store.AlertWatchClosed, inst, k.database, w.Kind, w.Direction,
-				w.RestoreID, w.OpenedAt, w.Ratio, human.WatchLine(&w))); err != nil {
+		if e.Alert != nil {
+			if err := enqueueAlert(ctx, tx, *e.Alert); err != nil {
 				return err
 			}
 		}
 	}
-	for k, w := range want {
+	for _, o := range opens {
+		w := o.Watch
 		if _, err := tx.Exec(ctx, `INSERT INTO watch (instance_id, database_name, kind, direction, restore_id, opened_at,
 			ratio, duration_ratio, usual_mibps, usual_n, first_seen) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)
 			ON CONFLICT (instance_id, database_name, kind, restore_id) DO UPDATE SET state = 'open', closed_at = NULL, closed_note = '',
 				ratio = excluded.ratio, duration_ratio = excluded.duration_ratio, usual_mibps = excluded.usual_mibps, usual_n = excluded.usual_n`,
-			instanceID, k.database, k.kind, w.Direction, w.RestoreID, w.OpenedAt.UnixMilli(), w.Ratio, w.DurationRatio,
+			instanceID, o.Database, o.Kind, w.Direction, w.RestoreID, w.OpenedAt.UnixMilli(), w.Ratio, w.DurationRatio,
 			w.UsualMiBps, w.UsualN, now); err != nil {
 			return fmt.Errorf("open watch: %w", err)
 		}
-		line := *w
-		line.Instance, line.State = inst, store.WatchOpen
-		if err := enqueueAlert(ctx, tx, finding.WatchEvent(store.AlertWatchOpened, inst, k.database, store.Kind(k.kind), w.Direction,
-			w.RestoreID, w.OpenedAt, w.Ratio, human.WatchLine(&line))); err != nil {
+		if err := enqueueAlert(ctx, tx, o.Alert); err != nil {
 			return err
 		}
 	}

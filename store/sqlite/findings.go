@@ -50,86 +50,39 @@ func (db *DB) SaveFindings(ctx context.Context, instanceID, pending int64, serie
 }
 
 // saveSeries makes the instance's series rows equal to series, writing only
-// the rows that differ.
+// the rows that differ (finding.SeriesWrites).
 func saveSeries(ctx context.Context, tx *sql.Tx, instanceID int64, series []store.Series) error {
-	type key struct{ database, kind string }
-	type stored struct {
-		id  int64
-		row finding.SeriesRow
-	}
 	rows, err := tx.QueryContext(ctx, `SELECT id, database_name, kind, `+finding.SeriesColumns+` FROM series WHERE instance_id = ?`, instanceID)
 	if err != nil {
 		return fmt.Errorf("store: save series: %w", err)
 	}
-	old := map[key]stored{}
+	stored := map[finding.SeriesKey]finding.StoredSeries{}
 	for rows.Next() {
-		var k key
-		var s stored
-		if err := rows.Scan(append([]any{&s.id, &k.database, &k.kind}, s.row.Dest()...)...); err != nil {
+		var k finding.SeriesKey
+		var s finding.StoredSeries
+		if err := rows.Scan(append([]any{&s.ID, &k.Database, &k.Kind}, s.Row.Dest()...)...); err != nil {
 			rows.Close()
 			return fmt.Errorf("store: save series: %w", err)
 		}
-		old[k] = s
+		stored[k] = s
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("store: save series: %w", err)
 	}
-	// A changed row is written as a new row rather than updated in place,
-	// and a save that changed none renews one row: DataVersion, which the
-	// dashboard's cache keys on, reads MAX(series.id), so every save (and
-	// so every analysis run, which also refreshes regressions' last_seen)
-	// moves it, as when every row was rewritten.
-	renew, renewID := -1, int64(0)
-	inserted := false
-	for i := range series {
+	deletes, inserts := finding.SeriesWrites(stored, series)
+	for _, id := range deletes {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM series WHERE id = ?`, id); err != nil {
+			return fmt.Errorf("store: save series: %w", err)
+		}
+	}
+	for _, i := range inserts {
 		s := &series[i]
-		k := key{s.Database, string(s.Kind)}
 		row := finding.NewSeriesRow(s)
-		o, ok := old[k]
-		delete(old, k)
-		if ok && o.row == row {
-			if renew < 0 {
-				renew, renewID = i, o.id
-			}
-			continue
+		if _, err := tx.ExecContext(ctx, `INSERT INTO series (`+finding.SeriesColumns+`, instance_id, database_name, kind)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, append(row.Args(), instanceID, s.Database, string(s.Kind))...); err != nil {
+			return fmt.Errorf("store: save series: %w", err)
 		}
-		if ok {
-			if err := deleteSeries(ctx, tx, o.id); err != nil {
-				return err
-			}
-		}
-		if err := insertSeries(ctx, tx, instanceID, s, row); err != nil {
-			return err
-		}
-		inserted = true
-	}
-	for _, o := range old {
-		if err := deleteSeries(ctx, tx, o.id); err != nil {
-			return err
-		}
-	}
-	if !inserted && renew >= 0 {
-		if err := deleteSeries(ctx, tx, renewID); err != nil {
-			return err
-		}
-		return insertSeries(ctx, tx, instanceID, &series[renew], finding.NewSeriesRow(&series[renew]))
-	}
-	return nil
-}
-
-func deleteSeries(ctx context.Context, tx *sql.Tx, id int64) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM series WHERE id = ?`, id); err != nil {
-		return fmt.Errorf("store: save series: %w", err)
-	}
-	return nil
-}
-
-func insertSeries(ctx context.Context, tx *sql.Tx, instanceID int64, s *store.Series, row finding.SeriesRow) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO series (family, n, n_measured, verdict, baseline_mibps, current_mibps,
-		last_at, last_bytes, outliers, change_points, note, instance_id, database_name, kind) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		append(row.Args(), instanceID, s.Database, string(s.Kind))...); err != nil {
-		return fmt.Errorf("store: save series: %w", err)
 	}
 	return nil
 }

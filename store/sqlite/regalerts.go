@@ -50,14 +50,3 @@ func instanceNameTx(ctx context.Context, tx *sql.Tx, id int64) (string, error) {
 	}
 	return name, nil
 }
-
-// enqueueWatchAlert queues the alert of a watch opened or closed
-// (finding.WatchEvent) in the findings' transaction.
-func enqueueWatchAlert(ctx context.Context, tx *sql.Tx, kind string, instanceID int64, database string, restoreKind store.Kind,
-	direction string, restoreID int64, since time.Time, ratio float64, line string) error {
-	inst, err := instanceNameTx(ctx, tx, instanceID)
-	if err != nil {
-		return err
-	}
-	return enqueueAlert(ctx, tx, finding.WatchEvent(kind, inst, database, restoreKind, direction, restoreID, since, ratio, line))
-}
