@@ -10,70 +10,39 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 )
 
-// Prune applies the retention r (store.Retention) as store/sqlite does: log
-// restores older than r.Restores are rolled up per day (restore_rollup) and
-// their raw facts deleted, instance by instance, each in one transaction
-// under the instance's derivation lock that also marks it for derivation,
-// except the evidence (regressions' and watches' restores, series'
-// outliers and change points, each series' newest log restores), which
-// stays raw; then the instances are derived again. Collector runs and
-// in-flight curves past theirs are deleted.
+// Prune applies the retention r (store.ApplyRetention) with this
+// warehouse's steps: each instance's roll-up in one transaction under the
+// instance's derivation lock, so no replica derives it meanwhile.
 func (db *DB) Prune(ctx context.Context, r store.Retention, now time.Time) (store.PruneStats, error) {
-	var st store.PruneStats
-	exec := func(n *int64, q string, args ...any) error {
-		tag, err := db.pool.Exec(ctx, q, args...)
-		if err != nil {
-			return fmt.Errorf("store: prune: %w", err)
-		}
-		*n = tag.RowsAffected()
-		return nil
+	return store.ApplyRetention(ctx, pruner{db}, r, now)
+}
+
+// pruner is the warehouse's store.Pruner.
+type pruner struct{ db *DB }
+
+func (p pruner) Reconcile(ctx context.Context) error { return p.db.Reconcile(ctx) }
+
+func (p pruner) OldLogInstances(ctx context.Context, cut int64) ([]int64, error) {
+	rows, err := p.db.pool.Query(ctx, `SELECT id FROM instance AS i WHERE EXISTS (SELECT 1 FROM restore AS r
+		WHERE r.instance_id = i.id AND r.at_utc < $1 AND r.kind = 'log') ORDER BY id`, cut)
+	if err != nil {
+		return nil, err
 	}
-	if r.Restores > 0 {
-		// A roll-up reads restores, which must stand for the facts that
-		// remain: what an earlier run left underived goes first.
-		if err := db.Reconcile(ctx); err != nil {
-			return st, err
-		}
-		// A day of margin keeps "nothing younger than the retention goes"
-		// whatever the instance's offset.
-		cut := now.Add(-r.Restores).Add(-24 * time.Hour).UnixMilli()
-		rows, err := db.pool.Query(ctx, `SELECT id FROM instance AS i WHERE EXISTS (SELECT 1 FROM restore AS r
-			WHERE r.instance_id = i.id AND r.at_utc < $1 AND r.kind = 'log') ORDER BY id`, cut)
-		if err != nil {
-			return st, fmt.Errorf("store: prune: %w", err)
-		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-		if err != nil {
-			return st, fmt.Errorf("store: prune: %w", err)
-		}
-		keep := r.KeepLast
-		if keep <= 0 {
-			keep = store.DefaultKeepLast
-		}
-		for _, id := range ids {
-			if err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-				return rollUpInstance(ctx, tx, id, cut, keep, &st)
-			}); err != nil {
-				return st, fmt.Errorf("store: prune: %w", err)
-			}
-		}
-		if len(ids) > 0 {
-			if err := db.Reconcile(ctx); err != nil {
-				return st, err
-			}
-		}
-	}
-	if r.Runs > 0 {
-		if err := exec(&st.Runs, `DELETE FROM collector_run WHERE started < $1`, now.Add(-r.Runs).UnixMilli()); err != nil {
-			return st, err
-		}
-	}
-	if r.Inflight > 0 {
-		if err := exec(&st.Inflight, `DELETE FROM inflight_restore WHERE last_seen_utc < $1`, now.Add(-r.Inflight).UnixMilli()); err != nil {
-			return st, err
-		}
-	}
-	return st, nil
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
+}
+
+func (p pruner) RollUpInstance(ctx context.Context, id, cut int64, keep int, st *store.PruneStats) error {
+	return pgx.BeginFunc(ctx, p.db.pool, func(tx pgx.Tx) error { return rollUpInstance(ctx, tx, id, cut, keep, st) })
+}
+
+func (p pruner) DeleteRuns(ctx context.Context, before time.Time) (int64, error) {
+	tag, err := p.db.pool.Exec(ctx, `DELETE FROM collector_run WHERE started < $1`, before.UnixMilli())
+	return tag.RowsAffected(), err
+}
+
+func (p pruner) DeleteInflight(ctx context.Context, before time.Time) (int64, error) {
+	tag, err := p.db.pool.Exec(ctx, `DELETE FROM inflight_restore WHERE last_seen_utc < $1`, before.UnixMilli())
+	return tag.RowsAffected(), err
 }
 
 // pinnedSQL lists an instance's restores that are evidence (store.Retention):
