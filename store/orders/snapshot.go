@@ -304,3 +304,44 @@ func (r *snapReader) failure() error {
 	}
 	return r.err
 }
+
+// SaveParts encodes o and hands its parts to write in groups of at most
+// perWrite (each group one transaction of the engine's), with the number
+// of the group's first part (parts count from 1); it returns the header
+// the engine writes last, as part 0: a save cut short leaves no header,
+// and the previous snapshot stays the newest complete one.
+func SaveParts(o *Orders, perWrite int, write func(first int, parts [][]byte) error) (header []byte, err error) {
+	var pending [][]byte
+	written := 0
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		if err := write(written+1, pending); err != nil {
+			return err
+		}
+		written += len(pending)
+		pending = pending[:0]
+		return nil
+	}
+	if err := o.Encode(func(b []byte) error {
+		if pending = append(pending, b); len(pending) == perWrite {
+			return flush()
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return binary.AppendVarint(binary.AppendVarint(nil, o.seq), int64(written)), nil
+}
+
+// ReadHeader reads a header SaveParts returned: the orders' position and
+// how many parts follow it.
+func ReadHeader(b []byte) (seq, parts int64, ok bool) {
+	seq, n := binary.Varint(b)
+	parts, m := binary.Varint(b[max(n, 0):])
+	return seq, parts, n > 0 && m > 0
+}

@@ -194,15 +194,8 @@ func (im *Import) Commit() (store.ImportSummary, error) {
 	return im.summary, ferr
 }
 
-// CommitAndReconcile commits, then derives every instance marked dirty (a
-// failed import still derives what it committed).
+// CommitAndReconcile commits, then derives every instance marked dirty
+// (store.CommitAndReconcile).
 func (im *Import) CommitAndReconcile() (store.ImportSummary, error) {
-	sum, err := im.Commit()
-	if rerr := im.db.Reconcile(im.ctx); err == nil {
-		err = rerr
-	}
-	if err == nil {
-		sum.Untimed, err = im.db.UntimedIn(im.ctx, sum.InstanceIDs)
-	}
-	return sum, err
+	return store.CommitAndReconcile(im.ctx, im, im.db)
 }

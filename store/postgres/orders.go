@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -123,36 +122,19 @@ func (db *DB) SaveOrders(ctx context.Context, fo store.FleetOrders) error {
 	if _, err := db.pool.Exec(ctx, `DELETE FROM order_snapshot WHERE gen NOT IN (SELECT gen FROM order_snapshot WHERE part = 0)`); err != nil {
 		return fmt.Errorf("store: save orders: %w", err)
 	}
-	var pending [][]byte
-	part := 0
-	flush := func() error {
-		if len(pending) == 0 {
-			return nil
-		}
+	header, err := orders.SaveParts(o, snapshotTxParts, func(first int, parts [][]byte) error {
 		return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-			for _, b := range pending {
-				part++
-				if _, err := tx.Exec(ctx, `INSERT INTO order_snapshot (gen, part, body) VALUES ($1, $2, $3)`, gen, part, b); err != nil {
+			for i, b := range parts {
+				if _, err := tx.Exec(ctx, `INSERT INTO order_snapshot (gen, part, body) VALUES ($1, $2, $3)`, gen, first+i, b); err != nil {
 					return err
 				}
 			}
-			pending = pending[:0]
 			return nil
 		})
-	}
-	if err := o.Encode(func(b []byte) error {
-		pending = append(pending, b)
-		if len(pending) == snapshotTxParts {
-			return flush()
-		}
-		return nil
-	}); err != nil {
+	})
+	if err != nil {
 		return fmt.Errorf("store: save orders: %w", err)
 	}
-	if err := flush(); err != nil {
-		return fmt.Errorf("store: save orders: %w", err)
-	}
-	header := binary.AppendVarint(binary.AppendVarint(nil, o.OrdersSeq()), int64(part))
 	if err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO order_snapshot (gen, part, body) VALUES ($1, 0, $2)`, gen, header); err != nil {
 			return err
@@ -181,9 +163,8 @@ func (db *DB) LoadOrders(ctx context.Context) (store.FleetOrders, error) {
 		if err != nil {
 			return err
 		}
-		seq, n := binary.Varint(header)
-		parts, m := binary.Varint(header[max(n, 0):])
-		if n <= 0 || m <= 0 || seq > at {
+		seq, parts, ok := orders.ReadHeader(header)
+		if !ok || seq > at {
 			return nil
 		}
 		rows, err := tx.Query(ctx, `SELECT body FROM order_snapshot WHERE gen = $1 AND part > 0 ORDER BY part`, gen)

@@ -268,14 +268,7 @@ func (im *Import) commit(batch []record, final bool) error {
 // imports and derives once. A failed import still reconciles what it
 // committed.
 func (im *Import) CommitAndReconcile() (store.ImportSummary, error) {
-	sum, err := im.Commit()
-	if rerr := im.db.Reconcile(im.ctx); err == nil {
-		err = rerr
-	}
-	if err == nil {
-		sum.Untimed, err = im.db.UntimedIn(im.ctx, sum.InstanceIDs)
-	}
-	return sum, err
+	return store.CommitAndReconcile(im.ctx, im, im.db)
 }
 
 // Commit commits what is pending, records the run and returns the summary.

@@ -7,7 +7,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -36,36 +35,20 @@ func (db *DB) SaveOrders(ctx context.Context, fo store.FleetOrders) error {
 	if _, err := db.write.ExecContext(ctx, `DELETE FROM order_snapshot WHERE gen NOT IN (SELECT gen FROM order_snapshot WHERE part = 0)`); err != nil {
 		return fmt.Errorf("store: save orders: %w", err)
 	}
-	var pending [][]byte
-	part := 0
-	flush := func() error {
-		if len(pending) == 0 {
-			return nil
-		}
+	header, err := orders.SaveParts(o, snapshotTxParts, func(first int, parts [][]byte) error {
 		tx, err := db.write.BeginTx(ctx, nil)
 		if err != nil {
 			return err
 		}
 		defer tx.Rollback()
-		for _, b := range pending {
-			part++
-			if _, err := tx.ExecContext(ctx, `INSERT INTO order_snapshot (gen, part, body) VALUES (?, ?, ?)`, gen, part, b); err != nil {
+		for i, b := range parts {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO order_snapshot (gen, part, body) VALUES (?, ?, ?)`, gen, first+i, b); err != nil {
 				return err
 			}
 		}
-		pending = pending[:0]
 		return tx.Commit()
-	}
-	if err := o.Encode(func(b []byte) error {
-		pending = append(pending, b)
-		if len(pending) == snapshotTxParts {
-			return flush()
-		}
-		return nil
-	}); err != nil {
-		return fmt.Errorf("store: save orders: %w", err)
-	}
-	if err := flush(); err != nil {
+	})
+	if err != nil {
 		return fmt.Errorf("store: save orders: %w", err)
 	}
 	tx, err := db.write.BeginTx(ctx, nil)
@@ -73,7 +56,6 @@ func (db *DB) SaveOrders(ctx context.Context, fo store.FleetOrders) error {
 		return fmt.Errorf("store: save orders: %w", err)
 	}
 	defer tx.Rollback()
-	header := binary.AppendVarint(binary.AppendVarint(nil, o.OrdersSeq()), int64(part))
 	if _, err := tx.ExecContext(ctx, `INSERT INTO order_snapshot (gen, part, body) VALUES (?, 0, ?)`, gen, header); err != nil {
 		return fmt.Errorf("store: save orders: %w", err)
 	}
@@ -116,9 +98,8 @@ func (db *DB) loadOrders(ctx context.Context) (*RestoreOrders, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: load orders: %w", err)
 	}
-	seq, n := binary.Varint(header)
-	parts, m := binary.Varint(header[max(n, 0):])
-	if n <= 0 || m <= 0 || seq > logSeq {
+	seq, parts, ok := orders.ReadHeader(header)
+	if !ok || seq > logSeq {
 		return nil, nil
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT body FROM order_snapshot WHERE gen = ? AND part > 0 ORDER BY part`, gen)
