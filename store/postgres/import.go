@@ -135,7 +135,7 @@ func (im *Import) commit(batch []any) error {
 	}
 	var added, carried int64
 	err := pgx.BeginFunc(im.ctx, im.db.pool, func(tx pgx.Tx) error {
-		w := &batchWriter{ctx: im.ctx, tx: tx, im: im}
+		w := &batchWriter{ctx: im.ctx, tx: tx, im: im, members: row.Members{}}
 		for _, rec := range batch {
 			if err := w.write(rec); err != nil {
 				return err

@@ -3,7 +3,6 @@ package postgres
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/restorewatch/restorewatch/store"
 )
@@ -41,15 +40,7 @@ func (w *batchWriter) backupSet(b *store.BackupSet) error {
 	if added {
 		w.added++
 	}
-	if ag := strings.TrimSpace(b.AvailabilityGroup); ag != "" {
-		m := w.member(agKey{inst, b.Database, ag}, b.Finish.UnixMilli())
-		if l := strings.TrimSpace(b.AGListener); l != "" {
-			m.listener = l
-		}
-		if g := strings.ToUpper(strings.Trim(b.GroupDatabaseID, "{} ")); g != "" {
-			m.groupDB = g
-		}
-	}
+	w.members.BackupSet(inst, b)
 	for _, m := range b.Media {
 		if _, err := w.tx.Exec(w.ctx, `INSERT INTO backup_media (backup_set_id, family_sequence_number, mirror,
 			device_type, physical_device_name) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
@@ -67,31 +58,6 @@ func (w *batchWriter) backupSet(b *store.BackupSet) error {
 	return nil
 }
 
-// agKey and agMember gather a batch's availability-group memberships.
-type agKey struct {
-	instance     int64
-	database, ag string
-}
-
-type agMember struct {
-	listener, groupDB string
-	at                int64
-}
-
-// member is the batch's membership k, seen at at.
-func (w *batchWriter) member(k agKey, at int64) *agMember {
-	if w.members == nil {
-		w.members = map[agKey]*agMember{}
-	}
-	m := w.members[k]
-	if m == nil {
-		m = &agMember{}
-		w.members[k] = m
-	}
-	m.at = max(m.at, at)
-	return m
-}
-
 // flushMembers records the availability-group memberships the batch's sets
 // and snapshots named, once per database.
 func (w *batchWriter) flushMembers() error {
@@ -101,8 +67,8 @@ func (w *batchWriter) flushMembers() error {
 			SET observed_utc = GREATEST(ag_database.observed_utc, excluded.observed_utc),
 			listener = CASE WHEN excluded.listener <> '' THEN excluded.listener ELSE ag_database.listener END,
 			group_database_id = CASE WHEN excluded.group_database_id <> '' THEN excluded.group_database_id ELSE ag_database.group_database_id END`,
-			k.instance, k.database, k.ag, m.listener, m.groupDB, m.at); err != nil {
-			return fmt.Errorf("availability group %s: %w", k.ag, err)
+			k.Instance, k.Database, k.AG, m.Listener, m.GroupDB, m.At); err != nil {
+			return fmt.Errorf("availability group %s: %w", k.AG, err)
 		}
 	}
 	clear(w.members)
@@ -110,32 +76,12 @@ func (w *batchWriter) flushMembers() error {
 }
 
 // currentMembers keeps the instance's availability-group membership as the
-// snapshot read it: every membership it lists is recorded, those recorded
-// before it that it no longer lists are forgotten. A later record is kept.
+// snapshot read it (row.Members.Snapshot): those recorded before it that it
+// no longer lists are forgotten.
 func (w *batchWriter) currentMembers(id int64, h *store.HostSnapshot) error {
-	at := h.ObservedAt
-	if h.UTCOffset != nil {
-		at = at.Add(-time.Duration(*h.UTCOffset) * time.Minute)
-	}
-	if _, err := w.tx.Exec(w.ctx, `DELETE FROM ag_database WHERE instance_id = $1 AND observed_utc < $2`, id, at.UnixMilli()); err != nil {
+	at := w.members.Snapshot(id, h)
+	if _, err := w.tx.Exec(w.ctx, `DELETE FROM ag_database WHERE instance_id = $1 AND observed_utc < $2`, id, at); err != nil {
 		return fmt.Errorf("availability groups of %s: %w", h.Instance, err)
-	}
-	for k, m := range w.members {
-		if k.instance == id && m.at < at.UnixMilli() {
-			delete(w.members, k)
-		}
-	}
-	for _, g := range h.AvailabilityGroups {
-		if g.Distributed || strings.TrimSpace(g.AG) == "" || g.Database == "" {
-			continue
-		}
-		m := w.member(agKey{id, g.Database, strings.TrimSpace(g.AG)}, at.UnixMilli())
-		if l := strings.TrimSpace(g.Listener); l != "" {
-			m.listener = l
-		}
-		if d := strings.ToUpper(strings.Trim(g.GroupDatabaseID, "{} ")); d != "" {
-			m.groupDB = d
-		}
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ type batchWriter struct {
 	// instances, for the summary once the batch is committed.
 	dirty   map[int64]int64
 	touched map[int64]string
-	members map[agKey]*agMember
+	members row.Members
 	hist    rowQueue
 	logs    rowQueue
 	// added and carried count the records written and those that were

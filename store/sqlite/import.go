@@ -181,7 +181,7 @@ func (im *Import) commit(batch []record, final bool) error {
 		return fmt.Errorf("store: import batch: %w", err)
 	}
 	defer tx.Rollback()
-	w := &batchWriter{tx: tx, im: im, ctx: statementContext(im.ctx)}
+	w := &batchWriter{tx: tx, im: im, ctx: statementContext(im.ctx), members: row.Members{}}
 	added0 := im.summary.Added
 	count := func(added, read int) {
 		im.summary.Added += int64(added)

@@ -26,7 +26,7 @@ type batchWriter struct {
 	dirty map[int64]int64 // instance -> the earliest local time of a fact added (wholeInstance: not one time)
 	// members are the availability-group memberships the batch's backup
 	// sets named (flushMembers).
-	members map[agKey]agMember
+	members row.Members
 	stmts   map[string]*sql.Stmt
 
 	hist rowQueue // history rows, historyCols values each
