@@ -81,7 +81,7 @@ func (db *DB) cond(ctx context.Context, f store.RestoreFilter, p *params) (strin
 	}
 	if f.Build != "" {
 		// A build or a prefix of one in whole components (store/sqlite's
-		// buildMatches): the range of what follows "prefix.".
+		// store.BuildMatches): the range of what follows "prefix.".
 		conds = append(conds, `(r.instance_build = `+p.add(f.Build)+` OR r.instance_build COLLATE "C" >= `+p.add(f.Build+".")+
 			` AND r.instance_build COLLATE "C" < `+p.add(f.Build+"/")+`)`)
 	}
