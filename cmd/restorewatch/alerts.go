@@ -88,7 +88,6 @@ func (c *AlertsSendCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
-	m.analysis = opt
 	db, err := m.openExisting(ctx)
 	if err != nil {
 		return err

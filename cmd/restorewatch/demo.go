@@ -29,7 +29,6 @@ func (c *DemoCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
-	m.analysis = opt // what completing an interrupted run analyses with
 	db, err := m.openDB(ctx)
 	if err != nil {
 		return err

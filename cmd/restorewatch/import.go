@@ -79,7 +79,6 @@ func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
-	m.analysis = aopt // what completing an interrupted run analyses with
 	db, cleanup, err := c.warehouse(ctx, m)
 	if err != nil {
 		return err
