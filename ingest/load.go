@@ -160,24 +160,31 @@ func parse(ctx context.Context, sink store.Sink, in Input) (Stored, error) {
 // Records stores what fn hands to the sink (a collector pass, a generated
 // fleet) as one import named name from source, like Store does for a file.
 func (l *Loader) Records(ctx context.Context, source, name string, fn func(store.Sink) error) (store.ImportSummary, error) {
-	return l.records(ctx, source, name, false, fn)
+	return l.records(ctx, source, name, nil, fn)
 }
 
-// RecordsInOne is Records committing every record in one transaction (a
-// push: all of its restores show, or none).
-func (l *Loader) RecordsInOne(ctx context.Context, source, name string, fn func(store.Sink) error) (store.ImportSummary, error) {
-	return l.records(ctx, source, name, true, fn)
+// Push stores a collector's push batch mark from what fn hands to the
+// sink, all of it in one transaction that also marks the batch applied
+// with its run records (store.Import.MarkPush): all of its restores and
+// runs show, or none, and a resend after a failure applies it once. When
+// fn fails nothing is committed.
+func (l *Loader) Push(ctx context.Context, source, name string, mark store.PushMark, fn func(store.Sink) error) (store.ImportSummary, error) {
+	return l.records(ctx, source, name, &mark, fn)
 }
 
-func (l *Loader) records(ctx context.Context, source, name string, one bool, fn func(store.Sink) error) (store.ImportSummary, error) {
+func (l *Loader) records(ctx context.Context, source, name string, push *store.PushMark, fn func(store.Sink) error) (store.ImportSummary, error) {
 	im, err := l.db.NewImport(ctx, source, name)
 	if err != nil {
 		return store.ImportSummary{Source: source, File: name}, err
 	}
-	if one {
+	if push != nil {
 		im.WholeInOne()
+		im.MarkPush(*push)
 	}
 	ferr := fn(im)
+	if ferr != nil && push != nil {
+		return store.ImportSummary{Source: source, File: name}, ferr // nothing committed: the resend applies it
+	}
 	sum, cerr := im.Commit()
 	l.remember(sum)
 	if ferr != nil {

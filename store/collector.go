@@ -91,3 +91,11 @@ type InflightCurve struct {
 	Ended     bool         `json:"ended"`
 	Points    []CurvePoint `json:"points"`
 }
+
+// PushMark is a collector's push batch as the import that applies it
+// records it (Import.MarkPush): the batch's id and its collector run
+// records.
+type PushMark struct {
+	Collector, Batch string
+	Runs             []CollectorRun
+}

@@ -4,7 +4,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/restorewatch/restorewatch/store"
 )
@@ -41,6 +43,30 @@ func TestRejectString(t *testing.T) {
 	} {
 		if got := c.r.String(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.r, got, c.want)
+		}
+	}
+}
+
+// ParseTime takes every way a person writes an instant, UTC unless told,
+// and refuses the rest naming the field (issue 41: one parser for every
+// --at, --from, --to, --until and the dashboard's from, to and at).
+func TestParseTime(t *testing.T) {
+	for s, want := range map[string]time.Time{
+		"":                          {},
+		"2026-11-03":                time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC),
+		"2026-11-03 20:00":          time.Date(2026, 11, 3, 20, 0, 0, 0, time.UTC),
+		"2026-11-03T20:00:05":       time.Date(2026, 11, 3, 20, 0, 5, 0, time.UTC),
+		" 2026-11-03 20:00:05 ":     time.Date(2026, 11, 3, 20, 0, 5, 0, time.UTC),
+		"2026-11-03T20:00:00+01:00": time.Date(2026, 11, 3, 19, 0, 0, 0, time.UTC),
+	} {
+		got, err := store.ParseTime("--at", s)
+		if err != nil || !got.Equal(want) || got.Location() != time.UTC {
+			t.Errorf("ParseTime(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"yesterday", "03/11/2026", "2026-13-01", "9999-12-31"} {
+		if _, err := store.ParseTime("--from", s); store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "--from") {
+			t.Errorf("ParseTime(%q): %v, want EINVALID naming --from", s, err)
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package store
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // The instants the warehouse keeps. msdb's dates are SQL Server datetime,
 // which holds 1753-01-01 to 9999-12-31: a value outside cannot have come
@@ -103,4 +106,32 @@ func UnixMs(ms int64) time.Time {
 		return maxShown
 	}
 	return time.UnixMilli(ms).UTC()
+}
+
+// timeLayouts are the ways a person writes an instant for a flag or a
+// query: RFC 3339, or a date and a time (seconds optional) without a zone
+// taken as UTC, or a day (its midnight, UTC).
+var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04",
+	"2006-01-02 15:04", time.DateOnly}
+
+// ParseTime reads an instant a person typed — every --at, --from, --to and
+// --until of the CLI and every from, to and at of the dashboard (issue 41:
+// they took RFC 3339 in one place and a day in another): 2026-11-03,
+// 2026-11-03 20:00, 2026-11-03 20:00:05 (UTC) or RFC 3339. Empty is the
+// zero time; anything else, or an instant outside the window kept, is
+// EINVALID naming field.
+func ParseTime(field, s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range timeLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			if err := CheckInstant(field, t); err != nil {
+				return time.Time{}, err
+			}
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, Errorf(EINVALID, "%s %q is not a date or an instant: use 2026-11-03 (a UTC day), 2026-11-03 20:00 (UTC) or RFC 3339 (2026-11-03T20:00:00Z)", field, s)
 }

@@ -42,7 +42,7 @@ type FleetOrders interface {
 // ways of time, duration and throughput) as the fleet's kept orders held
 // them, brought up to date with the change log: the first pages of the
 // unfiltered list, answered while a server loads the orders themselves
-// (DB.LoadOrderHeads is the one there is).
+// (each engine's DB.LoadOrderHeads, of store/orders.Heads).
 type OrderHeads interface {
 	OrderedPages
 	// Answers reports whether Page answers f, counted up to countCap,

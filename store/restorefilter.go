@@ -16,7 +16,7 @@ type RestoreFilter struct {
 	From, To time.Time // on the restore's time (UTC): From <= at < To
 	// Build is an instance build or a prefix of one in whole components:
 	// "15.0.4153" matches 15.0.4153.1 and 15.0.4153.10, "15.0.4153.1" only
-	// 15.0.4153.1 (see buildMatches).
+	// 15.0.4153.1 (see BuildMatches).
 	Build  string
 	Source string // source server
 	IDs    []int64
@@ -43,4 +43,11 @@ func (f RestoreFilter) Normal() RestoreFilter {
 	}
 	f.Build = strings.TrimRight(strings.TrimSpace(f.Build), ".")
 	return f
+}
+
+// BuildMatches reports whether the instance build b is the build prefix p
+// or lies under it: p is b, or b continues p with a dot. The engines' SQL
+// range [p+".", p+"/") is the same test ('/' follows '.').
+func BuildMatches(b, p string) bool {
+	return b == p || len(b) > len(p) && b[len(p)] == '.' && b[:len(p)] == p
 }

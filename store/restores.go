@@ -36,6 +36,19 @@ type RestoreQuery struct {
 	Heads func(context.Context) (OrderHeads, error)
 }
 
+// Pages is what answers q's fleet-wide page f (q.Filter as an engine
+// normalized it): the heads of the orders when they answer it, else the
+// orders. Heads that cannot be read are passed over: the orders answer the
+// same. Every engine's Restores reads a fleet-wide page through it.
+func (q RestoreQuery) Pages(ctx context.Context, f RestoreFilter) (OrderedPages, error) {
+	if q.Heads != nil && f.Plain() {
+		if h, err := q.Heads(ctx); err == nil && h != nil && h.Answers(f, q.CountCap) {
+			return h, nil
+		}
+	}
+	return q.Orders(ctx)
+}
+
 // OrderedPages is an in-memory order of the fleet's restores that answers a
 // list's page without a scan of the table (RestoreOrders is the one there
 // is).

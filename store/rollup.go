@@ -1,8 +1,11 @@
 package store
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"sort"
+	"time"
 )
 
 // RollupKey names one day's roll-up of an instance's log restores of one
@@ -139,4 +142,72 @@ func (u Rollup) Merge(v Rollup) Rollup {
 		out.LastUTC, out.LastLSN = v.LastUTC, v.LastLSN
 	}
 	return out
+}
+
+// Pruner is one engine's steps of a prune (Admin.Prune), which ApplyRetention
+// runs in order.
+type Pruner interface {
+	// Reconcile derives what is dirty: a roll-up reads restores, which
+	// must stand for the facts that remain.
+	Reconcile(ctx context.Context) error
+	// OldLogInstances are the instances with a log restore before cut
+	// (UTC ms).
+	OldLogInstances(ctx context.Context, cut int64) ([]int64, error)
+	// RollUpInstance rolls up one instance's log restores before cut but
+	// its evidence (see Retention) and its series' keep newest ones,
+	// deletes their facts and marks the instance for derivation, in one
+	// transaction, counting into st.
+	RollUpInstance(ctx context.Context, id, cut int64, keep int, st *PruneStats) error
+	// DeleteRuns and DeleteInflight delete collector runs started, and
+	// in-flight curves last seen, before before.
+	DeleteRuns(ctx context.Context, before time.Time) (int64, error)
+	DeleteInflight(ctx context.Context, before time.Time) (int64, error)
+}
+
+// ApplyRetention applies r at now with p's steps: log restores older than
+// r.Restores are rolled up per day and their raw facts deleted, instance by
+// instance, except the evidence, which stays raw; then the instances are
+// derived again (restores keep their ids: a pinned restore's facts are all
+// kept). Collector runs and in-flight curves past theirs are deleted.
+func ApplyRetention(ctx context.Context, p Pruner, r Retention, now time.Time) (PruneStats, error) {
+	var st PruneStats
+	if r.Restores > 0 {
+		if err := p.Reconcile(ctx); err != nil {
+			return st, err
+		}
+		// A restore's at_utc is a real instant; a day of margin keeps the
+		// rule "nothing younger than the retention goes" whatever the
+		// instance's offset.
+		cut := now.Add(-r.Restores).Add(-24 * time.Hour).UnixMilli()
+		ids, err := p.OldLogInstances(ctx, cut)
+		if err != nil {
+			return st, fmt.Errorf("store: prune: %w", err)
+		}
+		keep := r.KeepLast
+		if keep <= 0 {
+			keep = DefaultKeepLast
+		}
+		for _, id := range ids {
+			if err := p.RollUpInstance(ctx, id, cut, keep, &st); err != nil {
+				return st, fmt.Errorf("store: prune: %w", err)
+			}
+		}
+		if len(ids) > 0 {
+			if err := p.Reconcile(ctx); err != nil {
+				return st, err
+			}
+		}
+	}
+	var err error
+	if r.Runs > 0 {
+		if st.Runs, err = p.DeleteRuns(ctx, now.Add(-r.Runs)); err != nil {
+			return st, fmt.Errorf("store: prune: %w", err)
+		}
+	}
+	if r.Inflight > 0 {
+		if st.Inflight, err = p.DeleteInflight(ctx, now.Add(-r.Inflight)); err != nil {
+			return st, fmt.Errorf("store: prune: %w", err)
+		}
+	}
+	return st, nil
 }

@@ -1,5 +1,7 @@
 package store
 
+import "context"
+
 // Sink receives records as a parser streams them, so a parser never holds a
 // whole file in memory. The importer's Sink batches them into transactions.
 // A Sink method returns an error only when the import cannot go on (the
@@ -40,3 +42,21 @@ func (c *Collect) BackupSet(b BackupSet) error { c.BackupSets = append(c.BackupS
 
 // Reject implements Sink.
 func (c *Collect) Reject(r Reject) { c.Rejects = append(c.Rejects, r) }
+
+// CommitAndReconcile is Import.CommitAndReconcile on every engine: im
+// commits, then w derives every instance marked dirty (not only im's; a
+// failed import still derives what it committed) and counts what stays
+// untimed among im's instances.
+func CommitAndReconcile(ctx context.Context, im Import, w interface {
+	Reconcile(ctx context.Context) error
+	UntimedIn(ctx context.Context, instanceIDs []int64) (int64, error)
+}) (ImportSummary, error) {
+	sum, err := im.Commit()
+	if rerr := w.Reconcile(ctx); err == nil {
+		err = rerr
+	}
+	if err == nil {
+		sum.Untimed, err = w.UntimedIn(ctx, sum.InstanceIDs)
+	}
+	return sum, err
+}

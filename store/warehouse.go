@@ -55,6 +55,13 @@ type Import interface {
 	// WholeInOne commits everything at Commit in one transaction; call it
 	// before handing records.
 	WholeInOne()
+	// MarkPush makes the import a collector's push: Commit records the
+	// batch applied, with its run records, in the transaction of its last
+	// commit (with WholeInOne, its only one), so a push whose apply fails
+	// midway leaves nothing and its resend applies it whole, once. A batch
+	// another apply marked first commits nothing (Commit's summary says
+	// every record was a duplicate).
+	MarkPush(p PushMark)
 	// Handed says how many records were handed in and which were rejected.
 	Handed() (read int64, rejects []Reject)
 	// Flush commits what is buffered.

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/human"
 	"github.com/restorewatch/restorewatch/store/keep"
 	"github.com/restorewatch/restorewatch/web/chart"
 	"github.com/restorewatch/restorewatch/web/view"
@@ -123,7 +124,7 @@ func (s *Server) cohortSection(id, title, lede string, rows []cohortRow, perBuil
 	for _, r := range shown {
 		b := chart.Box{Label: r.Group, Min: r.Min, Q1: r.Q1, Median: r.Median, Q3: r.Q3, Max: r.Max, N: r.N,
 			CILow: r.CILow, CIHigh: r.CIHigh,
-			Tooltip: fmt.Sprintf("%s %s\n%s restores\nmedian %s (95 %% %s)", r.Group, r.release, view.Int(int64(r.N)), view.Ratio(r.Median), view.Interval(r.CILow, r.CIHigh))}
+			Tooltip: fmt.Sprintf("%s %s\n%s restores\nmedian %s (95 %% %s)", r.Group, r.release, view.Int(int64(r.N)), view.Usual(r.Median), human.ChangeRange(r.CILow, r.CIHigh))}
 		if filterKey != "" {
 			b.Href = view.RestoresURL(filterKey, r.Group)
 		}
@@ -131,8 +132,8 @@ func (s *Server) cohortSection(id, title, lede string, rows []cohortRow, perBuil
 	}
 	sec.Chart = box
 	for _, r := range rows {
-		row := view.CohortRow{Build: r.Group, Release: r.release, N: view.Int(int64(r.N)), Median: view.Ratio(r.Median),
-			CI: view.Interval(r.CILow, r.CIHigh), IQR: view.Ratio(r.Q1) + " – " + view.Ratio(r.Q3),
+		row := view.CohortRow{Build: r.Group, Release: r.release, N: view.Int(int64(r.N)), Median: view.Usual(r.Median),
+			CI: human.ChangeRange(r.CILow, r.CIHigh), IQR: human.ChangeRange(r.Q1, r.Q3),
 			Slow: r.Median <= analysis.SlowRatio, Instances: view.Unknown, Issues: s.buildIssues(r.Group)}
 		if filterKey != "" {
 			row.RestoresURL = view.RestoresURL(filterKey, r.Group)

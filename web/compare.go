@@ -178,7 +178,7 @@ func (s *Server) compareModel(ctx context.Context, rawA, rawB string) (view.Comp
 	m.Ready = true
 	m.SideA, m.SideB = compareSide(cmp.a, cmp.ra, cmp.rel, cmp.raw, true), compareSide(cmp.b, cmp.rb, cmp.rel, cmp.raw, false)
 	m.Measures = []view.CompareMeasure{
-		measure("Speed relative to each series' usual speed", cmp.rel, view.Ratio),
+		measure("Speed against each series' usual speed", cmp.rel, view.Usual),
 		measure("Logical throughput (MiB/s)", cmp.raw, view.MiBps),
 	}
 	m.Headline = fmt.Sprintf("Restores on %s ran %s than those on %s, relative to each database's usual speed (most likely %s; %s against %s restores).",
@@ -210,8 +210,8 @@ func (s *Server) compareModel(ctx context.Context, rawA, rawB string) (view.Comp
 }
 
 func measure(name string, c analysis.Comparison, f func(float64) string) view.CompareMeasure {
-	return view.CompareMeasure{Measure: name, A: f(c.MedianA), B: f(c.MedianB), Ratio: view.Ratio(c.Ratio),
-		Interval: view.Interval(c.RatioLow, c.RatioHigh), PValue: view.PValue(c.PValue), Slower: c.Ratio <= analysis.SlowRatio && c.PValue < 0.05}
+	return view.CompareMeasure{Measure: name, A: f(c.MedianA), B: f(c.MedianB), Ratio: human.Change(c.Ratio),
+		Interval: human.ChangeRange(c.RatioLow, c.RatioHigh), PValue: view.PValue(c.PValue), Slower: c.Ratio <= analysis.SlowRatio && c.PValue < 0.05}
 }
 
 func compareSide(op operand, rs []store.RelativeSpeed, rel, raw analysis.Comparison, isA bool) view.CompareSide {
@@ -220,7 +220,7 @@ func compareSide(op operand, rs []store.RelativeSpeed, rel, raw analysis.Compari
 	if isA {
 		n, mr, mx = rel.NA, raw.MedianA, rel.MedianA
 	}
-	side.N, side.MedianRaw, side.MedianRel = view.Int(int64(n)), view.MiBps(mr), view.Ratio(mx)
+	side.N, side.MedianRaw, side.MedianRel = view.Int(int64(n)), view.MiBps(mr), view.Usual(mx)
 	if len(rs) > 0 {
 		side.Span = view.Date(rs[len(rs)-1].At) + " to " + view.Date(rs[0].At)
 		if len(rs) >= sideLimit {

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/human"
 	"github.com/restorewatch/restorewatch/web/chart"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -117,7 +118,7 @@ func (s *Server) liveRestore(c store.InflightCurve, f analysis.KneeFacts, now ti
 	r.Elapsed = view.Duration(end.Sub(c.StartUTC).Seconds())
 	if n := len(c.Points); n > 0 {
 		last := c.Points[n-1]
-		r.Percent = percent(last.Percent) + " %"
+		r.Percent = human.Progress(last.Percent)
 		if last.WaitType != "" {
 			r.WaitType = last.WaitType
 		}
@@ -141,11 +142,6 @@ func (s *Server) liveRestore(c store.InflightCurve, f analysis.KneeFacts, now ti
 		r.Curve.Knee = &chart.Annotation{X: pts[k.Index].X, Y: pts[k.Index].Y, Label: row.Label}
 	}
 	return r
-}
-
-// percent formats progress to a tenth, dropping a trailing ".0".
-func percent(p float64) string {
-	return strconv.FormatFloat(math.Round(p*10)/10, 'f', -1, 64)
 }
 
 // perMinute formats a rate in percent per minute with the precision its

@@ -176,7 +176,7 @@ func (s *Server) overviewRTO(ctx context.Context, m *view.Overview) error {
 			Database: r.Database, DatabaseURL: view.DatabaseURL(r.Instance, r.Database),
 			Size: view.Bytes(r.FullBytes + r.DiffBytes + r.LogBytes), Throughput: view.MiBps(r.MiBps),
 			Expected: view.Duration(r.Expected.Seconds()), Target: view.Duration(r.Target.Seconds()),
-			Over: view.Ratio(r.Over()) + " target",
+			Over: human.Times(r.Over()) + " target",
 		}
 		switch {
 		case r.Broken:

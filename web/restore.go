@@ -127,7 +127,7 @@ func (s *Server) restoreDetail(d *store.RestoreDetail) view.RestoreDetail {
 			{Key: "Source build", Value: s.buildText(r.SourceBuild), Mono: true}, {Key: "Family", Value: orUnknown(r.Family), Mono: true},
 			{Key: "Compressed", Value: view.Bool(r.Compressed, "yes", "no")}, {Key: "Encrypted", Value: view.Bool(r.Encrypted, "yes", "no")},
 			{Key: "Checksum", Value: view.Bool(r.Checksum, "yes", "no")}, {Key: "Copy-only", Value: view.Bool(r.CopyOnly, "yes", "no")},
-			{Key: "Device kind", Value: orUnknown(r.DeviceKind)}, {Key: "Stripes", Value: view.IntPtr(r.Stripes)},
+			{Key: "Device kind", Value: human.FactorValue("device_kind", r.DeviceKind)}, {Key: "Stripes", Value: view.IntPtr(r.Stripes)},
 		}},
 		{Title: "Instance at the time", Rows: []view.KV{
 			{Key: "Instance build", Value: s.buildText(r.InstanceBuild), Mono: true},

@@ -85,19 +85,9 @@ func restoreFilter(c echo.Context) (store.RestoreFilter, view.RestoreFilter, err
 	return f, form, nil
 }
 
-// parseDay reads a date (2025-01-31) or an RFC 3339 instant.
-func parseDay(s, name string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t.UTC(), nil
-	}
-	return time.Time{}, store.Errorf(store.EINVALID, "%s %q is not a date: use YYYY-MM-DD", name, s)
-}
+// parseDay reads a from or to as every flag and query takes an instant
+// (store.ParseTime).
+func parseDay(s, name string) (time.Time, error) { return store.ParseTime(name, s) }
 
 func (s *Server) handleRestores(c echo.Context) error {
 	f, form, err := restoreFilter(c)

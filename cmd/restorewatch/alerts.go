@@ -88,7 +88,6 @@ func (c *AlertsSendCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
-	m.analysis = opt
 	db, err := m.openExisting(ctx)
 	if err != nil {
 		return err
@@ -245,7 +244,7 @@ type AlertsSilenceCmd struct {
 	Key      string        `help:"One alert's key."`
 	By       string        `help:"Who silences (default: $USER)."`
 	Why      string        `required:"" help:"Why."`
-	Until    string        `help:"Until when (RFC 3339, or a UTC day)."`
+	Until    string        `help:"Until when (2026-12-03, 2026-12-03 08:00 in UTC, or RFC 3339)."`
 	For      time.Duration `name:"for" help:"For how long (4h, 90m)."`
 }
 
@@ -262,10 +261,8 @@ func (c *AlertsSilenceCmd) Run(ctx context.Context, m *Main) error {
 		until = time.Now().Add(c.For)
 	default:
 		var err error
-		if until, err = time.Parse(time.RFC3339, c.Until); err != nil {
-			if until, err = time.Parse("2006-01-02", c.Until); err != nil {
-				return usageError{fmt.Errorf("--until %q: want RFC 3339 (2026-12-03T08:00:00Z) or a day", c.Until)}
-			}
+		if until, err = store.ParseTime("--until", c.Until); err != nil {
+			return usageError{err}
 		}
 	}
 	db, err := m.openDB(ctx)

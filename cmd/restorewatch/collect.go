@@ -44,7 +44,6 @@ func (c *CollectCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
-	m.analysis = opt // what completing an interrupted run analyses with
 	if c.Push == "" {
 		if c.PushTokenFile != "" || c.CAFile != "" || c.InsecurePush || c.Spool != "" {
 			return usageError{errors.New("--push-token-file, --ca-file, --insecure-push and --spool go with --push URL")}

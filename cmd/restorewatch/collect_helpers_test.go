@@ -171,6 +171,9 @@ func serveWarehouseWith(t *testing.T, path string, hook func(*Main), args ...str
 	m := NewMain()
 	m.Stdout, m.Stderr, m.IsTerminal = &out, &out, false
 	m.Logger = slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--addr") }) {
+		args = append(args, "--addr", "127.0.0.1:0") // never the default port another server may hold
+	}
 	if err := m.ParseFlags(append([]string{"serve", "--db", path}, args...)); err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ type DemoCmd struct {
 	Restores      int    `help:"Total restores; 0 = what half a year of the fleet's jobs run."`
 	Months        int    `help:"Length of the period." default:"6"`
 	Seed          uint64 `help:"Seed of the fleet." default:"1"`
-	Dir           string `help:"Where the demo's ERRORLOG files and CSV are written (default: restorewatch-demo beside the warehouse)." type:"path"`
+	Dir           string `help:"Where the demo's ERRORLOG files and CSV are written (default: restorewatch-demo beside the warehouse file, or in the temporary folder for a PostgreSQL warehouse)." type:"path"`
 	AnalysisFlags `embed:""`
 }
 
@@ -29,7 +29,6 @@ func (c *DemoCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
-	m.analysis = opt // what completing an interrupted run analyses with
 	db, err := m.openDB(ctx)
 	if err != nil {
 		return err
@@ -51,7 +50,11 @@ func loadDemo(ctx context.Context, m *Main, db store.Warehouse, c *DemoCmd, opt 
 	}
 	dir := c.Dir
 	if dir == "" {
-		dir = filepath.Join(filepath.Dir(where(db)), "restorewatch-demo")
+		// Beside the file; a server's warehouse has no folder of ours.
+		dir = filepath.Join(os.TempDir(), "restorewatch-demo")
+		if f, ok := db.(interface{ Path() string }); ok {
+			dir = filepath.Join(filepath.Dir(f.Path()), "restorewatch-demo")
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return demo.Summary{}, store.Errorf(store.EINVALID, "demo: %v", err)

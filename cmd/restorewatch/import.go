@@ -25,19 +25,19 @@ import (
 // and globs in one run, each file's kind given or detected, derived and
 // analysed once at the end.
 type ImportCmd struct {
-	First           string    `arg:"" name:"kind-or-path" help:"An optional kind (errorlog, history, messages or backups; detected per file when left out), or the first path."`
-	Paths           []string  `arg:"" optional:"" name:"path" help:"Files, folders (read recursively) and globs."`
-	Instance        string    `help:"Instance name for files that do not say it (an error log's own name wins; fills a history CSV's empty instance cells; names captured messages)."`
-	InstanceFromDir bool      `name:"instance-from-dir" help:"Name the instance of a file that does not say it after its folder (one folder per server)."`
-	Database        string    `help:"Database (messages), when the text does not say it."`
-	At              time.Time `help:"Completion time (RFC 3339) for messages that lack one." format:"2006-01-02T15:04:05Z07:00"`
-	DateFormat      string    `name:"date-format" help:"Day/month order of culture dates in PowerShell exports: DMY, MDY, YMD or the culture's pattern (dd.MM.yyyy). Inferred from the file when left out."`
-	UTCOffset       string    `name:"utc-offset" help:"The instance's UTC offset (e.g. -05:00) when no error log states it."`
-	Strict          bool      `help:"Any rejected line makes the import fail."`
-	Reread          bool      `help:"Read files again that an earlier import read whole (same content, same options); they are skipped otherwise."`
-	DryRun          bool      `name:"dry-run" help:"Parse and report exactly what would be added and rejected; write nothing."`
-	Verbose         bool      `short:"v" help:"A summary line per file."`
-	Workers         int       `help:"Files parsed at once (0: one per core)." default:"0"`
+	First           string   `arg:"" name:"kind-or-path" help:"An optional kind (errorlog, history, messages or backups; detected per file when left out), or the first path."`
+	Paths           []string `arg:"" optional:"" name:"path" help:"Files, folders (read recursively) and globs."`
+	Instance        string   `help:"Instance name for files that do not say it (an error log's own name wins; fills a history CSV's empty instance cells; names captured messages)."`
+	InstanceFromDir bool     `name:"instance-from-dir" help:"Name the instance of a file that does not say it after its folder (one folder per server)."`
+	Database        string   `help:"Database (messages), when the text does not say it."`
+	At              string   `help:"Completion time for messages that lack one (2026-12-03 08:00 in UTC, or RFC 3339)."`
+	DateFormat      string   `name:"date-format" help:"Day/month order of culture dates in PowerShell exports: DMY, MDY, YMD or the culture's pattern (dd.MM.yyyy). Inferred from the file when left out."`
+	UTCOffset       string   `name:"utc-offset" help:"The instance's UTC offset (e.g. -05:00) when no error log states it."`
+	Strict          bool     `help:"Any rejected line makes the import fail."`
+	Reread          bool     `help:"Read files again that an earlier import read whole (same content, same options); they are skipped otherwise."`
+	DryRun          bool     `name:"dry-run" help:"Parse and report exactly what would be added and rejected; write nothing."`
+	Verbose         bool     `short:"v" help:"A summary line per file."`
+	Workers         int      `help:"Files parsed at once (0: one per core)." default:"0"`
 	AnalysisFlags   `embed:""`
 }
 
@@ -59,6 +59,10 @@ func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
 			return usageError{fmt.Errorf("import %s: give the files to import", paths[0])}
 		}
 	}
+	at, err := store.ParseTime("--at", c.At)
+	if err != nil {
+		return usageError{err}
+	}
 	if c.DateFormat != "" {
 		if err := csv.CheckDateFormat(c.DateFormat); err != nil {
 			return usageError{err}
@@ -75,7 +79,6 @@ func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
-	m.analysis = aopt // what completing an interrupted run analyses with
 	db, cleanup, err := c.warehouse(ctx, m)
 	if err != nil {
 		return err
@@ -97,7 +100,7 @@ func (c *ImportCmd) Run(ctx context.Context, m *Main) error {
 	start := time.Now()
 	loader := ingest.NewLoader(db, ingest.LoaderOptions{Analysis: aopt})
 	opt := ingest.FilesOptions{Kind: kind, InstanceFromDir: c.InstanceFromDir, Workers: c.Workers, Reread: c.Reread,
-		Options: ingest.Options{Instance: c.Instance, Database: c.Database, At: c.At, DateFormat: c.DateFormat}}
+		Options: ingest.Options{Instance: c.Instance, Database: c.Database, At: at, DateFormat: c.DateFormat}}
 	bar := c.runBar(m, files)
 	if bar != nil {
 		opt.Progress = bar.update

@@ -170,14 +170,43 @@ func (m *Main) openDB(ctx context.Context) (store.Warehouse, error) {
 	return m.opened(ctx, db)
 }
 
-// opened keeps db for the run and completes what an interrupted run left.
+// opened keeps db for the run and completes what an interrupted run left,
+// with the running command's analysis options (issue 41: set once here,
+// not by each command before it opens the warehouse).
 func (m *Main) opened(ctx context.Context, db store.Warehouse) (store.Warehouse, error) {
 	m.db = db
 	m.closer = append(m.closer, db.Close)
+	opt, err := m.analysisOptions()
+	if err != nil {
+		return nil, err
+	}
+	m.analysis = opt
 	if err := m.completePending(ctx, db); err != nil {
 		return nil, err
 	}
 	return db, nil
+}
+
+// analysisOptions are the running command's analysis options (its
+// AnalysisFlags, or its own options method), or the defaults for a command
+// without any.
+func (m *Main) analysisOptions() (analysis.Options, error) {
+	if m.kctx != nil {
+		if n := m.kctx.Selected(); n != nil && n.Target.IsValid() && n.Target.CanAddr() {
+			if o, ok := n.Target.Addr().Interface().(interface {
+				options() (analysis.Options, error)
+			}); ok {
+				return o.options()
+			}
+		}
+	}
+	if m.analysis.Config == (analysis.Config{}) {
+		// Not the zero config: a command without analysis flags (restores,
+		// regressions) completing an interrupted run once analysed with
+		// a ratio of 0 and no minimum.
+		return analysis.Options{Config: analysis.DefaultConfig(), KnownIssues: m.analysis.KnownIssues}, nil
+	}
+	return m.analysis, nil
 }
 
 // warehouseName names --db in messages: the file, or the URL without its

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,5 +95,31 @@ func TestExitCodes(t *testing.T) {
 	}
 	if _, _, code := runMain(t, "import", "history", "--strict", "--db", db, bad); code != 1 {
 		t.Errorf("--strict with rejects: exit %d, want 1", code)
+	}
+}
+
+// The running command's analysis options are found where the warehouse is
+// opened (issue 41: each command once had to set them before opening it,
+// or an interrupted run was completed with the defaults): a command's
+// flags, and the defaults for a command without any.
+func TestAnalysisOptionsOfTheRunningCommand(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		ratio float64
+	}{
+		{[]string{"analyze", "--ratio", "0.8"}, 0.8},
+		{[]string{"import", "--ratio", "0.5", "history", "x.csv"}, 0.5},
+		{[]string{"plan", "--instance", "a", "--database", "b"}, 0.67},
+		{[]string{"restores"}, 0.67},
+	} {
+		m := NewMain()
+		m.Stdout, m.Stderr = io.Discard, io.Discard
+		if err := m.ParseFlags(c.args); err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		opt, err := m.analysisOptions()
+		if err != nil || opt.Config.Ratio != c.ratio {
+			t.Errorf("%v: ratio %v (%v), want %v", c.args, opt.Config.Ratio, err, c.ratio)
+		}
 	}
 }

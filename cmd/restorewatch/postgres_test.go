@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,11 +27,21 @@ func TestPostgresWarehouse(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "zone-a") {
 		t.Fatalf("token list through RW_DB: %d, %q, %q", code, out, errs)
 	}
-	// What is not built on PostgreSQL yet says so, and nothing else.
+	// An import derives and analyses on PostgreSQL as on SQLite; again, it
+	// adds nothing.
 	logs, _ := filepath.Glob("../../ingest/errorlog/testdata/full_diff_log_norecovery_2023.log")
-	_, errs, code = runMain(t, "import", "errorlog", "--instance", "LNX01", logs[0])
-	if code != 1 || !strings.Contains(errs, "not built on PostgreSQL yet") {
-		t.Errorf("import on PostgreSQL: %d, %q; want the unsupported error", code, errs)
+	for i, want := range []string{"added 3,", "added 0, duplicates 3"} {
+		out, errs, code := runMain(t, "import", "errorlog", "--instance", "LNX01", "--reread="+strconv.FormatBool(i > 0), logs[0])
+		if code != 0 || !strings.Contains(out+errs, want) {
+			t.Errorf("import %d on PostgreSQL: %d, %q, %q; want %q", i+1, code, out, errs, want)
+		}
+	}
+	out, errs, code = runMain(t, "restores", "--instance", "LNX01")
+	if code != 0 || !strings.Contains(out, "LNX01") {
+		t.Errorf("restores on PostgreSQL: %d, %q, %q", code, out, errs)
+	}
+	if out, errs, code = runMain(t, "analyze"); code != 0 {
+		t.Errorf("analyze on PostgreSQL: %d, %q, %q", code, out, errs)
 	}
 }
 

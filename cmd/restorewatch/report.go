@@ -44,7 +44,6 @@ func (c *ReportCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
-	m.analysis = opt // what completing an interrupted run analyses with
 	db, err := m.openExisting(ctx)
 	if err != nil {
 		return err

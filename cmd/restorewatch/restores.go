@@ -166,19 +166,14 @@ func (c *RestoresCmd) filter() (store.RestoreFilter, error) {
 	return f, nil
 }
 
-// parseDay reads a UTC day (2025-01-31) or an RFC 3339 instant, as the
-// dashboard's from and to do.
+// parseDay reads a --from or --to as every flag takes an instant
+// (store.ParseTime).
 func parseDay(s, flag string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
+	t, err := store.ParseTime(flag, s)
+	if err != nil {
+		return time.Time{}, usageError{err}
 	}
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t.UTC(), nil
-	}
-	return time.Time{}, usageError{fmt.Errorf("%s %q is not a date: use YYYY-MM-DD (UTC) or an RFC 3339 instant", flag, s)}
+	return t, nil
 }
 
 // scope is one instance and database pair to list (either may be "": any).

@@ -46,7 +46,6 @@ func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 	if err != nil {
 		return err
 	}
-	m.analysis = opt // what completing an interrupted run analyses with
 	tlsCfg, err := c.tlsConfig()
 	if err != nil {
 		return err

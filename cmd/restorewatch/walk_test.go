@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -142,17 +143,27 @@ func TestWalkerCatchesASurfaceReadingElsewhere(t *testing.T) {
 	}
 	src := walkSource(t, db, false)
 	get := src.Get
+	// /live's progress of the restore in flight, to the whole percent.
+	whole := regexp.MustCompile(`(\d+)\.\d %`)
 	for _, tc := range []struct {
 		name, path, from, to, quantity string
+		edit                           func(string) string
 	}{
-		{"report's speed now", "/reports/regressions/1", "263 MiB/s", "262 MiB/s", "now"},
-		{"overview's change", "/", "3.4× slower", "0.29×", "change"},
-		{"report's change from the durations", "/reports/regressions/1", "3.4× slower", "3.5× slower", "change"},
+		{"report's speed now", "/reports/regressions/1", "263 MiB/s", "262 MiB/s", "now", nil},
+		{"overview's change", "/", "3.4× slower", "0.29×", "change", nil},
+		{"report's change from the durations", "/reports/regressions/1", "3.4× slower", "3.5× slower", "change", nil},
+		{"report's count of restores since", "/reports/regressions/1", "59 restores", "58 restores", "restores since", nil},
+		{"report's upgrade case on another build", "/reports/regressions/1", "13.0.4474.0", "13.0.4474.1", "upgrade case (AS-IS/TO-BE)", nil},
+		{"/live's progress rounded otherwise", "/live", "", "", "in flight", func(s string) string { return whole.ReplaceAllString(s, "$1 %") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src.Get = func(ctx context.Context, path string) (string, error) {
 				body, err := get(ctx, path)
-				if path == tc.path {
+				switch {
+				case path != tc.path:
+				case tc.edit != nil:
+					body = tc.edit(body)
+				default:
 					body = strings.ReplaceAll(body, tc.from, tc.to)
 				}
 				return body, err

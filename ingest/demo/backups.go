@@ -9,18 +9,23 @@ import (
 )
 
 // The backup history of the fleet, for restore plans: every database an
-// instance restores is also backed up there (weekly full, daily
-// differential, log backups every 15 minutes) over the last BackupDays
-// days, written as backup_history_export.sql's CSV. The schedule is in UTC
-// and ends at Now: the week's full is on the history's fourth day and the
-// last differential starts 20 h 15 min before Now (Now rounded down to a
-// quarter hour), so the latest plan of a database whose differential ends
-// within a quarter hour is the full, that differential and 80 logs.
-// Planted along the way: a copy-only full (the fleet's first database), a
-// striped full (every job with stripes), a missing log backup (the
-// second database: a broken chain before its last differential) and a
-// recovery fork (the third: a restore WITH RECOVERY to an earlier instant,
-// after which the log backups follow a new fork).
+// instance restores with a full (a refresh of a copy) is also backed up
+// there (weekly full, daily differential, log backups every 15 minutes)
+// over the last BackupDays days, written as backup_history_export.sql's
+// CSV. The schedule is in UTC and ends at Now: the week's full is on the
+// history's fourth day and the daily differential starts 20 h 15 min
+// before Now's time of day (Now rounded down to a quarter hour).
+//
+// The history could have happened: no backup of a database runs while a
+// restore over it does, and each such restore replaces the database, so a
+// full backup is taken five minutes after it ends and starts a new chain
+// (a new recovery fork, the restored database's LSNs); a log-shipped copy,
+// always restoring, has no backups at all. Planted along the way, where no
+// restore runs: a copy-only full (the fleet's first database), a striped
+// full (every job with stripes), a missing log backup (the second
+// database: a broken chain) and a recovery fork (the third: a restore WITH
+// RECOVERY to an earlier instant, after which the log backups follow a
+// new fork).
 
 // BackupDays is how many days of backup history the demo writes.
 const BackupDays = 9
@@ -40,11 +45,13 @@ var backupColumns = []string{"instance", "database_name", "backup_set_uuid", "me
 // BackupTruth records what the demo planted in the backup history, for tests.
 type BackupTruth struct {
 	CopyOnly   [2]string // instance, database with a copy-only full
+	CopyAt     time.Time // when the copy-only full was taken (UTC)
 	Gap        [2]string // instance, database missing a log backup
 	GapAt      time.Time // the start of the missing log backup (UTC)
 	Fork       [2]string // instance, database with a recovery fork
 	ForkAt     time.Time // when the forking restore happened (UTC)
-	LastDiff   time.Time // the last differential's start (UTC), same for every database
+	LastDiff   time.Time // the last differential's start (UTC), same for every database not being restored over then
+	Refreshes  int       // fulls taken after a restore over their database
 	Databases  int
 	BackupSets int
 }
@@ -74,7 +81,9 @@ func (g *gen) writeBackups(path string) (BackupTruth, error) {
 	for _, in := range g.plan.instances[:min(withHistory, len(g.plan.instances))] {
 		seen := map[string]bool{}
 		for _, s := range in.series {
-			if seen[s.db] {
+			if seen[s.db] || s.kind == jobLog {
+				// A log-shipped copy is always restoring: it cannot be
+				// backed up.
 				continue
 			}
 			seen[s.db] = true
@@ -91,6 +100,10 @@ func (g *gen) writeBackups(path string) (BackupTruth, error) {
 				d.fork = true
 			}
 			d.write()
+			if d.copyOnly {
+				t.CopyAt = d.copyAt
+			}
+			t.Refreshes += d.refreshes
 			if d.gap {
 				t.GapAt = d.gapAt
 			}
@@ -127,6 +140,9 @@ type dbBackups struct {
 	end, lastDiff       time.Time
 	copyOnly, gap, fork bool
 	gapAt, forkAt       time.Time
+	copyAt              time.Time
+	refreshes           int
+	refreshed           []time.Time // the fulls taken after a restore over the database
 
 	t0       time.Time
 	fullUUID string
@@ -144,46 +160,100 @@ func (d *dbBackups) write() {
 	d.fullCkpt = itoa(d.lsn(d.t0) - 7*24*60*1000) // the full before the history's start
 	d.forkA = guid(0xF0, d.idx, 0)
 	d.forkB = guid(0xF1, d.idx, 0)
-	forkPoint := d.end.Add(-3*24*time.Hour + 7*time.Hour) // restored to this instant …
-	d.forkAt = forkPoint.Add(40 * time.Minute)            // … by a restore at this one
-	fork := d.forkA
+	// The planted events fall where no restore runs over the database.
+	forkPoint := d.free(d.end.Add(-3*24*time.Hour+7*time.Hour), 2*time.Hour) // restored to this instant …
+	d.forkAt = forkPoint.Add(40 * time.Minute)                               // … by a restore at this one
+	d.copyAt = d.free(d.end.Add(-4*24*time.Hour+10*time.Hour), 2*time.Hour).Add(5 * time.Minute)
+	gapAt := d.free(d.lastDiff.Add(-2*24*time.Hour+5*time.Hour), time.Hour)
+	fork, forked := d.forkA, false
 	lastLog := d.lsn(d.t0)
+	over := 0
 	for t := d.t0; t.Before(d.end); t = t.Add(15 * time.Minute) {
+		// A restore over the database that ended before t replaced it:
+		// the next chain starts with a full taken after it, from the
+		// restored database's own LSNs and a new recovery fork.
+		for over < len(d.s.over) && !d.s.over[over].end.After(t) {
+			w := d.s.over[over]
+			over++
+			if w.end.Before(d.t0) {
+				continue
+			}
+			at := w.end.Add(5 * time.Minute).Truncate(time.Minute)
+			if !at.Before(d.end) || d.busy(at, at) {
+				continue
+			}
+			d.refreshes++
+			fork = guid(0xF2, d.idx, d.refreshes)
+			d.data("D", at, false, fork)
+			d.refreshed = append(d.refreshed, at)
+			lastLog = d.lsn(at) - 500
+		}
 		day := int(t.Sub(d.t0) / (24 * time.Hour))
-		if t.Sub(d.t0)%(24*time.Hour) == 0 {
-			// Day 3 is the week's full; the last day's backup (day 8) is
-			// a differential.
+		if t.Sub(d.t0)%(24*time.Hour) == 0 && !d.busy(t, t.Add(d.took("D", t))) {
+			// Day 3 is the week's full; the other days' backups are
+			// differentials. A backup that would run while a restore
+			// replaces the database is not taken.
 			if day%7 == 3 {
 				d.data("D", t, false, fork)
 			} else {
 				d.data("I", t, false, fork)
 			}
 		}
-		if d.copyOnly && t.Equal(d.end.Add(-4*24*time.Hour+10*time.Hour)) {
-			d.data("D", t.Add(5*time.Minute), true, fork)
+		if d.copyOnly && t.Equal(d.copyAt.Add(-5*time.Minute)) {
+			d.data("D", d.copyAt, true, fork)
 		}
-		if t.Equal(d.t0) {
+		if t.Equal(d.t0) || d.busy(t.Add(-15*time.Minute), t.Add(time.Minute)) {
 			continue
 		}
-		if d.gap && t.Equal(d.lastDiff.Add(-2*24*time.Hour+5*time.Hour)) {
+		if d.gap && t.Equal(gapAt) {
 			d.gapAt = t
 			lastLog = d.lsn(t)
 			continue // the missing log backup
 		}
 		first, last := lastLog, d.lsn(t)
-		if d.fork && !t.Before(d.forkAt) && fork == d.forkA {
+		if d.fork && !forked && !t.Before(d.forkAt) {
 			// The first log backup after the forking restore: from the
 			// restored log's start to the new branch's end, across the fork.
 			at := forkPoint.Truncate(15 * time.Minute)
 			first = d.lsn(at)
-			d.log(t, first, last, d.forkA, d.forkB, d.lsn(forkPoint))
-			fork = d.forkB
+			d.log(t, first, last, fork, d.forkB, d.lsn(forkPoint))
+			fork, forked = d.forkB, true
 			lastLog = last
 			continue
 		}
 		d.log(t, first, last, fork, fork, 0)
 		lastLog = last
 	}
+}
+
+// busy says whether [from, to] meets a restore over the database.
+func (d *dbBackups) busy(from, to time.Time) bool {
+	for _, w := range d.s.over {
+		if !from.After(w.end) && !to.Before(w.start) {
+			return true
+		}
+	}
+	return false
+}
+
+// free is the first quarter hour at or after t from which need passes
+// with no restore over the database, and none ended in the half hour
+// before (the full taken after one).
+func (d *dbBackups) free(t time.Time, need time.Duration) time.Time {
+	t = t.Truncate(15 * time.Minute)
+	for d.busy(t.Add(-30*time.Minute), t.Add(need)) {
+		t = t.Add(15 * time.Minute)
+	}
+	return t
+}
+
+// took is how long a data backup of typ taken at t runs.
+func (d *dbBackups) took(typ string, t time.Time) time.Duration {
+	dur := time.Duration(float64(d.pages(t)*8192)/(400<<20)*float64(time.Second)) + time.Second
+	if typ == "I" {
+		dur /= 12
+	}
+	return dur
 }
 
 func (d *dbBackups) pages(t time.Time) float64 {
@@ -194,10 +264,9 @@ func (d *dbBackups) pages(t time.Time) float64 {
 func (d *dbBackups) data(typ string, t time.Time, copyOnly bool, fork string) {
 	size := int64(d.pages(t) * 8192)
 	kind := "FULL"
-	dur := time.Duration(float64(size)/(400<<20)*float64(time.Second)) + time.Second
+	dur := d.took(typ, t)
 	if typ == "I" {
 		kind, size = "DIFF", size/12
-		dur /= 12
 	}
 	d.w.uuid++
 	uuid := guid(0xB0, d.idx, d.w.uuid)

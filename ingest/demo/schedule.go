@@ -53,6 +53,9 @@ func (g *gen) instance(in *instance) error {
 		if j.end().After(p.p1) {
 			continue // pushed past Now by restarts in its way: it has not happened yet
 		}
+		if s.kind != jobLog && j.end().After(p.p1.Add(-(BackupDays+2)*day)) {
+			s.over = append(s.over, span{j.start(), j.end()})
+		}
 		start := j.start()
 		if err := lw.advance(start); err != nil {
 			return err

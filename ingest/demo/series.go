@@ -43,7 +43,14 @@ type series struct {
 	rng     *rand.Rand
 	lsn     lsn // next LSN of the source database's log
 	prevEnd time.Time
+	// over holds the runs of the backup history's days that restored
+	// over the database (a full, or a full and its differential): no
+	// backup of it runs meanwhile, and each starts a new chain.
+	over []span
 }
+
+// span is a run's start and end, UTC.
+type span struct{ start, end time.Time }
 
 // bufCfg is a restore's BUFFERCOUNT and MAXTRANSFERSIZE as TF 3213 shows them.
 type bufCfg struct{ count, maxKiB int64 }

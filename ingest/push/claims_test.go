@@ -301,7 +301,7 @@ func TestPushAppliesInOneTransaction(t *testing.T) {
 	l := ingest.NewLoader(db, ingest.LoaderOptions{})
 	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	seen := -1
-	_, err := l.RecordsInOne(ctx, "live", "zone-b/SQLB01", func(s store.Sink) error {
+	_, err := l.Push(ctx, "live", "zone-b/SQLB01", store.PushMark{Collector: "zone-b", Batch: "b1"}, func(s store.Sink) error {
 		for i := range 9999 {
 			if i == 7500 {
 				time.Sleep(time.Second) // an import commits its batches behind the feed: give it the time

@@ -124,7 +124,8 @@ func (r *Receiver) Push(ctx context.Context, collector string, body io.Reader) (
 			return Result{}, err
 		}
 	}
-	sum, err := r.l.RecordsInOne(wctx, b.Source, collector+"/"+b.Name, b.Feed)
+	// The records, the batch's mark and its runs in one transaction.
+	sum, err := r.l.Push(wctx, b.Source, collector+"/"+b.Name, store.PushMark{Collector: collector, Batch: b.Batch, Runs: runs}, b.Feed)
 	if err != nil {
 		return Result{}, err
 	}
@@ -136,9 +137,6 @@ func (r *Receiver) Push(ctx context.Context, collector string, body io.Reader) (
 			// as after an import whose analysis failed.
 			r.log.Error("push: derivation or analysis failed", "collector", collector, "batch", b.Batch, "error", err.Error())
 		}
-	}
-	if err := r.db.RecordPush(wctx, collector, b.Batch, sum.Read, sum.Added, runs...); err != nil {
-		return Result{}, err
 	}
 	res.Status, res.Added = Applied, sum.Added
 	return res, nil

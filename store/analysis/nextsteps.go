@@ -91,7 +91,7 @@ func NextSteps(f NextStepFacts) []NextStep {
 		Where: on("on %s while a restore runs"), Kind: "PowerShell",
 		Command: `Get-Counter '\SMB Client Shares(*)\Avg. sec/Read', '\SMB Client Shares(*)\Read Bytes/sec' -SampleInterval 5 -MaxSamples 60`}
 	if remote {
-		share.Why = "the backups are read over the network (" + device + "): " + share.Why
+		share.Why = "the backups are read over the network (" + human.FactorValue("device_kind", device) + "): " + share.Why
 	}
 	filter := NextStep{Fact: "filter_drivers", Name: "File-system filter drivers",
 		Missing: "never recorded: kernel minifilters are not SQL Server modules",

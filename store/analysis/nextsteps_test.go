@@ -122,7 +122,7 @@ func TestRegressionNextStepsOnAGeneratedRegression(t *testing.T) {
 	if want := []string{"share_latency", "filter_drivers", "loaded_modules", "vlfs", "file_growth"}; !slices.Equal(got, want) {
 		t.Errorf("steps %q, want %q", got, want)
 	}
-	if steps[0].Where != "on FS-SQL01 while a restore runs" || !strings.Contains(steps[0].Why, store.DeviceUNC) {
+	if steps[0].Where != "on FS-SQL01 while a restore runs" || !strings.Contains(steps[0].Why, "network share (UNC)") || strings.Contains(steps[0].Why, store.DeviceUNC) {
 		t.Errorf("share step %+v", steps[0])
 	}
 }

@@ -11,6 +11,14 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 )
 
+// Version names what Derive produces. Bump it whenever a change here alters
+// the restore rows derived from the same facts: each engine's next
+// reconciliation then derives every instance again (the warehouse records
+// the version it derived by in setting 'derivation_version'), so an
+// upgraded restorewatch never shows restores derived by the rules of an
+// older one.
+const Version = "6"
+
 // Instance is the outcome of derivation for one instance.
 type Instance struct {
 	Restores []Derived

@@ -24,7 +24,8 @@ func Change(ratio float64) string {
 }
 
 // ChangeRange words a ratio's interval in Change's direction: "3.2–3.6×
-// slower" for a slowdown whose ratio lies in 0.28–0.31. An interval that
+// slower" for a slowdown whose ratio lies in 0.28–0.31, "1.01–1.04×
+// slower" where both ends round to one figure. An interval that
 // straddles 1 is "between 1.2× slower and 1.1× faster".
 func ChangeRange(lo, hi float64) string {
 	if !(lo > 0) || !(hi >= lo) || math.IsInf(hi, 0) {
@@ -32,6 +33,11 @@ func ChangeRange(lo, hi float64) string {
 	}
 	flo, dlo := factor(lo)
 	fhi, dhi := factor(hi)
+	if flo == fhi && dlo == dhi && lo != hi && math.Max(1/lo, hi) < 9.95 {
+		// A narrow interval near one figure keeps a second decimal, so
+		// it never reads "1.0–1.0× slower".
+		flo, fhi = fine(lo), fine(hi)
+	}
 	switch {
 	case dlo == dhi && dlo == "slower":
 		return fhi + "–" + flo + "× slower"
@@ -52,6 +58,14 @@ func ChangeFactor(ratio float64) float64 {
 
 // factor is the ratio as a factor of at least 1, rounded the one way the
 // product rounds it (one decimal below 10, whole above), and its direction.
+// fine is a ratio's factor to two decimals, for ChangeRange.
+func fine(ratio float64) string {
+	if ratio < 1 {
+		ratio = 1 / ratio
+	}
+	return strconv.FormatFloat(ratio, 'f', 2, 64)
+}
+
 func factor(ratio float64) (string, string) {
 	if !(ratio > 0) || math.IsInf(ratio, 0) {
 		return "", ""
@@ -76,6 +90,16 @@ func Percent(p float64) string {
 		return "? %"
 	}
 	return strconv.FormatFloat(math.Round(p), 'f', 0, 64) + " %"
+}
+
+// Progress is how far a restore in flight has come, to a tenth of a
+// percent as sys.dm_exec_requests reports it and every surface shows it
+// (/live, the plan's in-flight sentence): "65.6 %", "66 %" when whole.
+func Progress(p float64) string {
+	if math.IsNaN(p) || math.IsInf(p, 0) {
+		return "? %"
+	}
+	return strconv.FormatFloat(math.Round(p*10)/10, 'f', -1, 64) + " %"
 }
 
 // P states a p-value in a sentence, rounded the one way every surface

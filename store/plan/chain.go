@@ -46,8 +46,10 @@ type Chain struct {
 	Reaches  time.Time `json:"reaches"` // the instant the chain restores to
 	Steps    []Step    `json:"steps"`
 	// Notes say what the chain skipped and why (damaged or incomplete sets,
-	// copy-only fulls, forks).
+	// copy-only fulls, forks, a restore over the database).
 	Notes []string `json:"notes"`
+	// After is the restore over the database the chain begins after.
+	After *Overwrite `json:"after_restore,omitempty"`
 }
 
 // GapError is a break in the log chain: no log backup holds the LSNs from
@@ -66,6 +68,67 @@ func (e *GapError) Error() string {
 	}
 	return fmt.Sprintf("the log chain of %s is broken: no log backup holds LSN %s to %s; the last instant that can be reached is %s",
 		e.Database, e.FromLSN, to, e.LastReachable.UTC().Format("2006-01-02 15:04:05 UTC"))
+}
+
+// Overwrite is a restore over the database on an instance whose msdb
+// recorded its backups: it replaced the database, so no backup taken before
+// it can be chained with one taken after it, and none can reach an instant
+// while it ran.
+type Overwrite struct {
+	RestoreID  int64     `json:"restore_id"`
+	Start, End time.Time // UTC; End = Start when its end is unknown
+}
+
+// BuildAfter is Build for a database that restores replaced (overs, in any
+// order): the chain of an instant after the last of them begins with the
+// first full backup taken after it ends, and says so; an instant while one
+// ran cannot be reached.
+func BuildAfter(sets []store.BackupSet, database string, at time.Time, overs []Overwrite) (Chain, error) {
+	var last *Overwrite
+	for i := range overs {
+		o := &overs[i]
+		if (at.IsZero() || !o.Start.After(at)) && (last == nil || o.Start.After(last.Start)) {
+			last = o
+		}
+	}
+	if last == nil {
+		return Build(sets, database, at)
+	}
+	if !at.IsZero() && at.Before(last.End) {
+		return Chain{Database: database, At: at}, store.Errorf(store.EINVALID,
+			"%s was being restored over from %s to %s (restore %d): no backup reaches an instant while a restore replaced the database; choose one before %s or after %s",
+			database, stamp(last.Start), stamp(last.End), last.RestoreID, stamp(last.Start), stamp(last.End))
+	}
+	var after []store.BackupSet
+	dropped := 0
+	for _, s := range sets {
+		if s.Start.Before(last.End.Truncate(time.Second)) {
+			dropped++
+			continue
+		}
+		after = append(after, s)
+	}
+	c, err := Build(after, database, at)
+	if err != nil && len(c.Steps) == 0 {
+		if store.ErrorCode(err) == store.EINVALID {
+			return c, store.Errorf(store.EINVALID,
+				"%s was restored over by restore %d, which ended %s, and no usable full backup has been taken since: the backups before it belong to the database it replaced; choose an instant before %s, or take a full backup",
+				database, last.RestoreID, stamp(last.End), stamp(last.Start))
+		}
+		return c, err
+	}
+	if len(c.Steps) > 0 {
+		first := c.Steps[0].Set
+		note := fmt.Sprintf("%s was restored over by restore %d, which ended %s: the chain begins with the full backup of %s, the first usable one taken since",
+			database, last.RestoreID, stamp(last.End), stamp(first.Finish))
+		if dropped > 0 {
+			note += "; the backups taken before it belong to the database it replaced"
+		}
+		c.Notes = append([]string{note}, c.Notes...)
+		o := *last
+		c.After = &o
+	}
+	return c, err
 }
 
 // Build chooses the chain that restores database to at (zero = the latest

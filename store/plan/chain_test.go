@@ -340,3 +340,59 @@ func TestChainStopsBeforeAnUnprovenFork(t *testing.T) {
 		t.Errorf("the msdb layout crossed into fork B: %v", c.Reaches)
 	}
 }
+
+// A restore over the database replaces it (issue 38): backups from before
+// it cannot be chained with those after, an instant while it ran cannot be
+// reached, and the plan of a later instant begins with the first full
+// taken after it and says so. The history's LSNs run on across the restore
+// (as they would for a copy restored from its own source's backups), so
+// only the restore says where the chain must begin.
+func TestChainBeginsAfterARestoreOverTheDatabase(t *testing.T) {
+	h := newHistory(3)
+	over := []plan.Overwrite{{RestoreID: 730, Start: h.at(day + 6*60), End: h.at(day + 8*60)}}
+
+	// No full since the restore: no chain reaches past it.
+	_, err := plan.BuildAfter(h.sets, "Sales", time.Time{}, over)
+	if store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "restore 730") ||
+		!strings.Contains(err.Error(), "no usable full backup has been taken since") {
+		t.Fatalf("no full after the restore: %v", err)
+	}
+	// Inside the restore: nothing reaches it.
+	if _, err := plan.BuildAfter(h.sets, "Sales", h.at(day+7*60), over); err == nil || !strings.Contains(err.Error(), "was being restored over") {
+		t.Errorf("an instant while the restore ran: %v", err)
+	}
+	// Before it: the history as it was, with no word of the restore.
+	c, err := plan.BuildAfter(h.sets, "Sales", h.at(day+2*60), over)
+	if err != nil || c.After != nil || !c.Steps[0].Set.Start.Equal(h.at(0)) || strings.Contains(strings.Join(c.Notes, " "), "restored over") {
+		t.Errorf("before the restore: %v after=%v notes=%q", err, c.After, c.Notes)
+	}
+
+	// A full taken after it begins every later chain, and the plan says where.
+	h.data("D", day+8*60+5, false)
+	for _, at := range []time.Time{{}, h.at(2*day + 3*60)} {
+		c, err := plan.BuildAfter(h.sets, "Sales", at, over)
+		if err != nil {
+			t.Fatalf("at %v: %v", at, err)
+		}
+		if !c.Steps[0].Set.Start.Equal(h.at(day+8*60+5)) || c.After == nil || c.After.RestoreID != 730 {
+			t.Errorf("at %v: the chain begins with the backup of %v (after %+v), want the full taken after restore 730",
+				at, c.Steps[0].Set.Start, c.After)
+		}
+		for _, s := range c.Steps {
+			if s.Set.Start.Before(over[0].End) {
+				t.Errorf("at %v: step %s of %v is from before the restore over the database", at, s.Kind, s.Set.Start)
+			}
+		}
+		if len(c.Notes) == 0 || !strings.Contains(c.Notes[0], "restored over by restore 730") ||
+			!strings.Contains(c.Notes[0], "the chain begins with the full backup of 2026-11-03 08:10:00 UTC") {
+			t.Errorf("at %v: notes %q do not say where the chain begins", at, c.Notes)
+		}
+	}
+	// Without the restore, the same history chains across it (the full
+	// before it and a differential based on that full): the rule is what
+	// keeps the plan honest.
+	c, err = plan.Build(h.sets, "Sales", h.at(2*day+3*60))
+	if err != nil || !c.Steps[0].Set.Start.Before(over[0].End) {
+		t.Errorf("plain Build: %v, begins %v; the test's history no longer shows what the rule prevents", err, c.Steps[0].Set.Start)
+	}
+}

@@ -6,15 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/human"
 )
-
-// inflightSource is what a plan reads of restores in flight, where the
-// warehouse keeps them (the collector's curves).
-type inflightSource interface {
-	InflightCurves(ctx context.Context, since time.Time) ([]store.InflightCurve, error)
-}
 
 // InFlight is a restore of the plan's database running now on the target,
 // and what its own pace says of its whole duration (issue 38): an estimate
@@ -34,11 +27,7 @@ const inflightPace = 30 * time.Minute
 // curves seen in the day before now, and words its pace against the
 // plan's estimate of its full step (est seconds; 0: none).
 func inFlight(ctx context.Context, src Source, target, database string, now time.Time, est float64) (*InFlight, error) {
-	is, ok := src.(inflightSource)
-	if !ok {
-		return nil, nil
-	}
-	cs, err := is.InflightCurves(ctx, now.Add(-24*time.Hour))
+	cs, err := src.InflightCurves(ctx, now.Add(-24*time.Hour))
 	if err != nil {
 		return nil, err
 	}
@@ -63,8 +52,8 @@ func inFlight(ctx context.Context, src Source, target, database string, now time
 		elapsed := c.LastSeen.Sub(c.StartUTC).Seconds()
 		total := elapsed + (100-last.Percent)/pace*60
 		f := &InFlight{Started: c.StartUTC, Percent: last.Percent, Expected: total}
-		f.Sentence = fmt.Sprintf("a restore of %s on %s is in flight (started %s, %.0f %% done): at its pace of the last %s it takes about %s in all",
-			database, target, human.Stamp(c.StartUTC), last.Percent, human.Duration(mins*60), human.Duration(total))
+		f.Sentence = fmt.Sprintf("a restore of %s on %s is in flight (started %s, %s done): at its pace of the last %s it takes about %s in all",
+			database, target, human.Stamp(c.StartUTC), human.Progress(last.Percent), human.Duration(mins*60), human.Duration(total))
 		if est > 0 {
 			f.Sentence += fmt.Sprintf(", against the %s the full step's estimate expects from history", human.Duration(est))
 		}

@@ -29,6 +29,12 @@ type Source interface {
 	// BackupReplicas names the instances whose msdb recorded the
 	// database's backups: one, or an availability group's replicas.
 	BackupReplicas(ctx context.Context, name, database string) (store.Replicas, error)
+	// ListRestores finds the restores over the database: a chain begins
+	// after the last one.
+	ListRestores(ctx context.Context, f store.RestoreFilter) ([]store.Restore, int, error)
+	// InflightCurves finds a restore of the database in flight, which
+	// informs the estimate of its full step.
+	InflightCurves(ctx context.Context, since time.Time) ([]store.InflightCurve, error)
 }
 
 // Request is what a user asks for.
@@ -84,9 +90,25 @@ func Make(ctx context.Context, src Source, r Request) (Plan, ScriptOptions, erro
 		}
 	}
 	if len(sets) == 0 {
+		// A copy restored only from log backups (log shipping) is always
+		// restoring: it is never backed up where it is restored; its
+		// primary's history is the one to plan from.
+		if logs, _, err := src.ListRestores(ctx, store.RestoreFilter{Instance: r.Instance, Database: r.Database, Limit: 1}); err == nil &&
+			len(logs) == 1 && logs[0].Kind == store.KindLog {
+			from := "its primary"
+			if logs[0].SourceServer != "" {
+				from = logs[0].SourceServer
+			}
+			return Plan{}, opt, store.Errorf(store.ENOTFOUND, "no backup history of %s on %s: it is restored from %s's log backups (log shipping), so it is always restoring and never backed up there; plan it from %s's backup history (`restorewatch import backups FILE` of that server, or its collector)",
+				r.Database, r.Instance, from, from)
+		}
 		return Plan{}, opt, store.Errorf(store.ENOTFOUND, "no backup history of %s on %s: import it with `restorewatch import backups FILE` (backup_history_export.sql) or let the collector read msdb", r.Database, r.Instance)
 	}
-	chain, cerr := Build(sets, sets[0].Database, r.At)
+	overs, err := overwrites(ctx, src, reps.Instances, sets[0].Database, sets)
+	if err != nil {
+		return Plan{}, opt, err
+	}
+	chain, cerr := BuildAfter(sets, sets[0].Database, r.At, overs)
 	if r.TargetInstance == "" && !slices.ContainsFunc(reps.Instances, func(s string) bool { return strings.EqualFold(s, r.Instance) }) {
 		// Named by its availability group or listener: restored where its
 		// full was taken, as the replica that has its restores measured.
@@ -161,6 +183,35 @@ func Make(ctx context.Context, src Source, r Request) (Plan, ScriptOptions, erro
 		}
 	}
 	return p, opt, cerr
+}
+
+// overwrites lists the full restores over database on the instances whose
+// msdb recorded its backups, since the oldest of those backups.
+func overwrites(ctx context.Context, src Source, instances []string, database string, sets []store.BackupSet) ([]Overwrite, error) {
+	from := sets[0].Start
+	for _, s := range sets {
+		if s.Start.Before(from) {
+			from = s.Start
+		}
+	}
+	var out []Overwrite
+	for _, in := range instances {
+		rs, _, err := src.ListRestores(ctx, store.RestoreFilter{Instance: in, Database: database, Kind: store.KindFull, From: from.Add(-logMargin), Limit: 1000})
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range rs {
+			o := Overwrite{RestoreID: x.ID, Start: x.At, End: x.At}
+			if x.StartedAt != nil {
+				o.Start, o.End = *x.StartedAt, *x.StartedAt
+			}
+			if x.FinishedAt != nil && x.FinishedAt.After(o.End) {
+				o.End = *x.FinishedAt
+			}
+			out = append(out, o)
+		}
+	}
+	return out, nil
 }
 
 // logMargin is how long before its base's start a log backup may finish
@@ -296,22 +347,16 @@ func RTOTarget(tags map[string]string, def time.Duration) time.Duration {
 
 // ParseAt reads the instant a plan restores to, as the CLI's --at, the
 // page's and the API's at= take it: "latest" or empty (the latest the
-// backups reach, a zero time), RFC 3339, or a date and time without a zone,
-// taken as UTC.
+// backups reach, a zero time), or any instant store.ParseTime reads.
 func ParseAt(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if s == "" || strings.EqualFold(s, "latest") {
+	if strings.EqualFold(strings.TrimSpace(s), "latest") {
 		return time.Time{}, nil
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02 15:04"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			if err := store.CheckInstant("at", t); err != nil {
-				return time.Time{}, err
-			}
-			return t.UTC(), nil
-		}
+	t, err := store.ParseTime("at", s)
+	if err != nil && strings.Contains(err.Error(), "is not a date or an instant") {
+		return t, store.Errorf(store.EINVALID, "at %q is not an instant: use latest, 2026-11-03 20:00 (UTC), 2026-11-03 (its midnight, UTC) or RFC 3339 (2026-11-03T20:00:00Z)", s)
 	}
-	return time.Time{}, store.Errorf(store.EINVALID, "%q is not an instant: use latest, 2026-11-03T20:00:00Z (RFC 3339) or 2026-11-03 20:00:00 (UTC)", s)
+	return t, err
 }
 
 // CheckFolder reports why path cannot be a data_path or log_path (the

@@ -69,6 +69,14 @@ func (f *fakeSource) BackupReplicas(_ context.Context, name, database string) (s
 	return store.Replicas{Instances: []string{name}, Database: database}, nil
 }
 
+func (f *fakeSource) InflightCurves(context.Context, time.Time) ([]store.InflightCurve, error) {
+	return nil, nil
+}
+
+func (f *fakeSource) ListRestores(context.Context, store.RestoreFilter) ([]store.Restore, int, error) {
+	return nil, 0, nil
+}
+
 func (f *fakeSource) ListRegressions(_ context.Context, r store.RegressionFilter) ([]store.Regression, error) {
 	f.asked = append(f.asked, "regressions "+r.Instance)
 	return f.regs, nil

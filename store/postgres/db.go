@@ -10,15 +10,13 @@
 // schema_migration, under an advisory lock so replicas starting together
 // migrate once.
 //
-// Not every method of the contract is built yet: those that are not return
-// an error wrapping errors.ErrUnsupported that names the method (see
-// unsupported.go), never a silent empty answer.
+// Derivation takes an advisory lock per instance (reconcile.go), so
+// replicas share the work and never derive one instance at once.
 package postgres
 
 import (
 	"context"
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"net"
@@ -340,11 +338,5 @@ func (db *DB) WarehouseSchema(ctx context.Context) (int, error) {
 	return *v, nil
 }
 
-// errUnsupported is what a method of the contract not built on PostgreSQL
-// yet returns.
-func errUnsupported(method string) error {
-	return store.Errorf(store.EUNAVAILABLE, "store/postgres: %s is not built on PostgreSQL yet (issue 41): %w", method, errors.ErrUnsupported)
-}
-
-// DB satisfies the warehouse contract (some of it unsupported yet).
+// DB satisfies the warehouse contract.
 var _ store.Warehouse = (*DB)(nil)

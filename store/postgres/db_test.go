@@ -2,13 +2,11 @@ package postgres_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
-	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/postgres"
 	"github.com/restorewatch/restorewatch/store/postgres/pgtest"
 	"github.com/restorewatch/restorewatch/store/sqlite"
@@ -86,15 +84,6 @@ func TestConfigVerifiesTLSAndKeepsThePasswordOut(t *testing.T) {
 	_, err = postgres.Config("mysql://rw:hunter2@x/y")
 	if err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("error %v: want a refusal without the password", err)
-	}
-}
-
-// An unbuilt method says so: never an empty answer.
-func TestUnsupportedSaysSo(t *testing.T) {
-	db := open(t)
-	_, err := db.NewImport(context.Background(), "test", "t")
-	if !errors.Is(err, errors.ErrUnsupported) || store.ErrorCode(err) != store.EUNAVAILABLE {
-		t.Fatalf("NewImport: %v, want EUNAVAILABLE wrapping ErrUnsupported", err)
 	}
 }
 

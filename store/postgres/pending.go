@@ -6,25 +6,30 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/derive"
 )
 
 // Pending reads the marks an interrupted run leaves (store/pending.go):
-// instances to derive and to analyse. PostgreSQL drops no indexes for a
-// bulk derivation, and no restore here was derived by older rules (the
-// derivation is not built on this engine yet), so those two stay zero.
+// instances to derive and to analyse, and whether the restores were derived
+// by another derivation version. PostgreSQL drops no indexes for a bulk
+// derivation: Indexes stays zero.
 func (db *DB) Pending(ctx context.Context) (store.PendingWork, error) {
 	var p store.PendingWork
-	err := db.pool.QueryRow(ctx, `SELECT
+	var instances int
+	var version *string
+	err := db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM instance),
 		(SELECT count(*) FROM instance WHERE dirty > 0),
-		(SELECT count(*) FROM instance WHERE analysis_pending > 0)`).Scan(&p.Derive, &p.Analyse)
+		(SELECT count(*) FROM instance WHERE analysis_pending > 0),
+		(SELECT value FROM setting WHERE key = 'derivation_version')`).Scan(&instances, &p.Derive, &p.Analyse, &version)
 	if err != nil {
 		return p, fmt.Errorf("store: pending work: %w", err)
 	}
+	p.Derivation = instances > 0 && (version == nil || *version != derive.Version)
 	return p, nil
 }
 
 // CompletePending finishes what an interrupted run left: the derivation of
-// dirty instances (not built on PostgreSQL yet: an error that says so), then
+// dirty instances (and all of them after a new derivation version), then
 // the analysis of the instances whose analysis is pending, handed to
 // analyse.
 func (db *DB) CompletePending(ctx context.Context, analyse func(ctx context.Context, ids []int64) error) (store.PendingWork, error) {
@@ -32,7 +37,7 @@ func (db *DB) CompletePending(ctx context.Context, analyse func(ctx context.Cont
 	if err != nil || !p.Any() {
 		return p, err
 	}
-	if p.Derive > 0 {
+	if p.Derive > 0 || p.Derivation {
 		if err := db.Reconcile(ctx); err != nil {
 			return p, err
 		}

@@ -36,7 +36,7 @@ func (db *DB) Restores(ctx context.Context, q store.RestoreQuery) (store.Restore
 		f.Sort = "at"
 	}
 	if q.Orders != nil && !q.Series && q.Each == nil && f.Fleetwide() {
-		o, err := q.Orders(ctx)
+		o, err := q.Pages(ctx, f)
 		if err != nil {
 			return store.RestorePage{}, err
 		}
@@ -81,7 +81,7 @@ func (db *DB) cond(ctx context.Context, f store.RestoreFilter, p *params) (strin
 	}
 	if f.Build != "" {
 		// A build or a prefix of one in whole components (store/sqlite's
-		// buildMatches): the range of what follows "prefix.".
+		// store.BuildMatches): the range of what follows "prefix.".
 		conds = append(conds, `(r.instance_build = `+p.add(f.Build)+` OR r.instance_build COLLATE "C" >= `+p.add(f.Build+".")+
 			` AND r.instance_build COLLATE "C" < `+p.add(f.Build+"/")+`)`)
 	}

@@ -152,10 +152,26 @@ const keepPushBatches = 30 * 24 * time.Hour
 
 // RecordPush remembers that collector's batch was applied, stores its
 // collector runs, notes the token's use and forgets old batch ids, in one
-// transaction. Two replicas applying the same batch at once serialise on
-// the batch's row: the second finds it marked and stores nothing.
+// transaction (a batch of run records only; a batch of records is marked
+// by its import, Import.MarkPush). Two replicas applying the same batch at
+// once serialise on the batch's row: the second finds it marked and stores
+// nothing.
 func (db *DB) RecordPush(ctx context.Context, collector, batch string, records, added int64, runs ...store.CollectorRun) error {
-	now := db.now()
+	if err := checkRuns(runs); err != nil {
+		return err
+	}
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		_, err := db.recordPush(ctx, tx, collector, batch, records, added, runs)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: record push %s/%s: %w", collector, batch, err)
+	}
+	return nil
+}
+
+// checkRuns validates a push's run records before anything is written.
+func checkRuns(runs []store.CollectorRun) error {
 	for _, r := range runs {
 		if err := r.Validate(); err != nil {
 			return err
@@ -164,40 +180,41 @@ func (db *DB) RecordPush(ctx context.Context, collector, batch string, records, 
 			return store.Errorf(store.EINVALID, "run record: %s", store.ErrorMessage(err))
 		}
 	}
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO push_batch (collector, batch, applied_at, records, added) VALUES ($1, $2, $3, $4, $5)
-			ON CONFLICT DO NOTHING`, collector, batch, now.UnixMilli(), records, added)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return nil // another apply of the same batch marked it first
-		}
-		for _, r := range runs {
-			finished := now
-			if r.Finished != nil {
-				finished = *r.Finished
-			}
-			inst := store.InstanceName(r.Instance)
-			if _, err := tx.Exec(ctx, `INSERT INTO collector_run (instance, started, finished, status, rows, errors, notes)
-				VALUES ($1, $2, $3, $4, $5, $6, $7)`, inst, r.Started.UnixMilli(), finished.UnixMilli(), r.Status,
-				jsonText(nonNilCounts(r.Rows)), jsonText(nonNilMap(r.Errors)), jsonText(nonNil(r.Notes))); err != nil {
-				return fmt.Errorf("run of %s: %w", r.Instance, err)
-			}
-			if err := pruneRuns(ctx, tx, inst); err != nil {
-				return fmt.Errorf("prune runs: %w", err)
-			}
-		}
-		if _, err := tx.Exec(ctx, `UPDATE collector_token SET used_at = $1 WHERE name = $2`, now.UnixMilli(), collector); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, `DELETE FROM push_batch WHERE applied_at < $1`, now.Add(-keepPushBatches).UnixMilli())
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("store: record push %s/%s: %w", collector, batch, err)
-	}
 	return nil
+}
+
+// recordPush marks collector's batch applied inside tx, with its runs;
+// marked false says another apply marked it first (tx then stores nothing).
+func (db *DB) recordPush(ctx context.Context, tx pgx.Tx, collector, batch string, records, added int64, runs []store.CollectorRun) (marked bool, err error) {
+	if err := checkRuns(runs); err != nil {
+		return false, err
+	}
+	now := db.now()
+	tag, err := tx.Exec(ctx, `INSERT INTO push_batch (collector, batch, applied_at, records, added) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT DO NOTHING`, collector, batch, now.UnixMilli(), records, added)
+	if err != nil || tag.RowsAffected() == 0 {
+		return false, err // or another apply of the same batch marked it first
+	}
+	for _, r := range runs {
+		finished := now
+		if r.Finished != nil {
+			finished = *r.Finished
+		}
+		inst := store.InstanceName(r.Instance)
+		if _, err := tx.Exec(ctx, `INSERT INTO collector_run (instance, started, finished, status, rows, errors, notes)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`, inst, r.Started.UnixMilli(), finished.UnixMilli(), r.Status,
+			jsonText(nonNilCounts(r.Rows)), jsonText(nonNilMap(r.Errors)), jsonText(nonNil(r.Notes))); err != nil {
+			return false, fmt.Errorf("run of %s: %w", r.Instance, err)
+		}
+		if err := pruneRuns(ctx, tx, inst); err != nil {
+			return false, fmt.Errorf("prune runs: %w", err)
+		}
+	}
+	if _, err := tx.Exec(ctx, `UPDATE collector_token SET used_at = $1 WHERE name = $2`, now.UnixMilli(), collector); err != nil {
+		return false, err
+	}
+	_, err = tx.Exec(ctx, `DELETE FROM push_batch WHERE applied_at < $1`, now.Add(-keepPushBatches).UnixMilli())
+	return err == nil, err
 }
 
 // AuthorizePush checks that collector may write every one of instances and

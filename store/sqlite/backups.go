@@ -33,21 +33,7 @@ func (w *batchWriter) backupSet(b *store.BackupSet) (added bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("backup set %s: %w", b.Origin, err)
 	}
-	if ag := strings.TrimSpace(b.AvailabilityGroup); ag != "" {
-		if w.members == nil {
-			w.members = map[agKey]agMember{}
-		}
-		k := agKey{inst, b.Database, ag}
-		m := w.members[k]
-		m.at = max(m.at, ms(b.Finish))
-		if l := strings.TrimSpace(b.AGListener); l != "" {
-			m.listener = l
-		}
-		if g := strings.ToUpper(strings.Trim(b.GroupDatabaseID, "{} ")); g != "" {
-			m.groupDB = g
-		}
-		w.members[k] = m
-	}
+	w.members.BackupSet(inst, b)
 	n, _ := res.RowsAffected()
 	sel, err := w.stmt(selectBackupSetID)
 	if err != nil {
@@ -87,8 +73,8 @@ func (w *batchWriter) flushMembers() error {
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET observed_utc = MAX(observed_utc, excluded.observed_utc),
 			listener = CASE WHEN excluded.listener <> '' THEN excluded.listener ELSE listener END,
 			group_database_id = CASE WHEN excluded.group_database_id <> '' THEN excluded.group_database_id ELSE group_database_id END`,
-			k.instance, k.database, k.ag, m.listener, m.groupDB, m.at); err != nil {
-			return fmt.Errorf("availability group %s: %w", k.ag, err)
+			k.Instance, k.Database, k.AG, m.Listener, m.GroupDB, m.At); err != nil {
+			return fmt.Errorf("availability group %s: %w", k.AG, err)
 		}
 	}
 	clear(w.members)
@@ -96,53 +82,14 @@ func (w *batchWriter) flushMembers() error {
 }
 
 // currentMembers keeps the instance's availability-group membership as the
-// snapshot read it: every membership it lists is recorded (through the
-// batch's members, as a backup set's AG is), those recorded before it that
-// it no longer lists are forgotten (a database removed from its AG, a
-// replica evicted). A later record (an import of newer backups) is kept.
+// snapshot read it (row.Members.Snapshot): those recorded before it that it
+// no longer lists are forgotten.
 func (w *batchWriter) currentMembers(id int64, h *store.HostSnapshot) error {
-	at := h.ObservedAt
-	if h.UTCOffset != nil {
-		at = at.Add(-time.Duration(*h.UTCOffset) * time.Minute)
-	}
-	if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM ag_database WHERE instance_id = ? AND observed_utc < ?`, id, ms(at)); err != nil {
+	at := w.members.Snapshot(id, h)
+	if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM ag_database WHERE instance_id = ? AND observed_utc < ?`, id, at); err != nil {
 		return fmt.Errorf("availability groups of %s: %w", h.Instance, err)
 	}
-	for k := range w.members {
-		if k.instance == id && w.members[k].at < ms(at) {
-			delete(w.members, k)
-		}
-	}
-	for _, m := range h.AvailabilityGroups {
-		if m.Distributed || strings.TrimSpace(m.AG) == "" || m.Database == "" {
-			continue
-		}
-		if w.members == nil {
-			w.members = map[agKey]agMember{}
-		}
-		k := agKey{id, m.Database, strings.TrimSpace(m.AG)}
-		g := w.members[k]
-		g.at = max(g.at, ms(at))
-		if l := strings.TrimSpace(m.Listener); l != "" {
-			g.listener = l
-		}
-		if d := strings.ToUpper(strings.Trim(m.GroupDatabaseID, "{} ")); d != "" {
-			g.groupDB = d
-		}
-		w.members[k] = g
-	}
 	return nil
-}
-
-// agKey and agMember gather a batch's availability-group memberships.
-type agKey struct {
-	instance     int64
-	database, ag string
-}
-
-type agMember struct {
-	listener, groupDB string
-	at                int64
 }
 
 const (

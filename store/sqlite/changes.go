@@ -1,17 +1,14 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/orders"
 )
 
 // The change log (migration 0020) lets the fleet-wide orders follow an
@@ -134,11 +131,6 @@ func pruneChanges(ctx context.Context, tx *sql.Tx, seq int64) error {
 	return nil
 }
 
-// updateMinRebuild: an update that reads more changes than this and than
-// half the orders rebuilds them instead (a scan costs less than that many
-// look-ups).
-var updateMinRebuild int64 = 50000
-
 // UpdateOrders returns the fleet's orders as they are now, made from old
 // (which stays as it was: pages may still read it) by applying the changes
 // logged since old was made: a merge of the changed restores into each
@@ -174,92 +166,21 @@ func (db *DB) updateOrders(ctx context.Context, old *RestoreOrders) (*RestoreOrd
 		return nil, err
 	}
 	defer tx.Rollback()
-	seq, changes, readable, err := changesSince(ctx, tx, old.seq)
+	seq, changes, readable, err := changesSince(ctx, tx, old.OrdersSeq())
 	switch {
 	case err != nil:
 		return nil, err
-	case seq == old.seq:
+	case seq == old.OrdersSeq():
 		return old, nil
-	case !readable || changes > updateMinRebuild && changes > int64(len(old.byAt))/2:
+	case !readable || orders.Rebuilds(old, changes):
 		return nil, nil
 	}
-	rows, err := changedRestores(ctx, tx, old.seq, orderScanCols)
+	rows, err := changedRestores(ctx, tx, old.OrdersSeq())
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	b := &ordersBuilder{o: &RestoreOrders{chunks: slices.Clone(old.chunks), names: old.names, codes: old.codes, counts: old.counts,
-		seq: seq, kinds: old.kinds}, ownChunks: map[int]bool{}}
-	touched := map[int32]bool{} // id → exists now
-	dest := append([]any{new(int64)}, b.scanDest()...)
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return nil, err
-		}
-		id64 := *dest[0].(*int64)
-		if id64 > ordersMaxID || id64 < 0 {
-			return nil, nil // the rebuild says why
-		}
-		id := int32(id64)
-		b.set(id)
-		touched[id] = b.kind != nil
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	o := b.o
-	// Each order: the untouched restores in their order, the touched
-	// ones that exist put in their places. A touched restore is found in
-	// the old orders by its old values.
-	var atAdds, atGone []keyed[int64]
-	var durAdds, durGone, mibpsAdds, mibpsGone []keyed[float64]
-	for id, exists := range touched {
-		if k := int(id >> chunkBits); k < len(old.chunks) && old.chunks[k] != nil {
-			c, i := old.chunks[k], id&chunkMask
-			atGone = append(atGone, keyed[int64]{c.at[i], id})
-			if !math.IsNaN(c.dur[i]) {
-				durGone = append(durGone, keyed[float64]{c.dur[i], id})
-			}
-			if !math.IsNaN(c.mibps[i]) {
-				mibpsGone = append(mibpsGone, keyed[float64]{c.mibps[i], id})
-			}
-		}
-		if !exists {
-			continue
-		}
-		c, i := o.chunks[id>>chunkBits], id&chunkMask
-		atAdds = append(atAdds, keyed[int64]{c.at[i], id})
-		if !math.IsNaN(c.dur[i]) {
-			durAdds = append(durAdds, keyed[float64]{c.dur[i], id})
-		}
-		if !math.IsNaN(c.mibps[i]) {
-			mibpsAdds = append(mibpsAdds, keyed[float64]{c.mibps[i], id})
-		}
-	}
-	o.byAt = mergeOrder(old.byAt, atGone, atAdds, old.at)
-	// Each source server's order: the lists of the sources a touched
-	// restore left or joined are merged the same way, the others shared.
-	gone, adds := map[uint32][]keyed[int64]{}, map[uint32][]keyed[int64]{}
-	for _, g := range atGone {
-		c := old.chunks[g.id>>chunkBits].source[g.id&chunkMask]
-		gone[c] = append(gone[c], g)
-	}
-	for _, a := range atAdds {
-		c := o.chunks[a.id>>chunkBits].source[a.id&chunkMask]
-		adds[c] = append(adds[c], a)
-	}
-	o.bySource = slices.Clone(old.bySource)
-	if n := len(o.names[nameSource]); n > len(o.bySource) {
-		o.bySource = append(o.bySource, make([][]int32, n-len(o.bySource))...)
-	}
-	for c := range o.bySource {
-		if g, a := gone[uint32(c)], adds[uint32(c)]; len(g) > 0 || len(a) > 0 {
-			o.bySource[c] = mergeOrder(o.bySource[c], g, a, old.at)
-		}
-	}
-	o.duration = mergeOrder(old.duration, durGone, durAdds, func(id int32) float64 { return old.chunks[id>>chunkBits].dur[id&chunkMask] })
-	o.throughput = mergeOrder(old.throughput, mibpsGone, mibpsAdds, func(id int32) float64 { return old.chunks[id>>chunkBits].mibps[id&chunkMask] })
-	return o, nil
+	return orders.Update(old, seq, rows)
 }
 
 // changesSince reads, in tx, the change log's position now, how many
@@ -280,77 +201,17 @@ func changesSince(ctx context.Context, tx *sql.Tx, since int64) (seq, changes in
 }
 
 // changedRestores queries, in tx, every restore named in the change log
-// after position since, as it is now: its id and cols (restore columns,
-// qualified here). Those upserted are found by natural key (if they still
-// exist), those deleted by id (cols NULL unless the id was taken again).
-// A restore changed more than once comes as many times.
-func changedRestores(ctx context.Context, tx *sql.Tx, since int64, cols string) (*sql.Rows, error) {
-	return tx.QueryContext(ctx, `SELECT r.id, `+qualified("r", cols)+`
+// after position since, as it is now: its id and orders.Columns (the rows
+// orders.Update and (*orders.Heads).Update read). Those upserted are found
+// by natural key (if they still exist), those deleted by id (the columns
+// NULL unless the id was taken again). A restore changed more than once
+// comes as many times.
+func changedRestores(ctx context.Context, tx *sql.Tx, since int64) (*sql.Rows, error) {
+	return tx.QueryContext(ctx, `SELECT r.id, `+orders.ColumnsOf("r")+`
 		FROM restore_change c JOIN restore r ON r.natural_key = c.natural_key
 		WHERE c.seq > ? AND c.natural_key IS NOT NULL
 		UNION ALL
-		SELECT c.restore_id, `+qualified("r", cols)+`
+		SELECT c.restore_id, `+orders.ColumnsOf("r")+`
 		FROM restore_change c LEFT JOIN restore r ON r.id = c.restore_id
 		WHERE c.seq > ? AND c.restore_id IS NOT NULL`, since, since)
-}
-
-// mergeOrder returns order (ids ascending by (key, id), key giving an id's
-// value as it was when order was made) without the entries of gone that it
-// holds and with adds in their places: positions found by search, the
-// runs between them copied whole.
-func mergeOrder[K cmp.Ordered](order []int32, gone, adds []keyed[K], key func(int32) K) []int32 {
-	slices.SortFunc(gone, compareKeyed[K])
-	slices.SortFunc(adds, compareKeyed[K])
-	var skip []int // positions in order of the entries of gone
-	from := 0
-	for _, g := range gone {
-		p := lowerBound(order, from, g, key)
-		if p < len(order) && order[p] == g.id {
-			skip = append(skip, p)
-			from = p + 1
-		} else {
-			from = p
-		}
-	}
-	out := make([]int32, 0, len(order)-len(skip)+len(adds))
-	i, si, from := 0, 0, 0
-	for _, a := range adds {
-		// Where a goes among the values as they were: a gone entry is
-		// still in its place, so order is sorted.
-		p := lowerBound(order, from, a, key)
-		for ; si < len(skip) && skip[si] < p; si++ {
-			out = append(out, order[i:skip[si]]...)
-			i = skip[si] + 1
-		}
-		out = append(out, order[i:p]...)
-		out = append(out, a.id)
-		i, from = p, p
-	}
-	for ; si < len(skip); si++ {
-		out = append(out, order[i:skip[si]]...)
-		i = skip[si] + 1
-	}
-	return append(out, order[i:]...)
-}
-
-// lowerBound returns the first position at or after from whose entry does
-// not sort before t, galloping from from: the targets come in order, most
-// near the previous one.
-func lowerBound[K cmp.Ordered](order []int32, from int, t keyed[K], key func(int32) K) int {
-	before := func(i int) bool { return compareKeyed(keyed[K]{key(order[i]), order[i]}, t) < 0 }
-	lo, hi := from, from
-	for step := 1; hi < len(order) && before(hi); step *= 2 {
-		lo, hi = hi+1, hi+step
-	}
-	hi = min(hi, len(order))
-	return lo + sort.Search(hi-lo, func(i int) bool { return !before(lo + i) })
-}
-
-// qualified prefixes each of the comma-separated columns cols with alias.
-func qualified(alias, cols string) string {
-	parts := strings.Split(cols, ", ")
-	for i, c := range parts {
-		parts[i] = alias + "." + c
-	}
-	return strings.Join(parts, ", ")
 }

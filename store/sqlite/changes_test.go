@@ -3,102 +3,14 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"maps"
-	"math"
 	"math/rand/v2"
-	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/orders"
 )
-
-// orderRowOf is one restore as o holds it, its names resolved (codes differ
-// between an updated and a rebuilt orders); an id o does not hold must have
-// every column zero.
-func orderRowOf(o *RestoreOrders, id int32, held bool) string {
-	k := int(id >> chunkBits)
-	if k >= len(o.chunks) || o.chunks[k] == nil {
-		if held {
-			return "held, no chunk"
-		}
-		return "none"
-	}
-	c, i := o.chunks[k], id&chunkMask
-	if !held {
-		if c.kind[i] != 0 || c.at[i] != 0 || c.dur[i] != 0 || c.mibps[i] != 0 || c.build[i] != 0 || c.database[i] != 0 || c.source[i] != 0 {
-			return fmt.Sprintf("left over: %d %d %v %v %d %d %d", c.kind[i], c.at[i], c.dur[i], c.mibps[i], c.build[i], c.database[i], c.source[i])
-		}
-		return "none"
-	}
-	name := func(which int, code uint32) string {
-		if int(code) >= len(o.names[which]) {
-			return fmt.Sprintf("code %d of %d names", code, len(o.names[which]))
-		}
-		return o.names[which][code]
-	}
-	return fmt.Sprintf("%d %d %x %x %q %q %q", c.kind[i], c.at[i], math.Float64bits(c.dur[i]), math.Float64bits(c.mibps[i]),
-		name(nameBuild, c.build[i]), name(nameDatabase, c.database[i]), name(nameSource, c.source[i]))
-}
-
-// ordersDiff says how got differs from want: the three orders, and every
-// id's columns.
-func ordersDiff(got, want *RestoreOrders) string {
-	for _, o := range []struct {
-		name      string
-		got, want []int32
-	}{{"time", got.byAt, want.byAt}, {"duration", got.duration, want.duration}, {"throughput", got.throughput, want.throughput}} {
-		if !slices.Equal(o.got, o.want) {
-			return fmt.Sprintf("order by %s: %v, want %v", o.name, o.got, o.want)
-		}
-	}
-	held := map[int32]bool{}
-	for _, id := range want.byAt {
-		held[id] = true
-	}
-	for id := range int32(max(len(got.chunks), len(want.chunks)) * chunkLen) {
-		if g, w := orderRowOf(got, id, held[id]), orderRowOf(want, id, held[id]); g != w {
-			return fmt.Sprintf("restore %d: %s, want %s", id, g, w)
-		}
-	}
-	if got.seq != want.seq {
-		return fmt.Sprintf("position %d, want %d", got.seq, want.seq)
-	}
-	// The counts by name are those of the restores held, and each source
-	// server's order is the time order's restores of that server, whatever
-	// the path that made them.
-	for _, o := range []*RestoreOrders{got, want} {
-		bySource := map[uint32][]int32{}
-		for _, id := range o.byAt {
-			c := o.chunks[id>>chunkBits].source[id&chunkMask]
-			bySource[c] = append(bySource[c], id)
-		}
-		for c := range max(len(o.bySource), len(o.names[nameSource])) {
-			if have := o.sourceOrder(c); !slices.Equal(have, bySource[uint32(c)]) {
-				return fmt.Sprintf("source %d's order: %v, want %v", c, have, bySource[uint32(c)])
-			}
-		}
-		var counts [3][]int64
-		for k := range counts {
-			counts[k] = make([]int64, len(o.names[k]))
-		}
-		for _, id := range o.byAt {
-			c, i := o.chunks[id>>chunkBits], id&chunkMask
-			counts[nameBuild][c.build[i]]++
-			counts[nameDatabase][c.database[i]]++
-			counts[nameSource][c.source[i]]++
-		}
-		for k := range counts {
-			for code, n := range counts[k] {
-				if have := int64(0); code < len(o.counts[k]) && o.counts[k][code] != n || code >= len(o.counts[k]) && n != have {
-					return fmt.Sprintf("count of %q: %v, want %d", o.names[k][code], o.counts[k], n)
-				}
-			}
-		}
-	}
-	return ""
-}
 
 // updateEqualsRebuild updates old to the warehouse's present and fails tb
 // unless the result equals a rebuild; it returns the rebuild.
@@ -113,20 +25,10 @@ func updateEqualsRebuild(tb testing.TB, db *DB, old *RestoreOrders) *RestoreOrde
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if d := ordersDiff(got, want); d != "" {
+	if d := orders.Diff(got, want); d != "" {
 		tb.Fatal(d)
 	}
 	return want
-}
-
-// ordersDump is everything o answers, to tell that an update left it as
-// it was.
-func ordersDump(o *RestoreOrders) string {
-	s := fmt.Sprint(o.seq, o.byAt, o.duration, o.throughput, o.names)
-	for _, id := range o.byAt {
-		s += orderRowOf(o, id, true)
-	}
-	return s
 }
 
 // fleetRound imports one round of a random fleet's life: new instances,
@@ -243,7 +145,7 @@ func TestOrdersUpdateEqualsRebuild(t *testing.T) {
 				errs := make([]error, len(olds))
 				var wg sync.WaitGroup
 				for i, old := range olds {
-					dumps = append(dumps, ordersDump(old))
+					dumps = append(dumps, orders.Dump(old))
 					wg.Go(func() { gots[i], errs[i] = db.updateOrders(ctx, old) })
 					wg.Go(func() { old.Page(store.RestoreFilter{Sort: "duration", Database: "Sales"}, 0) })
 				}
@@ -253,14 +155,14 @@ func TestOrdersUpdateEqualsRebuild(t *testing.T) {
 						t.Fatal(errs[i])
 					}
 					if gots[i] == nil {
-						t.Fatalf("round %d: the update from position %d rebuilt", round, old.seq)
+						t.Fatalf("round %d: the update from position %d rebuilt", round, old.OrdersSeq())
 					}
 				}
 				for i, old := range olds {
-					if d := ordersDiff(gots[i], want); d != "" {
-						t.Fatalf("round %d, update %d from position %d: %s", round, i, old.seq, d)
+					if d := orders.Diff(gots[i], want); d != "" {
+						t.Fatalf("round %d, update %d from position %d: %s", round, i, old.OrdersSeq(), d)
 					}
-					if after := ordersDump(old); after != dumps[i] {
+					if after := orders.Dump(old); after != dumps[i] {
 						t.Fatalf("round %d: an update changed the orders it started from", round)
 					}
 				}
@@ -274,9 +176,9 @@ func TestOrdersUpdateEqualsRebuild(t *testing.T) {
 				t.Fatalf("the fleet never lost a restore (%d facts pruned, %d deletions logged)", pruned, deletes)
 			}
 			last := history[len(history)-1]
-			if len(last.byAt) < 100 || len(last.duration) == 0 || len(last.throughput) == 0 || len(last.names[nameBuild]) < 2 || len(last.names[nameSource]) < 2 {
-				t.Fatalf("a fleet too plain to test: %d restores, %d timed, %d measured, names %v", len(last.byAt),
-					len(last.duration), len(last.throughput), last.names)
+			if n, timed, measured, builds, sources := orders.Sizes(last); n < 100 || timed == 0 || measured == 0 || builds < 2 || sources < 2 {
+				t.Fatalf("a fleet too plain to test: %d restores, %d timed, %d measured, %d builds, %d source servers", n,
+					timed, measured, builds, sources)
 			}
 			// Nothing changed: the same orders.
 			if again, err := db.updatedOrders(ctx, last); err != nil || again != last {
@@ -336,7 +238,7 @@ func TestChangeLogPruned(t *testing.T) {
 	if want, err = db.RestoreOrders(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if d := ordersDiff(got, want); d != "" {
+	if d := orders.Diff(got, want); d != "" {
 		t.Fatal(d)
 	}
 }
@@ -374,56 +276,9 @@ func TestChangeLogRebuildMarker(t *testing.T) {
 			if got, err := db.updateOrders(ctx, old); err != nil || got != nil {
 				t.Fatalf("an update across a rebuild marker did not rebuild: %v", err)
 			}
-			if want := updateEqualsRebuild(t, db, old); len(want.byAt) < 60 {
-				t.Fatalf("%d restores", len(want.byAt))
+			if n, _, _, _, _ := orders.Sizes(updateEqualsRebuild(t, db, old)); n < 60 {
+				t.Fatalf("%d restores", n)
 			}
 		})
-	}
-}
-
-// TestMergeOrder: removing and adding entries by search and copied runs
-// gives the order a sort of the result gives, for random orders where
-// values repeat, entries go at either end, and a changed entry keeps or
-// changes its value.
-func TestMergeOrder(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 9))
-	for range 2000 {
-		n := rng.IntN(60)
-		vals := map[int32]int64{} // id → value as the order was made
-		var order []keyed[int64]
-		for id := range int32(n) {
-			if rng.IntN(4) > 0 {
-				vals[id] = int64(rng.IntN(10))
-				order = append(order, keyed[int64]{vals[id], id})
-			}
-		}
-		ids := sortedIDs(order)
-		now := maps.Clone(vals)
-		var gone, adds []keyed[int64]
-		for id := range int32(n + 10) {
-			switch rng.IntN(5) {
-			case 0: // changed (or unchanged) value, or new
-				if v, ok := vals[id]; ok {
-					gone = append(gone, keyed[int64]{v, id})
-				}
-				now[id] = int64(rng.IntN(12)) - 1
-				adds = append(adds, keyed[int64]{now[id], id})
-			case 1: // deleted, or never there
-				if v, ok := vals[id]; ok {
-					gone = append(gone, keyed[int64]{v, id})
-				} else {
-					gone = append(gone, keyed[int64]{0, id})
-				}
-				delete(now, id)
-			}
-		}
-		var want []keyed[int64]
-		for id, v := range now {
-			want = append(want, keyed[int64]{v, id})
-		}
-		got := mergeOrder(ids, gone, adds, func(id int32) int64 { return vals[id] })
-		if w := sortedIDs(want); !slices.Equal(got, w) && len(got)+len(w) > 0 {
-			t.Fatalf("order %v (values %v), gone %v, adds %v: %v, want %v", ids, vals, gone, adds, got, w)
-		}
 	}
 }

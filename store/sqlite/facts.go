@@ -8,6 +8,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/derive"
+	"github.com/restorewatch/restorewatch/store/row"
 )
 
 // querier is what loadFacts reads through: a read-only transaction on the
@@ -71,7 +72,7 @@ func loadFacts(ctx context.Context, tx querier, id int64, def sql.NullInt64, fro
 			rows.Close()
 			return nil, err
 		}
-		if err := decodeHistoryFacts(&h.HistoryFacts, raw); err != nil {
+		if err := row.DecodeHistoryFacts(&h.HistoryFacts, raw); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("history row %d: %w", h.ID, err)
 		}
@@ -93,7 +94,7 @@ func loadFacts(ctx context.Context, tx querier, id int64, def sql.NullInt64, fro
 			rows.Close()
 			return nil, err
 		}
-		l.Devices = decodeStrings(devices)
+		l.Devices = row.DecodeStrings(devices)
 		if buffer != "" {
 			l.Buffer = &store.BufferConfig{}
 			if json.Unmarshal([]byte(buffer), l.Buffer) != nil {

@@ -7,6 +7,7 @@ import (
 	"maps"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/finding"
 )
 
 // SaveFindings replaces the analysis results of one instance in one
@@ -48,124 +49,40 @@ func (db *DB) SaveFindings(ctx context.Context, instanceID, pending int64, serie
 	return tx.Commit()
 }
 
-// seriesRow is a series row as stored, comparable.
-type seriesRow struct {
-	family            sql.NullString
-	n, nMeasured      int64
-	verdict           string
-	baseline, current sql.NullFloat64
-	lastAt, lastBytes sql.NullInt64
-	outliers, cps     string
-	note              string
-}
-
-func newSeriesRow(s *store.Series) seriesRow {
-	r := seriesRow{family: sql.NullString{String: s.Family, Valid: s.Family != ""}, n: int64(s.N),
-		nMeasured: int64(s.NMeasured), verdict: s.Verdict, outliers: jsonText(nonNil(s.Outliers)),
-		cps: jsonText(nonNil(s.ChangePoints)), note: s.Note}
-	if s.BaselineMiBps != nil {
-		r.baseline = sql.NullFloat64{Float64: *s.BaselineMiBps, Valid: true}
-	}
-	if s.CurrentMiBps != nil {
-		r.current = sql.NullFloat64{Float64: *s.CurrentMiBps, Valid: true}
-	}
-	if !s.LastAt.IsZero() {
-		r.lastAt = sql.NullInt64{Int64: s.LastAt.UnixMilli(), Valid: true}
-	}
-	if s.LastBytes != nil {
-		r.lastBytes = sql.NullInt64{Int64: *s.LastBytes, Valid: true}
-	}
-	return r
-}
-
-func (r *seriesRow) args() []any {
-	return []any{r.family, r.n, r.nMeasured, r.verdict, r.baseline, r.current, r.lastAt, r.lastBytes, r.outliers, r.cps, r.note}
-}
-
 // saveSeries makes the instance's series rows equal to series, writing only
-// the rows that differ.
+// the rows that differ (finding.SeriesWrites).
 func saveSeries(ctx context.Context, tx *sql.Tx, instanceID int64, series []store.Series) error {
-	type key struct{ database, kind string }
-	type stored struct {
-		id  int64
-		row seriesRow
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, database_name, kind, family, n, n_measured, verdict, baseline_mibps,
-		current_mibps, last_at, last_bytes, outliers, change_points, note FROM series WHERE instance_id = ?`, instanceID)
+	rows, err := tx.QueryContext(ctx, `SELECT id, database_name, kind, `+finding.SeriesColumns+` FROM series WHERE instance_id = ?`, instanceID)
 	if err != nil {
 		return fmt.Errorf("store: save series: %w", err)
 	}
-	old := map[key]stored{}
+	stored := map[finding.SeriesKey]finding.StoredSeries{}
 	for rows.Next() {
-		var k key
-		var s stored
-		r := &s.row
-		if err := rows.Scan(&s.id, &k.database, &k.kind, &r.family, &r.n, &r.nMeasured, &r.verdict, &r.baseline, &r.current,
-			&r.lastAt, &r.lastBytes, &r.outliers, &r.cps, &r.note); err != nil {
+		var k finding.SeriesKey
+		var s finding.StoredSeries
+		if err := rows.Scan(append([]any{&s.ID, &k.Database, &k.Kind}, s.Row.Dest()...)...); err != nil {
 			rows.Close()
 			return fmt.Errorf("store: save series: %w", err)
 		}
-		old[k] = s
+		stored[k] = s
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("store: save series: %w", err)
 	}
-	// A changed row is written as a new row rather than updated in place,
-	// and a save that changed none renews one row: DataVersion, which the
-	// dashboard's cache keys on, reads MAX(series.id), so every save (and
-	// so every analysis run, which also refreshes regressions' last_seen)
-	// moves it, as when every row was rewritten.
-	renew, renewID := -1, int64(0)
-	inserted := false
-	for i := range series {
+	deletes, inserts := finding.SeriesWrites(stored, series)
+	for _, id := range deletes {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM series WHERE id = ?`, id); err != nil {
+			return fmt.Errorf("store: save series: %w", err)
+		}
+	}
+	for _, i := range inserts {
 		s := &series[i]
-		k := key{s.Database, string(s.Kind)}
-		row := newSeriesRow(s)
-		o, ok := old[k]
-		delete(old, k)
-		if ok && o.row == row {
-			if renew < 0 {
-				renew, renewID = i, o.id
-			}
-			continue
+		row := finding.NewSeriesRow(s)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO series (`+finding.SeriesColumns+`, instance_id, database_name, kind)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, append(row.Args(), instanceID, s.Database, string(s.Kind))...); err != nil {
+			return fmt.Errorf("store: save series: %w", err)
 		}
-		if ok {
-			if err := deleteSeries(ctx, tx, o.id); err != nil {
-				return err
-			}
-		}
-		if err := insertSeries(ctx, tx, instanceID, s, row); err != nil {
-			return err
-		}
-		inserted = true
-	}
-	for _, o := range old {
-		if err := deleteSeries(ctx, tx, o.id); err != nil {
-			return err
-		}
-	}
-	if !inserted && renew >= 0 {
-		if err := deleteSeries(ctx, tx, renewID); err != nil {
-			return err
-		}
-		return insertSeries(ctx, tx, instanceID, &series[renew], newSeriesRow(&series[renew]))
-	}
-	return nil
-}
-
-func deleteSeries(ctx context.Context, tx *sql.Tx, id int64) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM series WHERE id = ?`, id); err != nil {
-		return fmt.Errorf("store: save series: %w", err)
-	}
-	return nil
-}
-
-func insertSeries(ctx context.Context, tx *sql.Tx, instanceID int64, s *store.Series, row seriesRow) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO series (family, n, n_measured, verdict, baseline_mibps, current_mibps,
-		last_at, last_bytes, outliers, change_points, note, instance_id, database_name, kind) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		append(row.args(), instanceID, s.Database, string(s.Kind))...); err != nil {
-		return fmt.Errorf("store: save series: %w", err)
 	}
 	return nil
 }

@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
-	"slices"
-	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/derive"
+	"github.com/restorewatch/restorewatch/store/row"
 )
 
 func hostileHistory() store.HistoryRow {
@@ -37,9 +35,9 @@ func hostileHistory() store.HistoryRow {
 // missing at its end (an older writer) reads as NULLs.
 func TestHistoryFactsRoundTrip(t *testing.T) {
 	h := hostileHistory()
-	raw := string(appendHistoryFacts(nil, &h))
+	raw := string(row.AppendHistoryFacts(nil, &h))
 	var f derive.HistoryFacts
-	if err := decodeHistoryFacts(&f, raw); err != nil {
+	if err := row.DecodeHistoryFacts(&f, raw); err != nil {
 		t.Fatalf("decode %s: %v", raw, err)
 	}
 	ms := h.RestoreDate.UnixMilli()
@@ -76,12 +74,12 @@ func TestHistoryFactsRoundTrip(t *testing.T) {
 	}
 
 	var short derive.HistoryFacts
-	if err := decodeHistoryFacts(&short, `["Old", "u" , "D"]`); err != nil || short.DB != "Old" || short.RestoreType != "D" || short.Devices != nil || short.Source != "" {
+	if err := row.DecodeHistoryFacts(&short, `["Old", "u" , "D"]`); err != nil || short.DB != "Old" || short.RestoreType != "D" || short.Devices != nil || short.Source != "" {
 		t.Errorf("short array: %v %+v", err, short)
 	}
 	for _, bad := range []string{``, `{}`, `["a" "b"]`, `["a",`, `["a",x]`, `[1]`, `["a",null,null,2]`, `["a",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,"x"]`, `["unterminated`} {
 		var g derive.HistoryFacts
-		if err := decodeHistoryFacts(&g, bad); err == nil {
+		if err := row.DecodeHistoryFacts(&g, bad); err == nil {
 			t.Errorf("decode(%q) = nil error", bad)
 		}
 	}
@@ -95,15 +93,15 @@ func FuzzHistoryFacts(f *testing.F) {
 	f.Add("a\"b\\c\x00\xff", "\u2028", `[`)
 	f.Fuzz(func(t *testing.T, db, dev, raw string) {
 		var g derive.HistoryFacts
-		_ = decodeHistoryFacts(&g, raw)
-		if want, _ := json.Marshal(db); string(appendJSONString(nil, db)) != string(want) {
-			t.Errorf("appendJSONString(%q) = %s, json.Marshal %s", db, appendJSONString(nil, db), want)
+		_ = row.DecodeHistoryFacts(&g, raw)
+		if want, _ := json.Marshal([]string{db}); row.StringsJSON([]string{db}) != string(want) {
+			t.Errorf("row.StringsJSON(%q) = %s, json.Marshal %s", db, row.StringsJSON([]string{db}), want)
 		}
 		h := hostileHistory()
 		h.Database, h.Devices = db, []string{dev}
-		enc := string(appendHistoryFacts(nil, &h))
+		enc := string(row.AppendHistoryFacts(nil, &h))
 		var got derive.HistoryFacts
-		if err := decodeHistoryFacts(&got, enc); err != nil {
+		if err := row.DecodeHistoryFacts(&got, enc); err != nil {
 			t.Fatalf("decode(%q): %v", enc, err)
 		}
 		if want := viaJSON(db); got.DB != want {
@@ -113,25 +111,6 @@ func FuzzHistoryFacts(f *testing.F) {
 			t.Errorf("devices %q, want %q", got.Devices, want)
 		}
 	})
-}
-
-// TestJSONStringMatchesEncodingJSON: the restore rows' devices text, whose
-// content hash earlier versions stored, is written as json.Marshal wrote it.
-func TestJSONStringMatchesEncodingJSON(t *testing.T) {
-	for _, ss := range [][]string{nil, {}, {""}, {`\\nas\b & <c>.bak`, "a\"b\b\f\n\r\t\x01\x7f", "\u2028\u2029é\xff\xfe", "https://x/y?z=1&w=2"}} {
-		want, _ := json.Marshal(nonNil(ss))
-		if got := stringsJSON(ss); got != string(want) {
-			t.Errorf("stringsJSON(%q) = %s, json.Marshal %s", ss, got, want)
-		}
-	}
-}
-
-// viaJSON is s after a round trip through encoding/json.
-func viaJSON(s string) string {
-	b, _ := json.Marshal(s)
-	var out string
-	_ = json.Unmarshal(b, &out)
-	return out
 }
 
 // TestImportCommitsBehind: with batches committing in the background while
@@ -167,40 +146,10 @@ func TestImportCommitsBehind(t *testing.T) {
 	}
 }
 
-// FuzzFactString: the facts scanner reads any JSON string token as
-// encoding/json does (invalid UTF-8, which no writer of facts produces, it
-// passes through instead of replacing).
-func FuzzFactString(f *testing.F) {
-	for _, s := range []string{`"a"`, `"C:\\x\\y"`, `"\ud83d\ude00"`, `"\ud83d"`, `"\u00e9\n\/"`, `"\ude00\ud83d x"`, `"a\"b"`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, tok string) {
-		var want string
-		werr := json.Unmarshal([]byte(tok), &want)
-		if werr != nil || !strings.HasPrefix(tok, `"`) || !utf8.ValidString(tok) {
-			return
-		}
-		p := factScanner{s: tok}
-		got := p.quoted()
-		if p.err != nil || got != want || p.i != len(strings.TrimRight(tok, " \t\r\n")) {
-			t.Errorf("quoted(%q) = %q (err %v, at %d), encoding/json %q", tok, got, p.err, p.i, want)
-		}
-	})
-}
-
-// FuzzDecodeStrings: decodeStrings reads any JSON list of strings as
-// encoding/json does (an empty list as none).
-func FuzzDecodeStrings(f *testing.F) {
-	for _, s := range []string{`[]`, `["a"]`, `["C:\\b\\x.bak", "\\\\share\\y.trn"]`, `null`, ` [ "a" , "b" ] `, `["\u00e9"]`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, text string) {
-		var want []string
-		if json.Unmarshal([]byte(text), &want) != nil || !utf8.ValidString(text) {
-			return
-		}
-		if got := decodeStrings(text); !slices.Equal(got, want) {
-			t.Errorf("decodeStrings(%q) = %q, encoding/json %q", text, got, want)
-		}
-	})
+// viaJSON is s after a round trip through encoding/json.
+func viaJSON(s string) string {
+	b, _ := json.Marshal(s)
+	var out string
+	_ = json.Unmarshal(b, &out)
+	return out
 }

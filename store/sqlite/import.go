@@ -2,10 +2,12 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/row"
 )
 
 // Import is a Sink that writes records to the warehouse in batches, one
@@ -27,9 +29,19 @@ type Import struct {
 	touched    map[int64]string
 	runID      int64
 	// occurrence counts identical client-output restores per file (logKey).
-	occurrence map[string]int
+	occurrence row.Occurrences
 	maxRej     int
+	// push, when set, is marked applied by the commit Commit makes.
+	push *store.PushMark
 }
+
+// errPushApplied rolls back the commit of a push another apply marked
+// first.
+var errPushApplied = errors.New("push batch applied already")
+
+// MarkPush makes Commit mark the collector's batch p applied, with its
+// runs, in the transaction of the last batch it commits.
+func (im *Import) MarkPush(p store.PushMark) { im.push = &p }
 
 // NewImport starts an import of one file (or live pass) from source.
 func (db *DB) NewImport(ctx context.Context, source, file string) (store.Import, error) {
@@ -41,7 +53,7 @@ func (db *DB) NewImport(ctx context.Context, source, file string) (store.Import,
 	id, _ := res.LastInsertId()
 	return &Import{db: db, ctx: ctx, batchSize: store.BatchSize, runID: id, maxRej: 100000,
 		summary:   store.ImportSummary{Source: source, File: file},
-		instances: map[string]int64{}, touched: map[int64]string{}}, nil
+		instances: map[string]int64{}, touched: map[int64]string{}, occurrence: row.Occurrences{}}, nil
 }
 
 // WholeInOne makes the import commit everything it is handed in one
@@ -94,13 +106,13 @@ type encodedHistory struct {
 // add validates rec (which came from o) and batches it.
 func (im *Import) add(rec record, o store.Origin) error {
 	im.summary.Read++
-	normaliseNames(rec) // one server is one instance whichever reader named it
+	row.Normalise(rec) // one server is one instance whichever reader named it
 	if err := rec.Validate(); err != nil {
 		im.Reject(store.Reject{File: o.File, Line: o.Line, Reason: err.Error()})
 		return nil
 	}
 	if h, ok := rec.(*store.HistoryRow); ok {
-		rec = &encodedHistory{h, string(appendHistoryFacts(make([]byte, 0, 384), h))}
+		rec = &encodedHistory{h, string(row.AppendHistoryFacts(make([]byte, 0, 384), h))}
 	}
 	im.batch = append(im.batch, rec)
 	if len(im.batch) >= im.batchSize {
@@ -122,7 +134,7 @@ func (im *Import) flushBehind() error {
 	im.spare = b
 	done := make(chan error, 1)
 	im.committing = done
-	go func() { done <- im.commit(b) }()
+	go func() { done <- im.commit(b, false) }()
 	return nil
 }
 
@@ -143,7 +155,12 @@ func (im *Import) Flush() error {
 	if err := im.wait(); err != nil {
 		return err
 	}
-	if err := im.commit(im.batch); err != nil {
+	return im.commitPending(false)
+}
+
+// commitPending commits the pending batch, marking the push if final.
+func (im *Import) commitPending(final bool) error {
+	if err := im.commit(im.batch, final); err != nil {
 		return err
 	}
 	clear(im.batch)
@@ -154,8 +171,9 @@ func (im *Import) Flush() error {
 // commit writes one batch in one transaction. It runs on one goroutine at
 // a time; what it updates (the counts, the instance and touched maps) the
 // caller reads only after wait.
-func (im *Import) commit(batch []record) error {
-	if len(batch) == 0 {
+func (im *Import) commit(batch []record, final bool) error {
+	mark := final && im.push != nil
+	if len(batch) == 0 && !mark {
 		return nil
 	}
 	tx, err := im.db.write.BeginTx(im.ctx, nil)
@@ -163,7 +181,8 @@ func (im *Import) commit(batch []record) error {
 		return fmt.Errorf("store: import batch: %w", err)
 	}
 	defer tx.Rollback()
-	w := &batchWriter{tx: tx, im: im, ctx: statementContext(im.ctx)}
+	w := &batchWriter{tx: tx, im: im, ctx: statementContext(im.ctx), members: row.Members{}}
+	added0 := im.summary.Added
 	count := func(added, read int) {
 		im.summary.Added += int64(added)
 		im.summary.Duplicates += int64(read - added)
@@ -223,6 +242,20 @@ func (im *Import) commit(batch []record) error {
 	if err := w.close(); err != nil {
 		return err
 	}
+	if mark {
+		p := im.push
+		marked, err := im.db.recordPush(w.ctx, tx, p.Collector, p.Batch, im.summary.Read, im.summary.Added, p.Runs)
+		if err != nil {
+			return fmt.Errorf("store: record push %s/%s: %w", p.Collector, p.Batch, err)
+		}
+		if !marked {
+			// Another apply of the batch marked it first: what this one
+			// counted as added is that one's.
+			im.summary.Duplicates += im.summary.Added - added0
+			im.summary.Added = added0
+			return nil
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: import batch: commit: %w", err)
 	}
@@ -235,21 +268,17 @@ func (im *Import) commit(batch []record) error {
 // imports and derives once. A failed import still reconciles what it
 // committed.
 func (im *Import) CommitAndReconcile() (store.ImportSummary, error) {
-	sum, err := im.Commit()
-	if rerr := im.db.Reconcile(im.ctx); err == nil {
-		err = rerr
-	}
-	if err == nil {
-		sum.Untimed, err = im.db.UntimedIn(im.ctx, sum.InstanceIDs)
-	}
-	return sum, err
+	return store.CommitAndReconcile(im.ctx, im, im.db)
 }
 
 // Commit commits what is pending, records the run and returns the summary.
 // It derives nothing: the instances it touched stay marked dirty until the
 // next DB.Reconcile, which ingest.Loader runs once after a whole run's files.
 func (im *Import) Commit() (store.ImportSummary, error) {
-	ferr := im.Flush()
+	ferr := im.wait()
+	if ferr == nil {
+		ferr = im.commitPending(true)
+	}
 	for id, name := range im.touched {
 		im.summary.Instances = append(im.summary.Instances, name)
 		im.summary.InstanceIDs = append(im.summary.InstanceIDs, id)

@@ -2,9 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/row"
 )
 
 // batchWriter writes one batch of an import inside its transaction: the
@@ -27,7 +26,7 @@ type batchWriter struct {
 	dirty map[int64]int64 // instance -> the earliest local time of a fact added (wholeInstance: not one time)
 	// members are the availability-group memberships the batch's backup
 	// sets named (flushMembers).
-	members map[agKey]agMember
+	members row.Members
 	stmts   map[string]*sql.Stmt
 
 	hist rowQueue // history rows, historyCols values each
@@ -184,7 +183,7 @@ func (w *batchWriter) history(h *encodedHistory) (added, carried int, err error)
 	if err != nil {
 		return 0, 0, err
 	}
-	w.hist.args = append(w.hist.args, id, historyKey(h.HistoryRow), ms(h.RestoreDate), h.facts, h.Origin.String())
+	w.hist.args = append(w.hist.args, id, row.HistoryKey(h.HistoryRow), ms(h.RestoreDate), h.facts, h.Origin.String())
 	w.hist.rows = append(w.hist.rows, queuedRow{id, h.Instance, ms(h.RestoreDate)})
 	if len(w.hist.rows) < historyPerInsert {
 		return 0, 0, nil
@@ -195,42 +194,6 @@ func (w *batchWriter) history(h *encodedHistory) (added, carried int, err error)
 // flushHistory writes the queued history rows.
 func (w *batchWriter) flushHistory() (added, carried int, err error) {
 	return w.flush(&w.hist, insertHistorySQL, historyPerInsert)
-}
-
-// logKey identifies a log restore across re-imports and sources that print the
-// same log (the ERRORLOG file, its archive after a cycle, xp_readerrorlog).
-// Times are cut to centiseconds: the file has two fractional digits, the
-// datetime that xp_readerrorlog returns has three.
-//
-// Client output shares one completion stamp (or --at) across the statements
-// of a batch, so two identical statements of one file are told apart by
-// occurrence, the nth of that content in its file: the same output saved
-// twice (restore-output.txt and "restore-output (1).txt") is one restore, and
-// re-importing a file adds nothing. A restore with no time at all is told
-// apart by its position in its file.
-func (im *Import) logKey(instanceID int64, l *store.LogRestore) string {
-	h := sha256.New()
-	src := l.Origin.Source
-	if src.ErrorLog() {
-		src = store.SourceErrorLog
-	}
-	fmt.Fprintf(h, "%d\x00%s\x00%s\x00%s\x00%d\x00%d\x00%s\x00%s\x00%t\x00%s\x00%d\x00%.3f",
-		instanceID, src, l.Database, l.Kind, l.MessageID, l.CompletedAt.UnixMilli()/10,
-		l.FirstLSN, l.LastLSN, l.Has3014, l.Statement, l.Pages, l.Seconds)
-	switch {
-	case l.CompletedAt.IsZero():
-		fmt.Fprintf(h, "\x00%s\x00%d", l.Origin.File, l.Origin.Line)
-	case l.Origin.Source == store.SourceMessages:
-		base := string(h.Sum(nil))
-		if im.occurrence == nil {
-			im.occurrence = map[string]int{}
-		}
-		k := l.Origin.File + "\x00" + base
-		n := im.occurrence[k]
-		im.occurrence[k] = n + 1
-		fmt.Fprintf(h, "\x00#%d", n)
-	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 const insertLogHead = `INSERT INTO log_restore (instance_id, dedupe_key, source, database_name, kind, message_id,
@@ -272,7 +235,7 @@ func (w *batchWriter) logRestore(l *store.LogRestore) (added, carried int, err e
 	if l.Recovery != nil {
 		recovery = jsonText(l.Recovery)
 	}
-	w.logs.args = append(w.logs.args, id, w.im.logKey(id, l), l.Origin.Source, l.Database, string(l.Kind), l.MessageID,
+	w.logs.args = append(w.logs.args, id, row.LogKey(w.im.occurrence, id, l), l.Origin.Source, l.Database, string(l.Kind), l.MessageID,
 		completed, nullInt(l.UTCOffset), nullString(l.FirstLSN), nullString(l.LastLSN), nullZero(int64(l.DeviceCount)),
 		nullString(l.DeviceType), jsonText(nonNil(l.Devices)), l.Has3014, nullString(l.Statement), nullZero(l.Pages),
 		nullFloat(l.Seconds, l.Has3014), nullFloat(l.MBps, l.Has3014), nullFloat(l.UpperBoundS, l.UpperBoundS > 0),
@@ -305,7 +268,7 @@ func (w *batchWriter) host(h *store.HostSnapshot) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	hash := hostHash(h)
+	hash := row.HostHash(h)
 	if h.Origin.Source == store.SourceLive {
 		// A live snapshot is kept only when something changed since the
 		// previous one, so a year of passes does not store a year of copies.
@@ -351,15 +314,6 @@ func (w *batchWriter) host(h *store.HostSnapshot) (bool, error) {
 		w.touch(id, h.Instance, at)
 	}
 	return n > 0, nil
-}
-
-func hostHash(h *store.HostSnapshot) string {
-	c := *h
-	c.ObservedAt = time.Time{}
-	c.Origin = store.Origin{}
-	b, _ := json.Marshal(c)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:12])
 }
 
 func ms(t time.Time) int64 { return t.UnixMilli() }

@@ -6,14 +6,21 @@ import (
 	"testing"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/orders"
 )
+
+// headSorts are the orders the heads keep (orders.HeadsOf).
+var headSorts = [...]struct {
+	sort string
+	asc  bool
+}{{"at", false}, {"at", true}, {"duration", false}, {"duration", true}, {"throughput", false}, {"throughput", true}}
 
 // headFilters are the unfiltered list's pages of 100 in every order, ten
 // deep and one past the heads, and one page of 7 at an odd offset.
 func headFilters() []store.RestoreFilter {
 	var fs []store.RestoreFilter
 	for _, s := range headSorts {
-		for off := 0; off <= headLen; off += 100 {
+		for off := 0; off <= orders.HeadLen; off += 100 {
 			fs = append(fs, store.RestoreFilter{Sort: s.sort, Asc: s.asc, Limit: 100, Offset: off})
 		}
 		fs = append(fs, store.RestoreFilter{Sort: s.sort, Asc: s.asc, Limit: 7, Offset: 333})
@@ -24,7 +31,7 @@ func headFilters() []store.RestoreFilter {
 // sameHeadPages fails the test when h answers a page of headFilters (at
 // count caps of 0, 1,000 and 10,000) otherwise than o, or answers fewer
 // than want of them at the cap of 1,000.
-func sameHeadPages(t *testing.T, h *OrderHeads, o *RestoreOrders, want int) {
+func sameHeadPages(t *testing.T, h *orders.Heads, o *RestoreOrders, want int) {
 	t.Helper()
 	answered := 0
 	for _, countCap := range []int{0, 1000, 10000} {
@@ -93,10 +100,10 @@ func TestOrderHeadsAnswerAsTheOrders(t *testing.T) {
 	// Not counted again, the heads answer where the orders surely hold
 	// more restores than a count shows.
 	func() {
-		defer func(n int64) { headsRecount = n }(headsRecount)
-		headsRecount = 1000
+		defer func(n int64) { orders.HeadsRecount = n }(orders.HeadsRecount)
+		orders.HeadsRecount = 1000
 		h, err := db.loadOrderHeads(ctx)
-		if err != nil || h == nil || h.lost == 0 {
+		if err != nil || h == nil || h.Lost() == 0 {
 			t.Fatalf("load, not counted again: %v, %v", h, err)
 		}
 		sameHeadPages(t, h, fresh, 40)
@@ -108,13 +115,13 @@ func TestOrderHeadsAnswerAsTheOrders(t *testing.T) {
 	// The same pages through Restores, rows and all, with the heads and
 	// without them.
 	heads := func(context.Context) (store.OrderHeads, error) { return h, nil }
-	orders := func(context.Context) (store.OrderedPages, error) { return fresh, nil }
+	byOrders := func(context.Context) (store.OrderedPages, error) { return fresh, nil }
 	for _, f := range headFilters() {
-		got, err := db.Restores(ctx, store.RestoreQuery{Filter: f, CountCap: 10000, Orders: orders, Heads: heads})
+		got, err := db.Restores(ctx, store.RestoreQuery{Filter: f, CountCap: 10000, Orders: byOrders, Heads: heads})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := db.Restores(ctx, store.RestoreQuery{Filter: f, CountCap: 10000, Orders: orders})
+		want, err := db.Restores(ctx, store.RestoreQuery{Filter: f, CountCap: 10000, Orders: byOrders})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,8 +136,8 @@ func TestOrderHeadsAnswerAsTheOrders(t *testing.T) {
 	}
 
 	// Further behind than they follow, the heads are not read.
-	defer func(n int64) { headsMaxChanges = n }(headsMaxChanges)
-	headsMaxChanges = 100
+	defer func(n int64) { orders.HeadsMaxChanges = n }(orders.HeadsMaxChanges)
+	orders.HeadsMaxChanges = 100
 	if h, err := db.loadOrderHeads(ctx); err != nil || h != nil {
 		t.Fatalf("heads 1,090 changes behind, at most 100 read: %v, %v; want none", h, err)
 	}
@@ -140,8 +147,8 @@ func TestOrderHeadsAnswerAsTheOrders(t *testing.T) {
 // they answer every page with its exact count, and follow the changes.
 func TestOrderHeadsWhole(t *testing.T) {
 	ctx := context.Background()
-	defer func(n int) { headLen = n }(headLen)
-	headLen = 3000
+	defer func(n int) { orders.HeadLen = n }(orders.HeadLen)
+	orders.HeadLen = 3000
 	db := benchWarehouse(t, 2000)
 	o, err := db.RestoreOrders(ctx)
 	if err != nil {
@@ -170,7 +177,8 @@ func TestOrderHeadsWhole(t *testing.T) {
 	}
 }
 
-// Heads that are damaged are not read: the orders answer.
+// Heads that are damaged (orders.TestHeadsRefused), or missing from a
+// snapshot saved before they were kept, are not read: the orders answer.
 func TestOrderHeadsRefused(t *testing.T) {
 	ctx := context.Background()
 	db := benchWarehouse(t, 3000)
@@ -178,22 +186,22 @@ func TestOrderHeadsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := headsOf(o).encode()
-	if _, err := decodeHeads(body); err != nil {
-		t.Fatalf("the heads' own body: %v", err)
+	if err := db.SaveOrders(ctx, o); err != nil {
+		t.Fatal(err)
 	}
-	h := headsOf(o)
-	es := h.heads[0].entries
-	es[0], es[1] = es[1], es[0]
-	for name, b := range map[string][]byte{
-		"cut short":    body[:len(body)-5],
-		"longer":       append(slices.Clone(body), 0),
-		"empty":        nil,
-		"magic":        append([]byte{2, 'x'}, body[2:]...),
-		"out of order": h.encode(),
-	} {
-		if h, err := decodeHeads(b); err == nil || h != nil {
-			t.Errorf("%s: read", name)
-		}
+	if _, err := db.write.ExecContext(ctx, `UPDATE order_snapshot SET body = substr(body, 1, length(body) - 5) WHERE part = -1`); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := db.LoadOrderHeads(ctx); err != nil || h != nil {
+		t.Fatalf("damaged heads: %v, %v; want none", h, err)
+	}
+	if _, err := db.write.ExecContext(ctx, `DELETE FROM order_snapshot WHERE part = -1`); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := db.LoadOrderHeads(ctx); err != nil || h != nil {
+		t.Fatalf("no heads: %v, %v; want none", h, err)
+	}
+	if loaded, err := db.LoadOrders(ctx); err != nil || loaded == nil {
+		t.Fatalf("the orders without heads: %v, %v", loaded, err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 )
@@ -197,39 +196,4 @@ func BenchmarkOrdersUpdate(b *testing.B) {
 	})
 	// The result is right, too.
 	updateEqualsRebuild(b, db, old)
-}
-
-// BenchmarkMergeOrder measures one order's merge in an update at 10 M
-// restores (the part of an update that grows with the fleet; the rest reads
-// the changed restores, ~30,000 here): 24,000 new restores at the end,
-// 5,000 moved, 1,000 gone.
-//
-//	go test -run '^$' -bench MergeOrder -benchtime 10x ./store/
-func BenchmarkMergeOrder(b *testing.B) {
-	const n = 10000000
-	rng := rand.New(rand.NewPCG(3, 4))
-	vals := make([]int64, n+24000)
-	order := make([]int32, n)
-	for i := range order {
-		order[i] = int32(i)
-		vals[i] = int64(i) / 2
-	}
-	var gone, adds []keyed[int64]
-	for range 6000 {
-		id := int32(n - 1 - rng.IntN(n/10))
-		gone = append(gone, keyed[int64]{vals[id], id})
-	}
-	for _, g := range gone[:5000] {
-		adds = append(adds, keyed[int64]{g.v + int64(rng.IntN(1000)) - 500, g.id})
-	}
-	for i := range 24000 {
-		adds = append(adds, keyed[int64]{int64(n/2 + rng.IntN(100000)), int32(n + i)})
-	}
-	key := func(id int32) int64 { return vals[id] }
-	b.ReportAllocs()
-	for b.Loop() {
-		if out := mergeOrder(order, slices.Clone(gone), slices.Clone(adds), key); len(out) < n {
-			b.Fatal(len(out))
-		}
-	}
 }

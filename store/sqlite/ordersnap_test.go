@@ -8,15 +8,14 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/orders"
 )
 
 // encoded is o's snapshot stream, whole.
 func encoded(t *testing.T, o *RestoreOrders) []byte {
 	t.Helper()
 	var out []byte
-	w := &snapWriter{cut: func(b []byte) error { out = append(out, b...); return nil }}
-	o.encode(w)
-	if err := w.close(); err != nil {
+	if err := o.Encode(func(b []byte) error { out = append(out, b...); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -62,8 +61,8 @@ func samePages(t *testing.T, a, b *RestoreOrders) {
 // the same bytes and answer every list as the read ones; brought up to
 // date from the change log, as a rebuild does.
 func TestOrdersSnapshotRoundTrip(t *testing.T) {
-	defer func(n int) { snapshotPart = n }(snapshotPart)
-	snapshotPart = 64 << 10 // many parts, several transactions
+	defer func(n int) { orders.SnapshotPart = n }(orders.SnapshotPart)
+	orders.SnapshotPart = 64 << 10 // many parts, several transactions
 	ctx := context.Background()
 	db := benchWarehouse(t, 20000)
 	if o, err := db.loadOrders(ctx); err != nil || o != nil {
@@ -84,7 +83,7 @@ func TestOrdersSnapshotRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if parts < 10 {
-		t.Fatalf("%d parts of %d KiB: the test wants several", parts, snapshotPart>>10)
+		t.Fatalf("%d parts of %d KiB: the test wants several", parts, orders.SnapshotPart>>10)
 	}
 	loaded, err := db.loadOrders(ctx)
 	if err != nil || loaded == nil {
@@ -132,8 +131,8 @@ func TestOrdersSnapshotRoundTrip(t *testing.T) {
 // range. (A changed value, a time or a throughput, is not told: no row of
 // the warehouse carries a checksum.)
 func TestOrdersSnapshotRefused(t *testing.T) {
-	defer func(n int) { snapshotPart = n }(snapshotPart)
-	snapshotPart = 64 << 10
+	defer func(n int) { orders.SnapshotPart = n }(orders.SnapshotPart)
+	orders.SnapshotPart = 64 << 10
 	ctx := context.Background()
 	db := benchWarehouse(t, 5000)
 	o, err := db.RestoreOrders(ctx)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/derive"
 )
 
 // Pending reads the marks without changing anything.
@@ -24,7 +25,7 @@ func (db *DB) Pending(ctx context.Context) (store.PendingWork, error) {
 	if err != nil {
 		return p, fmt.Errorf("store: pending work: %w", err)
 	}
-	p.Derivation = instances > 0 && version.String != derivationVersion
+	p.Derivation = instances > 0 && version.String != derive.Version
 	if dropped.Valid {
 		var m map[string]string
 		if err := json.Unmarshal([]byte(dropped.String), &m); err != nil || len(m) == 0 {

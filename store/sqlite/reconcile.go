@@ -10,6 +10,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/derive"
+	"github.com/restorewatch/restorewatch/store/row"
 )
 
 // reconcileLimits bound reconciliation. It commits several instances per
@@ -262,24 +263,18 @@ func (db *DB) deriveInstance(ctx context.Context, q *snapshotConn, id int64) der
 	// deriving goroutine: the writer's goroutine is the busier one.
 	for i := range d.out.Restores {
 		r := &d.out.Restores[i]
-		r.Row = native(restoreValues(r, id))
+		r.Row = native(row.Values(r, id))
 	}
 	d.changed, d.fresh, d.stale, d.err = diffRestores(ctx, q, id, &d.out, d.from)
 	return d
 }
-
-// derivationVersion names what derive.Derive produces. Bump it whenever a
-// change there alters the restore rows derived from the same facts: the next
-// Reconcile then re-derives every instance once, so an upgraded restorewatch
-// never shows restores derived by the rules of an older one.
-const derivationVersion = "6"
 
 // checkDerivation marks every instance dirty when the warehouse's restores
 // were derived by another derivation version (or none recorded it).
 func (db *DB) checkDerivation(ctx context.Context) error {
 	var v string
 	err := db.write.QueryRowContext(ctx, `SELECT value FROM setting WHERE key = 'derivation_version'`).Scan(&v)
-	if err == nil && v == derivationVersion {
+	if err == nil && v == derive.Version {
 		return nil
 	}
 	if err != nil && err != sql.ErrNoRows {
@@ -294,7 +289,7 @@ func (db *DB) checkDerivation(ctx context.Context) error {
 		return fmt.Errorf("store: reconcile: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO setting (key, value) VALUES ('derivation_version', ?)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, derivationVersion); err != nil {
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, derive.Version); err != nil {
 		return fmt.Errorf("store: reconcile: %w", err)
 	}
 	return tx.Commit()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/derive"
 )
 
 // TestDerivationVersion: restores derived by another derivation version are
@@ -57,8 +58,8 @@ func TestDerivationVersion(t *testing.T) {
 		t.Errorf("after a derivation change: duration %v, want unknown (history alone has none)", *d)
 	}
 	var v string
-	if err := db.write.QueryRowContext(ctx, `SELECT value FROM setting WHERE key = 'derivation_version'`).Scan(&v); err != nil || v != derivationVersion {
-		t.Errorf("derivation_version = %q (%v), want %q", v, err, derivationVersion)
+	if err := db.write.QueryRowContext(ctx, `SELECT value FROM setting WHERE key = 'derivation_version'`).Scan(&v); err != nil || v != derive.Version {
+		t.Errorf("derivation_version = %q (%v), want %q", v, err, derive.Version)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/finding"
 )
 
 // TestEnqueueWatchAlert: a watch's alert is keyed by its series and
@@ -16,15 +17,14 @@ func TestEnqueueWatchAlert(t *testing.T) {
 	if err := db.SetInstanceTags(ctx, "SQL01", nil); err != nil {
 		t.Fatal(err)
 	}
-	ids, _ := db.InstanceIDs(ctx)
 	for range 2 {
 		tx, err := db.write.BeginTx(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, k := range []string{store.AlertWatchOpened, store.AlertWatchClosed} {
-			if err := enqueueWatchAlert(ctx, tx, k, ids[0], "Sales", store.KindFull, "regression", 77, time.Now(), 0.4,
-				"Sales on SQL01: last restore 2.5× its usual time — watching"); err != nil {
+			if err := enqueueAlert(ctx, tx, finding.WatchEvent(k, "SQL01", "Sales", store.KindFull, "regression", 77, time.Now(), 0.4,
+				"Sales on SQL01: last restore 2.5× its usual time — watching")); err != nil {
 				t.Fatal(err)
 			}
 		}

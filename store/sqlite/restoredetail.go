@@ -10,6 +10,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/derive"
+	"github.com/restorewatch/restorewatch/store/row"
 )
 
 // GetRestoreDetail returns one restore with its evidence.
@@ -37,7 +38,7 @@ func (db *DB) GetRestoreDetail(ctx context.Context, id int64) (*store.RestoreDet
 			h.RestoreHistoryID = 0 // historyKey's synthetic id: the source gave none
 		}
 		var f derive.HistoryFacts
-		if err := decodeHistoryFacts(&f, raw); err != nil {
+		if err := row.DecodeHistoryFacts(&f, raw); err != nil {
 			return nil, fmt.Errorf("store: restore detail: history row %d: %w", hid.Int64, err)
 		}
 		h.UserName, h.RestoreType, h.BackupType, h.SourceMachine = f.User, f.RestoreType, f.BackupType, f.SourceMachine

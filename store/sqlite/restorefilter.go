@@ -9,13 +9,6 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 )
 
-// buildMatches reports whether the instance build b is the build prefix p
-// or lies under it: p is b, or b continues p with a dot. cond's SQL range
-// [p+".", p+"/") is the same test ('/' follows '.').
-func buildMatches(b, p string) bool {
-	return b == p || len(b) > len(p) && b[len(p)] == '.' && b[:len(p)] == p
-}
-
 // cond is f's condition on the restore table (alias r, no join) and its
 // arguments, for a normal f. The instance's name is resolved to its id
 // first, so the condition walks the restore_series index; ok is false when

@@ -31,7 +31,7 @@ func (db *DB) Restores(ctx context.Context, q store.RestoreQuery) (store.Restore
 		f.Sort = "at"
 	}
 	if q.Orders != nil && !q.Series && q.Each == nil && f.Fleetwide() {
-		o, err := db.pages(ctx, f, q)
+		o, err := q.Pages(ctx, f)
 		if err != nil {
 			return store.RestorePage{}, err
 		}
@@ -47,18 +47,6 @@ func (db *DB) Restores(ctx context.Context, q store.RestoreQuery) (store.Restore
 		return db.seriesPage(ctx, f, where, args, q)
 	}
 	return db.listPage(ctx, f, where, args, q)
-}
-
-// pages is what answers q's fleet-wide page f: the heads of the orders
-// when they answer it, else the orders. Heads that cannot be read are
-// passed over: the orders answer the same.
-func (db *DB) pages(ctx context.Context, f store.RestoreFilter, q store.RestoreQuery) (store.OrderedPages, error) {
-	if q.Heads != nil && f.Plain() {
-		if h, err := q.Heads(ctx); err == nil && h != nil && h.Answers(f, q.CountCap) {
-			return h, nil
-		}
-	}
-	return q.Orders(ctx)
 }
 
 // maxIDPage is the largest page read ids first (then rows by id); a larger

@@ -10,80 +10,43 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 )
 
-// Prune applies the retention r (store.Retention): log restores older than
-// r.Restores are rolled up per day and their raw facts deleted, instance by
-// instance, each in one transaction that also marks the instance for
-// derivation, except the evidence, which stays raw; then the instances are
-// derived again (restores keep their ids: a pinned restore's facts are all
-// kept). Collector runs and in-flight curves past theirs are deleted.
+// Prune applies the retention r (store.ApplyRetention) with this
+// warehouse's steps: each instance's roll-up in one transaction on the
+// writer.
 func (db *DB) Prune(ctx context.Context, r store.Retention, now time.Time) (store.PruneStats, error) {
-	var st store.PruneStats
-	exec := func(n *int64, q string, args ...any) error {
-		res, err := db.write.ExecContext(ctx, q, args...)
-		if err != nil {
-			return fmt.Errorf("store: prune: %w", err)
-		}
-		*n, _ = res.RowsAffected()
-		return nil
-	}
-	if r.Restores > 0 {
-		// What an earlier run left underived is derived first: a roll-up
-		// reads restores, which must stand for the facts that remain.
-		if err := db.Reconcile(ctx); err != nil {
-			return st, err
-		}
-		// A restore's at_utc is a real instant; a day of margin keeps the
-		// rule "nothing younger than the retention goes" whatever the
-		// instance's offset.
-		cut := now.Add(-r.Restores).Add(-24 * time.Hour).UnixMilli()
-		ids, err := db.instancesWithOldLogs(ctx, cut)
-		if err != nil {
-			return st, err
-		}
-		keep := r.KeepLast
-		if keep <= 0 {
-			keep = store.DefaultKeepLast
-		}
-		for _, id := range ids {
-			if err := db.rollUpInstance(ctx, id, cut, keep, &st); err != nil {
-				return st, err
-			}
-		}
-		if len(ids) > 0 {
-			if err := db.Reconcile(ctx); err != nil {
-				return st, err
-			}
-		}
-	}
-	if r.Runs > 0 {
-		if err := exec(&st.Runs, `DELETE FROM collector_run WHERE started < ?`, now.Add(-r.Runs).UnixMilli()); err != nil {
-			return st, err
-		}
-	}
-	if r.Inflight > 0 {
-		if err := exec(&st.Inflight, `DELETE FROM inflight_restore WHERE last_seen_utc < ?`, now.Add(-r.Inflight).UnixMilli()); err != nil {
-			return st, err
-		}
-	}
-	return st, nil
+	return store.ApplyRetention(ctx, pruner{db}, r, now)
 }
 
-func (db *DB) instancesWithOldLogs(ctx context.Context, cut int64) ([]int64, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT id FROM instance AS i WHERE EXISTS (SELECT 1 FROM restore AS r
-		WHERE r.instance_id = i.id AND r.at_utc < ? AND r.kind = 'log') ORDER BY id`, cut)
-	if err != nil {
-		return nil, fmt.Errorf("store: prune: %w", err)
-	}
-	defer rows.Close()
+// pruner is the warehouse's store.Pruner.
+type pruner struct{ db *DB }
+
+func (p pruner) Reconcile(ctx context.Context) error { return p.db.Reconcile(ctx) }
+
+func (p pruner) OldLogInstances(ctx context.Context, cut int64) ([]int64, error) {
 	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("store: prune: %w", err)
-		}
-		ids = append(ids, id)
+	err := eachInt(ctx, p.db.read, `SELECT id FROM instance AS i WHERE EXISTS (SELECT 1 FROM restore AS r
+		WHERE r.instance_id = i.id AND r.at_utc < ? AND r.kind = 'log') ORDER BY id`, func(v int64) { ids = append(ids, v) }, cut)
+	return ids, err
+}
+
+func (p pruner) RollUpInstance(ctx context.Context, id, cut int64, keep int, st *store.PruneStats) error {
+	return p.db.rollUpInstance(ctx, id, cut, keep, st)
+}
+
+func (p pruner) DeleteRuns(ctx context.Context, before time.Time) (int64, error) {
+	res, err := p.db.write.ExecContext(ctx, `DELETE FROM collector_run WHERE started < ?`, before.UnixMilli())
+	if err != nil {
+		return 0, err
 	}
-	return ids, rows.Err()
+	return res.RowsAffected()
+}
+
+func (p pruner) DeleteInflight(ctx context.Context, before time.Time) (int64, error) {
+	res, err := p.db.write.ExecContext(ctx, `DELETE FROM inflight_restore WHERE last_seen_utc < ?`, before.UnixMilli())
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
 // pinnedSQL lists an instance's restores that are evidence (store.Retention):
@@ -116,20 +79,20 @@ UNION SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY database_name O
 func (db *DB) rollUpInstance(ctx context.Context, id, cut int64, keep int, st *store.PruneStats) error {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("store: prune: %w", err)
+		return err
 	}
 	defer tx.Rollback()
 	sctx := statementContext(ctx)
 	pinned := map[int64]bool{}
 	if err := eachInt(sctx, tx, pinnedSQL, func(v int64) { pinned[v] = true }, id, keep); err != nil {
-		return fmt.Errorf("store: prune: evidence: %w", err)
+		return fmt.Errorf("evidence: %w", err)
 	}
 	rows, err := tx.QueryContext(sctx, `SELECT r.id, r.database_name, r.at_utc, r.duration_s, r.logical_mibps, r.backup_bytes,
 			COALESCE(r.instance_build, ''), COALESCE(r.source_server, ''), COALESCE(l.first_lsn, ''), COALESCE(l.last_lsn, '')
 		FROM restore AS r LEFT JOIN log_restore AS l ON l.id = r.log_id
 		WHERE r.instance_id = ? AND r.kind = 'log' AND r.at_utc < ?`, id, cut)
 	if err != nil {
-		return fmt.Errorf("store: prune: %w", err)
+		return err
 	}
 	var old []store.RollupRestore
 	gone := map[int64]bool{}
@@ -140,7 +103,7 @@ func (db *DB) rollUpInstance(ctx context.Context, id, cut int64, keep int, st *s
 		var bytes sql.NullInt64
 		if err := rows.Scan(&rid, &x.Database, &x.AtUTC, &dur, &rate, &bytes, &x.InstanceBuild, &x.SourceServer, &x.FirstLSN, &x.LastLSN); err != nil {
 			rows.Close()
-			return fmt.Errorf("store: prune: %w", err)
+			return err
 		}
 		if pinned[rid] {
 			st.Pinned++
@@ -156,14 +119,14 @@ func (db *DB) rollUpInstance(ctx context.Context, id, cut int64, keep int, st *s
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("store: prune: %w", err)
+		return err
 	}
 	if len(old) == 0 {
 		return nil
 	}
 	for _, u := range store.RollUp(old) {
 		if err := upsertRollup(sctx, tx, u); err != nil {
-			return fmt.Errorf("store: prune: roll up: %w", err)
+			return fmt.Errorf("roll up: %w", err)
 		}
 		st.Rollups++
 	}
@@ -174,14 +137,14 @@ func (db *DB) rollUpInstance(ctx context.Context, id, cut int64, keep int, st *s
 	keptHist, keptLogs := map[int64]bool{}, map[int64]bool{}
 	facts, err := tx.QueryContext(sctx, `SELECT id, history_id, log_id, extra_log_id FROM restore WHERE instance_id = ?`, id)
 	if err != nil {
-		return fmt.Errorf("store: prune: %w", err)
+		return err
 	}
 	for facts.Next() {
 		var rid int64
 		var h, l, e sql.NullInt64
 		if err := facts.Scan(&rid, &h, &l, &e); err != nil {
 			facts.Close()
-			return fmt.Errorf("store: prune: %w", err)
+			return err
 		}
 		hs, ls := hist, logs
 		if !gone[rid] {
@@ -198,7 +161,7 @@ func (db *DB) rollUpInstance(ctx context.Context, id, cut int64, keep int, st *s
 	}
 	facts.Close()
 	if err := facts.Err(); err != nil {
-		return fmt.Errorf("store: prune: %w", err)
+		return err
 	}
 	n, err := deleteIDs(sctx, tx, "history_row", hist, keptHist)
 	if err != nil {
@@ -210,16 +173,18 @@ func (db *DB) rollUpInstance(ctx context.Context, id, cut int64, keep int, st *s
 	}
 	st.LogRestores += n
 	if _, err := tx.ExecContext(sctx, `UPDATE instance SET dirty = dirty + 1, dirty_from = NULL WHERE id = ?`, id); err != nil {
-		return fmt.Errorf("store: prune: %w", err)
+		return err
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: prune: %w", err)
+		return err
 	}
 	return nil
 }
 
-func eachInt(ctx context.Context, tx *sql.Tx, q string, fn func(int64), args ...any) error {
-	rows, err := tx.QueryContext(ctx, q, args...)
+func eachInt(ctx context.Context, q interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}, query string, fn func(int64), args ...any) error {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}
@@ -247,7 +212,7 @@ func deleteIDs(ctx context.Context, tx *sql.Tx, table string, ids, kept map[int6
 		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE id IN (?`+strings.Repeat(", ?", len(batch)-1)+`)`, batch...)
 		if err != nil {
-			return fmt.Errorf("store: prune %s: %w", table, err)
+			return fmt.Errorf("%s: %w", table, err)
 		}
 		n, _ := res.RowsAffected()
 		total += n

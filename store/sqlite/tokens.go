@@ -146,12 +146,31 @@ const keepPushBatches = 30 * 24 * time.Hour
 // RecordPush remembers that collector's batch was applied (records handed
 // in, added), stores the batch's collector run records (each with a new id
 // on this server), notes the token's use and forgets batch ids past
-// keepPushBatches, in one transaction: a batch whose apply was cut short
-// (kill -9) is not marked and its resend stores its runs once. The
-// batch's restores and facts are imported before, each kept once, so the
-// resend adds none twice.
+// keepPushBatches, in one transaction: a batch of run records only. A
+// batch of records is marked by the import that applies it
+// (Import.MarkPush), in the transaction of its records, so a batch whose
+// apply was cut short (kill -9) left nothing and its resend applies it
+// whole, once.
 func (db *DB) RecordPush(ctx context.Context, collector, batch string, records, added int64, runs ...store.CollectorRun) error {
-	now := db.now()
+	if err := checkRuns(runs); err != nil {
+		return err
+	}
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: record push %s/%s: %w", collector, batch, err)
+	}
+	defer tx.Rollback()
+	if _, err := db.recordPush(ctx, tx, collector, batch, records, added, runs); err != nil {
+		return fmt.Errorf("store: record push %s/%s: %w", collector, batch, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: record push %s/%s: %w", collector, batch, err)
+	}
+	return nil
+}
+
+// checkRuns validates a push's run records before anything is written.
+func checkRuns(runs []store.CollectorRun) error {
 	for _, r := range runs {
 		if err := r.Validate(); err != nil {
 			return err
@@ -160,17 +179,23 @@ func (db *DB) RecordPush(ctx context.Context, collector, batch string, records, 
 			return store.Errorf(store.EINVALID, "run record: %s", store.ErrorMessage(err))
 		}
 	}
-	tx, err := db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store: record push %s/%s: %w", collector, batch, err)
+	return nil
+}
+
+// recordPush marks collector's batch applied inside tx, with its runs;
+// marked false says another apply marked it first (tx then stores
+// nothing).
+func (db *DB) recordPush(ctx context.Context, tx *sql.Tx, collector, batch string, records, added int64, runs []store.CollectorRun) (marked bool, err error) {
+	if err := checkRuns(runs); err != nil {
+		return false, err
 	}
-	defer tx.Rollback()
+	now := db.now()
 	var applied int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM push_batch WHERE collector = ? AND batch = ?`, collector, batch).Scan(&applied); err != nil {
-		return fmt.Errorf("store: record push %s/%s: %w", collector, batch, err)
+		return false, err
 	}
 	if applied > 0 {
-		return nil // a concurrent apply of the same batch marked it first
+		return false, nil // a concurrent apply of the same batch marked it first
 	}
 	for _, r := range runs {
 		finished := now
@@ -180,26 +205,23 @@ func (db *DB) RecordPush(ctx context.Context, collector, batch string, records, 
 		if _, err := tx.ExecContext(ctx, `INSERT INTO collector_run (instance, started, finished, status, rows, errors, notes)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, store.InstanceName(r.Instance), r.Started.UnixMilli(), finished.UnixMilli(), r.Status,
 			jsonText(nonNilCounts(r.Rows)), jsonText(nonNilMap(r.Errors)), jsonText(nonNil(r.Notes))); err != nil {
-			return fmt.Errorf("store: record push %s/%s: run of %s: %w", collector, batch, r.Instance, err)
+			return false, fmt.Errorf("run of %s: %w", r.Instance, err)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM collector_run WHERE instance = ?1
 			AND id <= (SELECT id FROM collector_run WHERE instance = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)`,
 			store.InstanceName(r.Instance), keepRuns); err != nil {
-			return fmt.Errorf("store: record push %s/%s: prune runs: %w", collector, batch, err)
+			return false, fmt.Errorf("prune runs: %w", err)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO push_batch (collector, batch, applied_at, records, added) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING`, collector, batch, now.UnixMilli(), records, added); err != nil {
-		return fmt.Errorf("store: record push %s/%s: %w", collector, batch, err)
+		return false, err
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE collector_token SET used_at = ? WHERE name = ?`, now.UnixMilli(), collector); err != nil {
-		return fmt.Errorf("store: record push %s/%s: %w", collector, batch, err)
+		return false, err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM push_batch WHERE applied_at < ?`, now.Add(-keepPushBatches).UnixMilli()); err != nil {
-		return fmt.Errorf("store: record push %s/%s: %w", collector, batch, err)
+		return false, err
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: record push %s/%s: %w", collector, batch, err)
-	}
-	return nil
+	return true, nil
 }

@@ -7,102 +7,59 @@ import (
 	"strings"
 
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/human"
+	"github.com/restorewatch/restorewatch/store/finding"
 )
 
-// instanceLabel is the instance's name for a watch's words ("" if it
-// cannot be read: the alert's own look-up then fails the transaction).
-func instanceLabel(ctx context.Context, tx *sql.Tx, id int64) string {
-	n, _ := instanceNameTx(ctx, tx, id)
-	return n
-}
-
 // saveWatches makes the instance's open watches those of series (issue
-// 37), in the findings' transaction: a series watched from a new restore
-// opens a watch; an open watch whose series no longer shows it is
-// confirmed, when a regression of that series is now dated to its
-// restore, or closed ("back to usual"). Closed and confirmed watches stay
-// as history.
+// 37, finding.WatchWrites), in the findings' transaction, with their
+// alerts.
 func (db *DB) saveWatches(ctx context.Context, tx *sql.Tx, instanceID int64, series []store.Series, regs []store.Regression) error {
-	type key struct{ database, kind string }
-	type open struct {
-		id, restore int64
-		direction   string
-		openedAt    int64
-		ratio, dur  float64
+	inst, err := instanceNameTx(ctx, tx, instanceID)
+	if err != nil {
+		return err
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT id, database_name, kind, restore_id, direction, opened_at, ratio, duration_ratio FROM watch
-		WHERE instance_id = ? AND state = 'open'`, instanceID)
+		WHERE instance_id = ? AND state = 'open' ORDER BY id`, instanceID)
 	if err != nil {
 		return fmt.Errorf("store: save watches: %w", err)
 	}
-	have := map[key]open{}
+	var open []finding.OpenWatch
 	for rows.Next() {
-		var o open
-		var k key
-		if err := rows.Scan(&o.id, &k.database, &k.kind, &o.restore, &o.direction, &o.openedAt, &o.ratio, &o.dur); err != nil {
+		var o finding.OpenWatch
+		if err := rows.Scan(&o.ID, &o.Database, &o.Kind, &o.Restore, &o.Direction, &o.OpenedAt, &o.Ratio, &o.DurationRatio); err != nil {
 			rows.Close()
 			return fmt.Errorf("store: save watches: %w", err)
 		}
-		have[k] = o
+		open = append(open, o)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("store: save watches: %w", err)
 	}
 	now := db.now().UnixMilli()
-	confirmed := map[key]int64{} // the restore each series' regression is dated to
-	for _, r := range regs {
-		confirmed[key{r.Database, string(r.Kind)}] = r.ChangeRestoreID
-	}
-	want := map[key]*store.Watch{}
-	for i := range series {
-		if w := series[i].Watch; w != nil {
-			want[key{series[i].Database, string(series[i].Kind)}] = w
-		}
-	}
-	for k, o := range have {
-		if w := want[k]; w != nil && w.RestoreID == o.restore {
-			delete(want, k) // still open, as it was
-			continue
-		}
-		state, note := store.WatchClosed, "back to usual: the next restore was within the series' usual range"
-		switch {
-		case confirmed[k] == o.restore:
-			state, note = store.WatchConfirmed, "confirmed: the next restore was beyond the usual too, a regression dated to this one"
-			if o.direction == "improvement" {
-				note = "confirmed: the next restore was beyond the usual too, a speed-up dated to this one"
-			}
-		case want[k] != nil:
-			note = "superseded: a newer restore opened another watch"
-		}
+	ends, opens := finding.WatchWrites(inst, open, series, regs)
+	for _, e := range ends {
 		if _, err := tx.ExecContext(ctx, `UPDATE watch SET state = ?, closed_at = ?, closed_note = ? WHERE id = ?`,
-			state, now, note, o.id); err != nil {
+			e.State, now, e.Note, e.ID); err != nil {
 			return fmt.Errorf("store: close watch: %w", err)
 		}
-		if state == store.WatchClosed {
-			// A confirmed watch is told by its regression's alert.
-			w := store.Watch{Instance: instanceLabel(ctx, tx, instanceID), Database: k.database, Kind: store.Kind(k.kind),
-				Direction: o.direction, RestoreID: o.restore, OpenedAt: store.UnixMs(o.openedAt), Ratio: o.ratio, DurationRatio: o.dur, State: state}
-			if err := enqueueWatchAlert(ctx, tx, store.AlertWatchClosed, instanceID, k.database, w.Kind, w.Direction, w.RestoreID,
-				w.OpenedAt, w.Ratio, human.WatchLine(&w)); err != nil {
+		if e.Alert != nil {
+			if err := enqueueAlert(ctx, tx, *e.Alert); err != nil {
 				return err
 			}
 		}
 	}
-	for k, w := range want {
+	for _, o := range opens {
+		w := o.Watch
 		if _, err := tx.ExecContext(ctx, `INSERT INTO watch (instance_id, database_name, kind, direction, restore_id, opened_at,
 			ratio, duration_ratio, usual_mibps, usual_n, first_seen) VALUES (?,?,?,?,?,?,?,?,?,?,?)
 			ON CONFLICT (instance_id, database_name, kind, restore_id) DO UPDATE SET state = 'open', closed_at = NULL, closed_note = '',
 				ratio = excluded.ratio, duration_ratio = excluded.duration_ratio, usual_mibps = excluded.usual_mibps, usual_n = excluded.usual_n`,
-			instanceID, k.database, k.kind, w.Direction, w.RestoreID, w.OpenedAt.UnixMilli(), w.Ratio, w.DurationRatio,
+			instanceID, o.Database, o.Kind, w.Direction, w.RestoreID, w.OpenedAt.UnixMilli(), w.Ratio, w.DurationRatio,
 			w.UsualMiBps, w.UsualN, now); err != nil {
 			return fmt.Errorf("store: open watch: %w", err)
 		}
-		line := *w
-		line.Instance, line.State = instanceLabel(ctx, tx, instanceID), store.WatchOpen
-		if err := enqueueWatchAlert(ctx, tx, store.AlertWatchOpened, instanceID, k.database, store.Kind(k.kind), w.Direction,
-			w.RestoreID, w.OpenedAt, w.Ratio, human.WatchLine(&line)); err != nil {
+		if err := enqueueAlert(ctx, tx, o.Alert); err != nil {
 			return err
 		}
 	}

@@ -5,128 +5,14 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/restorewatch/restorewatch/store/derive"
+	"github.com/restorewatch/restorewatch/store/row"
 )
-
-// restoreCols are the columns reconciliation writes, in the order of
-// restoreValues.
-var restoreCols = []string{"instance_id", "natural_key", "content_hash", "history_id", "log_id", "extra_log_id",
-	"database_name", "kind", "at_utc", "started_utc", "finished_utc", "started_local", "finished_local",
-	"restore_date_local", "offset_known", "duration_s", "duration_source", "backup_bytes", "compressed_bytes", "pages",
-	"size_source", "logical_mibps", "read_mibps", "engine_mbps", "instance_build", "source_server", "source_database",
-	"source_build", "family", "compressed", "encrypted", "checksum", "copy_only", "devices", "device_kind", "stripes",
-	"buffer_count", "max_transfer_kib", "io_alignment", "ifi", "cpu_count", "memory_mb", "trace_flags", "modules",
-	"user_name", "sources", "destination_files", "throughput_source"}
-
-// restoreValues returns the row of d for restoreCols, with content_hash
-// computed over everything else.
-func restoreValues(d *derive.Derived, instanceID int64) []any {
-	r := &d.Restore
-	var hid, lid, mid any
-	if d.History != nil {
-		hid = d.History.ID
-	}
-	if d.Log != nil {
-		lid = d.Log.ID
-	}
-	if d.Client != nil {
-		mid = d.Client.ID
-	}
-	// A Restore-DbaDatabase row is cited in the first free log slot.
-	if d.Dbatools != nil {
-		switch {
-		case lid == nil:
-			lid = d.Dbatools.ID
-		case mid == nil:
-			mid = d.Dbatools.ID
-		}
-	}
-	v := []any{instanceID, d.Key, int64(0), hid, lid, mid, r.Database, string(r.Kind), d.AtUTC,
-		d.StartedUTC, d.FinishedUTC, d.StartedLocal, d.FinishedLocal, d.RestoreDateLocal, r.OffsetKnown, r.DurationS,
-		r.DurationSource, r.BackupBytes, r.CompressedB,
-		r.Pages, r.SizeSource, r.LogicalMiBps, r.ReadMiBps, r.EngineMBps, nullString(r.InstanceBuild),
-		nullString(r.SourceServer), nullString(r.SourceDatabase), nullString(r.SourceBuild), nullString(r.Family),
-		r.Compressed, r.Encrypted, r.Checksum, r.CopyOnly, stringsJSON(r.Devices), nullString(r.DeviceKind),
-		r.Stripes, r.BufferCount, r.MaxTransferKiB, r.IOAlignment, r.IFI, r.CPUCount, r.MemoryMB,
-		nullString(r.TraceFlags), nullString(r.Modules), nullString(r.UserName), r.Sources, destinationsJSON(r.DestinationFiles),
-		r.ThroughputSource}
-	v[2] = contentHash(v)
-	return v
-}
-
-// contentHash hashes a restore row, all but its content_hash column, as the
-// text "%v|" of each value with nil pointers as "nil" (the form earlier
-// versions wrote, so stored hashes stay valid), without fmt's cost on the
-// common types.
-func contentHash(v []any) int64 {
-	h := fnv.New64a()
-	buf := make([]byte, 0, 512)
-	for i, x := range v {
-		if i == 2 {
-			continue
-		}
-		switch x := x.(type) {
-		case *float64:
-			if x == nil {
-				buf = append(buf, "nil"...)
-			} else {
-				buf = strconv.AppendFloat(buf, *x, 'g', -1, 64)
-			}
-		case *int64:
-			if x == nil {
-				buf = append(buf, "nil"...)
-			} else {
-				buf = strconv.AppendInt(buf, *x, 10)
-			}
-		case *bool:
-			if x == nil {
-				buf = append(buf, "nil"...)
-			} else {
-				buf = strconv.AppendBool(buf, *x)
-			}
-		case nil:
-			buf = append(buf, "<nil>"...)
-		case string:
-			buf = append(buf, x...)
-		case int64:
-			buf = strconv.AppendInt(buf, x, 10)
-		case int:
-			buf = strconv.AppendInt(buf, int64(x), 10)
-		case bool:
-			buf = strconv.AppendBool(buf, x)
-		case float64:
-			buf = strconv.AppendFloat(buf, x, 'g', -1, 64)
-		default:
-			buf = fmt.Appendf(buf, "%v", x)
-		}
-		buf = append(buf, '|')
-	}
-	h.Write(buf)
-	return int64(h.Sum64() >> 1)
-}
-
-// destinationsJSON is the destination_files column: NULL when no source
-// said where the files went.
-func destinationsJSON(files []string) any {
-	if len(files) == 0 {
-		return nil
-	}
-	return stringsJSON(files)
-}
-
-// stringsJSON is jsonText of a string list ("[]" for none) without
-// encoding/json's reflection: the same text, byte for byte, so content
-// hashes stored before stay valid.
-func stringsJSON(ss []string) string {
-	return string(appendStrings(make([]byte, 0, 16+32*len(ss)), ss))
-}
 
 // rowsPerInsert is how many restores one INSERT statement carries: fewer
 // statements cost less than more bound values in modernc's SQLite.
@@ -174,7 +60,7 @@ func (w *restoreWriter) newID() (int64, error) {
 }
 
 // restoreBucket holds rows with the same NULL mask, their non-NULL values
-// in restoreCols order.
+// in row.Cols order.
 type restoreBucket struct {
 	args []any
 	n    int
@@ -186,7 +72,7 @@ func (w *restoreWriter) close() {
 	}
 }
 
-// add queues one row, native values (nil for NULL) in restoreCols order
+// add queues one row, native values (nil for NULL) in row.Cols order
 // and its id (nil: an existing restore's, which the upsert keeps), writing
 // its group's statement when it is full.
 func (w *restoreWriter) add(v []any, id any) error {
@@ -197,7 +83,7 @@ func (w *restoreWriter) add(v []any, id any) error {
 		}
 	}
 	if id == nil {
-		mask |= 1 << len(restoreCols)
+		mask |= 1 << len(row.Cols)
 	}
 	if w.buckets == nil {
 		w.buckets = map[uint64]*restoreBucket{}
@@ -382,7 +268,7 @@ var upsertCache sync.Map // upsertKey -> statement text
 
 // upsertSQL builds an upsert of n rows keyed by natural_key, so a restore
 // keeps its id when its facts change, with NULL in the columns of mask:
-// restoreCols, then id (NULL: SQLite gives a new row one, an existing row
+// row.Cols, then id (NULL: SQLite gives a new row one, an existing row
 // keeps its own).
 func upsertSQL(mask uint64, n int) string {
 	key := upsertKey{mask, n}
@@ -390,10 +276,10 @@ func upsertSQL(mask uint64, n int) string {
 		return q.(string)
 	}
 	var b strings.Builder
-	b.WriteString("INSERT INTO restore (" + strings.Join(restoreCols, ", ") + ", id) VALUES ")
+	b.WriteString("INSERT INTO restore (" + strings.Join(row.Cols, ", ") + ", id) VALUES ")
 	var one strings.Builder
 	one.WriteString("(")
-	for i := range len(restoreCols) + 1 {
+	for i := range len(row.Cols) + 1 {
 		if i > 0 {
 			one.WriteString(",")
 		}
@@ -412,7 +298,7 @@ func upsertSQL(mask uint64, n int) string {
 	}
 	b.WriteString(" ON CONFLICT (natural_key) DO UPDATE SET ")
 	first := true
-	for _, c := range restoreCols {
+	for _, c := range row.Cols {
 		if c == "natural_key" || c == "instance_id" {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/row"
 )
 
 // TestContentHashForm checks the fast content hash against the "%v|" text
@@ -47,8 +48,8 @@ func TestContentHashForm(t *testing.T) {
 				fmt.Fprintf(h, "%v|", x)
 			}
 		}
-		if want, got := int64(h.Sum64()>>1), contentHash(v); got != want {
-			t.Errorf("contentHash(%v) = %d, want %d", v, got, want)
+		if want, got := int64(h.Sum64()>>1), row.ContentHash(v); got != want {
+			t.Errorf("row.ContentHash(%v) = %d, want %d", v, got, want)
 		}
 	}
 }
@@ -57,8 +58,8 @@ func TestContentHashForm(t *testing.T) {
 // than one statement's worth of each, are written in groups by what is NULL
 // and each comes back with its own values.
 func TestRestoreWriterNullGroups(t *testing.T) {
-	if len(restoreCols)+1 > 64 { // and the id
-		t.Fatalf("%d restore columns do not fit the writer's 64-bit NULL mask", len(restoreCols))
+	if len(row.Cols)+1 > 64 { // and the id
+		t.Fatalf("%d restore columns do not fit the writer's 64-bit NULL mask", len(row.Cols))
 	}
 	ctx := context.Background()
 	db := openTestDB(t)

@@ -26,6 +26,9 @@ func Contract(t *testing.T, open func(testing.TB) store.Warehouse) {
 	t.Run("Push", func(t *testing.T) { contractPush(t, open(t)) })
 	t.Run("ImportSink", func(t *testing.T) { contractImport(t, open(t)) })
 	t.Run("Derivation", func(t *testing.T) { contractDerivation(t, open(t)) })
+	t.Run("Analysis", func(t *testing.T) { contractAnalysis(t, open(t)) })
+	t.Run("Retention", func(t *testing.T) { contractRetention(t, open(t)) })
+	t.Run("Orders", func(t *testing.T) { contractOrders(t, open(t)) })
 	t.Run("Pages", func(t *testing.T) { contractPages(t, open(t)) })
 	t.Run("Alerts", func(t *testing.T) { contractAlerts(t, open(t)) })
 }

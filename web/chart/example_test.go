@@ -33,5 +33,5 @@ func ExampleTimeScatter() {
 	// Output:
 	// <svg xmlns="http://www.w3.org/2000/svg" class="rw-chart rw-timescatter" viewBox="0 0 800 360" width="100%" role="img" aria-labelledby="tput-title" aria-describedby="tput-desc" font-family="system-ui, sans-serif" font-size="12">
 	// points: 4 links: 3
-	// 1 d 2 h | 1,234 MiB/s
+	// 1 d 2 h | 1,235 MiB/s
 }

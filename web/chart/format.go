@@ -14,27 +14,12 @@ import (
 // minutes or hours. Negative, NaN and infinite values return "unknown".
 func FormatDuration(seconds float64) string { return human.Duration(seconds) }
 
-// FormatMiBps formats a throughput in MiB/s with precision that suits its
-// magnitude: "0.35 MiB/s", "4.2 MiB/s", "215 MiB/s", "1,234 MiB/s". It stays
+// FormatMiBps formats a throughput in MiB/s the one way the product does
+// everywhere (store/human.MiBps, issue 41): "0.35 MiB/s", "4.2 MiB/s",
+// "215 MiB/s", "1,235 MiB/s", "10 MiB/s" for 9.96 (never "10.0"). It stays
 // in MiB/s (never switching to GiB/s) so values in one table compare at a
 // glance. Negative, NaN and infinite values return "unknown".
-func FormatMiBps(v float64) string {
-	if !finite(v) || v < 0 {
-		return "unknown"
-	}
-	var s string
-	switch {
-	case v == 0:
-		s = "0"
-	case v < 1:
-		s = strconv.FormatFloat(v, 'f', 2, 64)
-	case v < 10:
-		s = strconv.FormatFloat(v, 'f', 1, 64)
-	default:
-		s = groupThousands(strconv.FormatFloat(v, 'f', 0, 64))
-	}
-	return s + " MiB/s"
-}
+func FormatMiBps(v float64) string { return human.MiBps(v) }
 
 // trimZero drops a trailing ".0" ("3.0" → "3").
 func trimZero(s string) string {

@@ -57,7 +57,8 @@ func TestFormatMiBps(t *testing.T) {
 		{0.354, "0.35 MiB/s"},
 		{4.22, "4.2 MiB/s"},
 		{215.4, "215 MiB/s"},
-		{1234.5, "1,234 MiB/s"},
+		{1234.5, "1,235 MiB/s"},
+		{9.96, "10 MiB/s"}, // human.MiBps: the dashboard once said "10.0 MiB/s" here and "10 MiB/s" there
 		{1234567, "1,234,567 MiB/s"},
 		{-3, "unknown"},
 		{math.NaN(), "unknown"},

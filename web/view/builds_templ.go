@@ -40,7 +40,7 @@ func BuildsPage(p Page, m Builds) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1>Builds</h1><p class=\"lede\">Each restore's logical throughput divided by its own series' baseline, grouped by build: 1.00× is a restore at its usual speed, 0.30× one that took more than three times as long as usual. Restores of very different databases share one scale this way.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1>Builds</h1><p class=\"lede\">Each restore's logical throughput divided by its own series' baseline, grouped by build: 1× is a restore at its usual speed, 0.3× one that took more than three times as long as usual. Restores of very different databases share one scale this way.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -216,7 +216,7 @@ func BuildsPage(p Page, m Builds) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = ChartCard("Speed relative to each series' usual speed", "Box: middle half of the restores; dark band: 95 % interval of the median; whiskers: fastest and slowest. Click a box for its restores.", sec.Chart).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = ChartCard("Speed relative to each series' usual speed", "Box: middle half of the restores; dark band: 95 % interval of the median; whiskers: fastest and slowest. Click a box for its restores.", sec.Chart.Responsive()).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

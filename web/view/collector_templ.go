@@ -1121,7 +1121,7 @@ func liveRestore(r LiveRestore) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = ChartCard("Progress (percent against elapsed time)", "", r.Curve).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = ChartCard("Progress (percent against elapsed time)", "", r.Curve.Responsive()).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -353,15 +353,15 @@ func DatabasePage(p Page, m Database) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = ChartCard("Throughput over time (logical MiB/s)", "", m.Throughput).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = ChartCard("Throughput over time (logical MiB/s)", "", m.Throughput.Responsive()).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = ChartCard("Duration over time", "Hollow points are outliers (left out of the medians); the solid line marks a located change point; dashed lines are the medians. Each point links to its restore.", m.Duration).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = ChartCard("Duration over time", "Hollow points are outliers (left out of the medians); the solid line marks a located change point; dashed lines are the medians. Each point links to its restore.", m.Duration.Responsive()).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = ChartCard("Backup size over time (GiB)", "Including restores whose duration is unknown.", m.Size).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = ChartCard("Backup size over time (GiB)", "Including restores whose duration is unknown.", m.Size.Responsive()).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -100,6 +100,20 @@ func Ratio(r float64) string {
 	return fmt.Sprintf("%.0f×", r)
 }
 
+// Usual words a speed relative to a series' usual speed the way every
+// change is worded (issue 38): "as usual", "1.2× slower than usual",
+// "1.1× faster than usual"; never a bare "0.83×".
+func Usual(r float64) string {
+	switch c := human.Change(r); c {
+	case "of unknown speed":
+		return Unknown
+	case "no faster or slower":
+		return "as usual"
+	default:
+		return c + " than usual"
+	}
+}
+
 // Interval formats a 95 % interval "0.25–0.38×"; unknown when not finite.
 func Interval(lo, hi float64) string {
 	if !(lo > 0) || !(hi >= lo) || math.IsInf(hi, 0) {

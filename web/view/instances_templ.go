@@ -490,7 +490,7 @@ func InstancePage(p Page, m Instance) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if m.HasChart {
-				templ_7745c5c3_Err = ChartCard("Throughput of each restore (logical MiB/s)", "Dashed vertical lines mark build changes. Each point links to its restore.", m.Chart).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = ChartCard("Throughput of each restore (logical MiB/s)", "Dashed vertical lines mark build changes. Each point links to its restore.", m.Chart.Responsive()).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

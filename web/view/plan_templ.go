@@ -381,7 +381,7 @@ func PlanPage(p Page, m PlanModel) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = m.Timeline.Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = m.Timeline.Responsive().Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -859,11 +859,11 @@ func EvidenceBody(ev Evidence) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = ChartCard("Throughput of each restore (logical MiB/s)", ev.ChartNote, ev.Throughput).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = ChartCard("Throughput of each restore (logical MiB/s)", ev.ChartNote, ev.Throughput.Responsive()).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = ChartCard("Duration of each restore", ev.SizeNote, ev.Duration).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = ChartCard("Duration of each restore", ev.SizeNote, ev.Duration.Responsive()).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -267,7 +267,7 @@ func RestorePage(p Page, m RestoreDetail) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = ChartCard("Progress (percent against elapsed time)", "Sampled by the collector from sys.dm_exec_requests while the restore ran; the marked point is where it slowed.", m.Progress.Curve).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = ChartCard("Progress (percent against elapsed time)", "Sampled by the collector from sys.dm_exec_requests while the restore ran; the marked point is where it slowed.", m.Progress.Curve.Responsive()).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

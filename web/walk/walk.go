@@ -110,6 +110,19 @@ func Walk(ctx context.Context, src Source) (*Result, error) {
 			return nil, err
 		}
 	}
+	if err := w.alerts(ctx, regs); err != nil {
+		return nil, err
+	}
+	// The fleet's comparisons: /builds and the first comparison of two
+	// builds it links, read for their words (bare ratios, dates, keys).
+	if _, err := w.text(ctx, "/builds", "page"); err != nil {
+		return nil, err
+	}
+	if m := compareLinkRe.FindStringSubmatch(w.raw["/builds"]); m != nil {
+		if _, err := w.text(ctx, html.UnescapeString(m[1]), "page"); err != nil {
+			return nil, err
+		}
+	}
 	if err := w.rtos(ctx, overview); err != nil {
 		return nil, err
 	}
@@ -118,6 +131,8 @@ func Walk(ctx context.Context, src Source) (*Result, error) {
 	}
 	for path, text := range w.pages {
 		w.dateStyle(path, text)
+		w.machineKeys(path, text)
+		w.bareRatios(path, text)
 	}
 	return w.res, nil
 }
@@ -135,6 +150,8 @@ type apiRegression struct {
 	OpenedAt   time.Time `json:"opened_at"`
 	Baseline   float64   `json:"baseline_mibps"`
 	Current    float64   `json:"current_mibps"`
+	BaselineN  int64     `json:"baseline_n"`
+	CurrentN   int64     `json:"current_n"`
 	Ratio      float64   `json:"ratio"`
 	RatioLow   float64   `json:"ratio_low"`
 	RatioHigh  float64   `json:"ratio_high"`
@@ -154,9 +171,13 @@ type apiPlan struct {
 			N       int     `json:"n"`
 		} `json:"estimate"`
 	} `json:"steps"`
-	Total float64 `json:"total_s"`
-	RTO   int64   `json:"rto_ns"`
-	Over  bool    `json:"over_rto"`
+	Total    float64 `json:"total_s"`
+	RTO      int64   `json:"rto_ns"`
+	Over     bool    `json:"over_rto"`
+	InFlight *struct {
+		Percent  float64 `json:"percent"`
+		Expected float64 `json:"expected_s"`
+	} `json:"in_flight"`
 }
 
 // regression compares one open regression's figures on every surface.
@@ -173,6 +194,14 @@ func (w *walker) regression(ctx context.Context, r *apiRegression, overview, cli
 	if !(r.HoursYear > 0) {
 		delete(want, "hours a year")
 	}
+	if rg := human.ChangeRange(r.RatioLow, r.RatioHigh); rg != "unknown" {
+		want["interval"] = rg
+	}
+	if r.BaselineN > 0 && r.CurrentN > 0 {
+		want["restores before"] = human.Count(r.BaselineN) + " restores"
+		want["restores since"] = human.Count(r.CurrentN) + " restores"
+	}
+	evidence := []string{"change", "since", "before", "now", "hours a year", "interval", "restores before", "restores since"}
 	// The overview: the regression's row.
 	row := region(w.raw["/"], fmt.Sprintf("/regressions/%d\"", r.ID), "<tr", "</tr>")
 	w.compare(ent, "/", visible(row), want, "change", "since", "before", "now", "hours a year")
@@ -195,10 +224,18 @@ func (w *walker) regression(ctx context.Context, r *apiRegression, overview, cli
 		if err != nil {
 			return err
 		}
-		w.compare(ent, path, page, want, "change", "since", "before", "now", "hours a year")
+		w.compare(ent, path, page, want, evidence...)
 		w.ratios(ent, path, page, r)
 	}
 	report := w.pages[fmt.Sprintf("/reports/regressions/%d", r.ID)]
+	// The upgrade case: the report's is the evidence page's, word for word.
+	upgrade := visible(between(w.raw[fmt.Sprintf("/regressions/%d", r.ID)], `id="upgrade"`, "<h2"))
+	if got := visible(between(w.raw[fmt.Sprintf("/reports/regressions/%d", r.ID)], `id="upgrade"`, "<h2")); upgrade != "" || got != "" {
+		w.res.Checks++
+		if got != upgrade {
+			w.disagree(ent, "upgrade case (AS-IS/TO-BE)", fmt.Sprintf("/reports/regressions/%d", r.ID), firstDiff(upgrade, got), firstDiff(got, upgrade))
+		}
+	}
 	if plan != nil {
 		w.restoreNow(ent, fmt.Sprintf("/reports/regressions/%d", r.ID), report, plan)
 	}
@@ -210,12 +247,35 @@ func (w *walker) regression(ctx context.Context, r *apiRegression, overview, cli
 		w.res.Surfaces["report PDF"]++
 		surface := fmt.Sprintf("report %d (PDF)", r.ID)
 		pdf = strings.Join(strings.Fields(pdf), " ")
-		w.compare(ent, surface, pdf, want, "change", "since", "before", "now", "hours a year")
+		w.compare(ent, surface, pdf, want, evidence...)
 		w.ratios(ent, surface, pdf, r)
 		if plan != nil {
 			w.restoreNow(ent, surface, pdf, plan)
 		}
+		// Every figure of the upgrade case is printed.
+		for _, f := range strings.Fields(upgrade) {
+			if strings.ContainsAny(f, "0123456789") {
+				w.res.Checks++
+				if !strings.Contains(pdf, strings.Trim(f, ".,;:()")) {
+					w.disagree(ent, "upgrade case (AS-IS/TO-BE)", surface, f, "missing")
+				}
+			}
+		}
 	}
+	// The instance page: the regression's row among its databases'.
+	instPath := "/instances/" + url.PathEscape(r.Instance)
+	if _, err := w.text(ctx, instPath, "page"); err != nil {
+		return err
+	}
+	row = region(w.raw[instPath], fmt.Sprintf("/regressions/%d\"", r.ID), "<tr", "</tr>")
+	w.res.Checks++
+	if row == "" {
+		w.disagree(ent, "listed", instPath, "its row", "none")
+	} else {
+		w.compare(ent, instPath, visible(row), want, "change", "since", "before", "now", "hours a year")
+		w.ratios(ent, instPath, visible(row), r)
+	}
+
 	// The database page names the regression in the analysis' words.
 	dbPath := databasePath(r.Instance, r.Database)
 	page, err := w.text(ctx, dbPath, "page")
@@ -235,6 +295,9 @@ func (w *walker) regression(ctx context.Context, r *apiRegression, overview, cli
 	w.ratios(ent, planPath, page, r)
 	if plan != nil {
 		w.restoreNow(ent, planPath, page, plan)
+		if err := w.inflight(ctx, ent, plan, planPath); err != nil {
+			return err
+		}
 	}
 
 	if w.src.CLI == nil {
@@ -350,15 +413,131 @@ func (w *walker) rtos(ctx context.Context, overview string) error {
 			return err
 		}
 		w.compare(ent, path, page, want, "whole plan", "RTO")
+		if err := w.inflight(ctx, ent, p, path); err != nil {
+			return err
+		}
 		if w.src.CLI != nil {
 			out, err := w.cli(ctx, "plan", "--instance", inst, "--database", db)
 			if err != nil {
 				return err
 			}
 			w.compare(ent, "rw plan", oneLine(out), want, "whole plan", "RTO")
+			if p.InFlight != nil {
+				w.compare(ent, "rw plan", oneLine(out), figures{"in flight": human.Progress(p.InFlight.Percent)}, "in flight")
+			}
 		}
 	}
 	return nil
+}
+
+// alerts compares the alert of each open regression (its row on /alerts,
+// the text its channels receive) with the regression.
+func (w *walker) alerts(ctx context.Context, regs []apiRegression) error {
+	if _, err := w.text(ctx, "/alerts", "page"); err != nil {
+		return err
+	}
+	for i := range regs {
+		r := &regs[i]
+		if r.Status != "open" || r.Direction != "regression" || r.State == "watch" {
+			continue
+		}
+		ent := fmt.Sprintf("regression %d", r.ID)
+		row := region(w.raw["/alerts"], fmt.Sprintf("/regressions/%d\"", r.ID), "<tr", "</tr>")
+		w.res.Checks++
+		if row == "" {
+			w.disagree(ent, "alerted", "/alerts", "an alert", "none")
+			continue
+		}
+		want := figures{"change": human.Change(r.Ratio), "since": human.Date(r.ChangedAt), "before": human.MiBps(r.Baseline),
+			"now": human.MiBps(r.Current), "restores before": human.Count(r.BaselineN) + " restores before"}
+		if rg := human.ChangeRange(r.RatioLow, r.RatioHigh); rg != "unknown" {
+			want["interval"] = rg
+		}
+		if r.HoursYear > 0 {
+			want["hours a year"] = human.Hours(r.HoursYear)
+		}
+		text := visible(row)
+		w.compare(ent, "/alerts", text, want, "change", "since", "before", "now", "interval", "hours a year", "restores before")
+		w.ratios(ent, "/alerts", text, r)
+	}
+	return nil
+}
+
+// bareRatios flags a ratio without its words on any page ("0.98×"
+// where people read "1.02× slower" or "as usual").
+func (w *walker) bareRatios(surface, text string) {
+	w.res.Checks++
+	for _, m := range bare(text) {
+		w.disagree("words", "ratio in words", surface, "a change in words", m)
+	}
+}
+
+// bare is the ratios of text stated without their words: "0.29×", not
+// the "1.04×" of "1.01–1.04× slower".
+func bare(text string) []string {
+	var out []string
+	for _, ix := range bareRatioRe.FindAllStringIndex(text, -1) {
+		rest := text[ix[1]:]
+		if strings.HasPrefix(rest, " slower") || strings.HasPrefix(rest, " faster") {
+			continue
+		}
+		out = append(out, strings.TrimSpace(strings.TrimLeft(text[ix[0]:ix[1]], "–-")))
+	}
+	return out
+}
+
+// machineKeys flags a factor's key where people read words: "unc_share"
+// is "network share (UNC)" on every surface (JSON keeps the keys).
+func (w *walker) machineKeys(surface, text string) {
+	for _, k := range []string{"unc_share", "virtual_device", "source_build", "instance_build", "device_kind", "io_alignment", "buffer_count", "max_transfer"} {
+		w.res.Checks++
+		if strings.Contains(text, k) {
+			w.disagree("words", "machine key", surface, "words", k)
+		}
+	}
+}
+
+// inflight checks that a restore of the plan's database in flight is as
+// far along on /live as the plan (page and CLI) says it is.
+func (w *walker) inflight(ctx context.Context, ent string, p *apiPlan, planPath string) error {
+	if p.InFlight == nil {
+		return nil
+	}
+	want := figures{"in flight": human.Progress(p.InFlight.Percent), "in flight, in all": human.Duration(p.InFlight.Expected)}
+	live, err := w.text(ctx, "/live", "page")
+	if err != nil {
+		return err
+	}
+	w.compare(ent, "/live", live, want, "in flight")
+	w.compare(ent, planPath, w.pages[planPath], want, "in flight", "in flight, in all")
+	return nil
+}
+
+// between is h from the element holding mark up to the next end (or the
+// end of h).
+func between(h, mark, end string) string {
+	i := strings.Index(h, mark)
+	if i < 0 {
+		return ""
+	}
+	if j := strings.Index(h[i:], ">"); j >= 0 {
+		i += j + 1 // after the marked tag
+	}
+	if j := strings.Index(h[i:], end); j >= 0 {
+		return h[i : i+j]
+	}
+	return h[i:]
+}
+
+// firstDiff is a's words from the first that b does not have in order.
+func firstDiff(a, b string) string {
+	aw, bw := strings.Fields(a), strings.Fields(b)
+	for i, x := range aw {
+		if i >= len(bw) || bw[i] != x {
+			return strings.Join(aw[i:min(len(aw), i+8)], " ")
+		}
+	}
+	return ""
 }
 
 // knees compares each knee the API lists with its restore's page.
@@ -447,9 +626,9 @@ func (w *walker) ratios(ent, surface, text string, r *apiRegression) {
 	if rg := human.ChangeRange(r.RatioLow, r.RatioHigh); rg != "unknown" {
 		allowed[rg] = true
 	}
-	for _, m := range bareRatioRe.FindAllString(text, -1) {
+	for _, m := range bare(text) {
 		w.res.Checks++
-		w.disagree(ent, "change (in words)", surface, human.Change(r.Ratio), strings.TrimSpace(m))
+		w.disagree(ent, "change (in words)", surface, human.Change(r.Ratio), m)
 	}
 	for _, ix := range wordsRe.FindAllStringIndex(text, -1) {
 		m := text[ix[0]:ix[1]]
@@ -487,11 +666,13 @@ func (w *walker) dateStyle(surface, text string) {
 var (
 	wordsRe     = regexp.MustCompile(`\d+(?:\.\d)?× (?:slower|faster)`)
 	bareRatioRe = regexp.MustCompile(`(?:^|[^\d.])\d+\.\d\d×`)
-	otherDateRe = regexp.MustCompile(`\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{4}\b`)
-	planLinkRe  = regexp.MustCompile(`href="(/instances/[^"]+/databases/[^"/?#]+)(?:/plan)?"`)
-	tagRe       = regexp.MustCompile(`(?s)<[^>]*>`)
-	hiddenRe    = regexp.MustCompile(`(?is)<(script|style|svg|template)\b.*?</(script|style|svg|template)>`)
-	blockRe     = regexp.MustCompile(`(?i)<br\s*/?>|</(p|div|tr|li|h[1-6]|dd|dt|th|td|section|table|caption|figcaption|pre)>`)
+	// compareLinkRe is a link to the comparison of two builds.
+	compareLinkRe = regexp.MustCompile(`href="(/compare\?a=build[^"]+)"`)
+	otherDateRe   = regexp.MustCompile(`\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{4}\b`)
+	planLinkRe    = regexp.MustCompile(`href="(/instances/[^"]+/databases/[^"/?#]+)(?:/plan)?"`)
+	tagRe         = regexp.MustCompile(`(?s)<[^>]*>`)
+	hiddenRe      = regexp.MustCompile(`(?is)<(script|style|svg|template)\b.*?</(script|style|svg|template)>`)
+	blockRe       = regexp.MustCompile(`(?i)<br\s*/?>|</(p|div|tr|li|h[1-6]|dd|dt|th|td|section|table|caption|figcaption|pre)>`)
 )
 
 // visible is the text a person reads of an HTML fragment, one line per

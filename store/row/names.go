@@ -1,4 +1,4 @@
-package sqlite
+package row
 
 import (
 	"strings"
@@ -6,8 +6,8 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 )
 
-// normaliseNames puts the names of a record in the warehouse's form.
-func normaliseNames(rec record) {
+// Normalise puts the names of a record in the warehouse's form.
+func Normalise(rec any) {
 	switch r := rec.(type) {
 	case *store.HistoryRow:
 		r.Instance, r.Database = store.InstanceName(r.Instance), store.DatabaseName(r.Database)

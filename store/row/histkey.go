@@ -1,4 +1,4 @@
-package sqlite
+package row
 
 import (
 	"hash/fnv"
@@ -20,9 +20,9 @@ import (
 // STOPAT. Synthetic ids are negative, so they never meet msdb's, which
 // start at 1.
 
-// historyKey returns the restore_history_id column of h: its own id, or the
+// HistoryKey returns the restore_history_id column of h: its own id, or the
 // synthetic one when the source gave none.
-func historyKey(h *store.HistoryRow) int64 {
+func HistoryKey(h *store.HistoryRow) int64 {
 	if h.RestoreHistoryID != 0 {
 		return h.RestoreHistoryID
 	}

@@ -1,4 +1,4 @@
-package sqlite
+package row
 
 import (
 	"database/sql"
@@ -268,10 +268,10 @@ func (p *factScanner) strs() []string {
 	}
 }
 
-// decodeStrings reads a JSON list of strings, such as log_restore.devices,
+// DecodeStrings reads a JSON list of strings, such as log_restore.devices,
 // as encoding/json would, without its reflection; malformed text reads as
 // no strings.
-func decodeStrings(s string) []string {
+func DecodeStrings(s string) []string {
 	p := factScanner{s: s}
 	out := p.strs()
 	if p.err != nil {

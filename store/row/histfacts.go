@@ -1,4 +1,4 @@
-package sqlite
+package row
 
 import (
 	"strconv"
@@ -30,8 +30,8 @@ import (
 // Times are the instance's local wall clock in milliseconds, as in the
 // other *_local columns; NULL is what the source left out.
 
-// appendHistoryFacts appends h's facts array to b.
-func appendHistoryFacts(b []byte, h *store.HistoryRow) []byte {
+// AppendHistoryFacts appends h's facts array to b.
+func AppendHistoryFacts(b []byte, h *store.HistoryRow) []byte {
 	b = append(b, '[')
 	b = appendJSONString(b, h.Database)
 	b = appendOptString(b, h.UserName)
@@ -168,8 +168,8 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// decodeHistoryFacts reads a facts array into f.
-func decodeHistoryFacts(f *derive.HistoryFacts, s string) error {
+// DecodeHistoryFacts reads a facts array into f.
+func DecodeHistoryFacts(f *derive.HistoryFacts, s string) error {
 	p := factScanner{s: s}
 	p.begin()
 	f.DB = p.str()
