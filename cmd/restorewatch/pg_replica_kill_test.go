@@ -21,8 +21,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/restorewatch/restorewatch/ingest/mssql/mssqltest"
-	"github.com/restorewatch/restorewatch/ingest/mssql/tdstest"
 	"github.com/restorewatch/restorewatch/store/postgres/pgtest"
 )
 
@@ -167,39 +165,6 @@ func TestKilledReplicaMidPushLosesNothing(t *testing.T) {
 	if b, c := restoreLinks(t, client, addrB), restoreLinks(t, client, addrC); !slices.Equal(b, c) || len(b) != len(want) {
 		t.Errorf("/restores lists %d restores on B, %d on a new replica; want %d each", len(b), len(c), len(want))
 	}
-}
-
-// tdsFleet serves instances over TDS with TLS (its CA in dir/tds-ca.pem),
-// each with four restores of two databases two days before base.
-func tdsFleet(t *testing.T, dir string, base time.Time, names ...string) (map[string]*mssqltest.Instance, map[string]int) {
-	t.Helper()
-	ca, err := tdstest.NewCA("restorewatch test TDS CA")
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, dir, "tds-ca.pem", ca.PEM)
-	fleet, ports := map[string]*mssqltest.Instance{}, map[string]int{}
-	for _, name := range names {
-		in := mssqltest.New(name, "15.0.4236.7", -300)
-		in.SetClock(base)
-		in.Startup(base.Add(-72 * time.Hour))
-		script(in, base.Add(-48*time.Hour), 4)
-		tc, err := ca.ServerTLS("127.0.0.1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := tdstest.New(tdstest.Config{User: pushUser, Password: pushPass, Handler: in, ServerVersion: "15.0.4236.7", TLS: tc})
-		addr, err := srv.Start()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { srv.Close() })
-		_, port, _ := net.SplitHostPort(addr)
-		var p int
-		fmt.Sscan(port, &p)
-		fleet[name], ports[name] = in, p
-	}
-	return fleet, ports
 }
 
 // withParams adds query parameters to a URL.
