@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/ingest/mssql/mssqltest"
+	"github.com/restorewatch/restorewatch/ingest/mssql/tdstest"
 	"github.com/restorewatch/restorewatch/ingest/push"
 	"github.com/restorewatch/restorewatch/store"
 )
@@ -49,6 +50,39 @@ func script(in *mssqltest.Instance, from time.Time, n int) {
 				Start: from.Add(time.Duration(i)*time.Hour + time.Duration(j)*time.Minute), Seconds: float64(30 + 10*i + j), Bytes: 2 << 30})
 		}
 	}
+}
+
+// tdsFleet serves instances over TDS with TLS (its CA in dir/tds-ca.pem),
+// each with four restores of two databases two days before base.
+func tdsFleet(t *testing.T, dir string, base time.Time, names ...string) (map[string]*mssqltest.Instance, map[string]int) {
+	t.Helper()
+	ca, err := tdstest.NewCA("restorewatch test TDS CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "tds-ca.pem", ca.PEM)
+	fleet, ports := map[string]*mssqltest.Instance{}, map[string]int{}
+	for _, name := range names {
+		in := mssqltest.New(name, "15.0.4236.7", -300)
+		in.SetClock(base)
+		in.Startup(base.Add(-72 * time.Hour))
+		script(in, base.Add(-48*time.Hour), 4)
+		tc, err := ca.ServerTLS("127.0.0.1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := tdstest.New(tdstest.Config{User: pushUser, Password: pushPass, Handler: in, ServerVersion: "15.0.4236.7", TLS: tc})
+		addr, err := srv.Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Close() })
+		_, port, _ := net.SplitHostPort(addr)
+		var p int
+		fmt.Sscan(port, &p)
+		fleet[name], ports[name] = in, p
+	}
+	return fleet, ports
 }
 
 // pushOnce runs `collect --once --push` and returns its stderr and exit code.

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,9 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/restorewatch/restorewatch/ingest/mssql/mssqltest"
-	"github.com/restorewatch/restorewatch/ingest/mssql/tdstest"
 )
 
 const (
@@ -36,33 +31,10 @@ func TestTwoZonesPushIntoOneServe(t *testing.T) {
 	base := time.Date(2026, 3, 2, 6, 0, 0, 0, time.UTC)
 
 	// The fleet: two instances in zone A, one in zone B, served over TDS.
-	tdsCA, err := tdstest.NewCA("restorewatch test TDS CA")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tdsCAFile := writeFile(t, dir, "tds-ca.pem", tdsCA.PEM)
-	fleet := map[string]*mssqltest.Instance{}
-	ports := map[string]int{}
-	for _, name := range []string{"SQL-A1", "SQL-A2", "SQL-B1"} {
-		in := mssqltest.New(name, "15.0.4236.7", -300)
-		in.SetClock(base)
-		in.Startup(base.Add(-72 * time.Hour))
-		script(in, base.Add(-48*time.Hour), 4)
+	fleet, ports := tdsFleet(t, dir, base, "SQL-A1", "SQL-A2", "SQL-B1")
+	tdsCAFile := filepath.Join(dir, "tds-ca.pem")
+	for _, in := range fleet {
 		in.AddBackups(backupSet(1, "D", base.Add(-30*time.Hour)), backupSet(2, "L", base.Add(-29*time.Hour)))
-		tc, err := tdsCA.ServerTLS("127.0.0.1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := tdstest.New(tdstest.Config{User: pushUser, Password: pushPass, Handler: in, ServerVersion: "15.0.4236.7", TLS: tc})
-		addr, err := srv.Start()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { srv.Close() })
-		_, port, _ := net.SplitHostPort(addr)
-		var p int
-		fmt.Sscan(port, &p)
-		fleet[name], ports[name] = in, p
 	}
 	zoneA := collectorConfig(t, dir, "zone-a.toml", tdsCAFile, ports, "SQL-A1", "SQL-A2")
 	zoneB := collectorConfig(t, dir, "zone-b.toml", tdsCAFile, ports, "SQL-B1")

@@ -96,7 +96,11 @@ func Config(dsn string) (*pgxpool.Config, error) {
 	if cfg.ConnConfig.RuntimeParams == nil {
 		cfg.ConnConfig.RuntimeParams = map[string]string{}
 	}
-	cfg.ConnConfig.RuntimeParams["application_name"] = "restorewatch"
+	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
+		// A URL's application_name stays: replicas on one server can
+		// each be told apart in pg_stat_activity.
+		cfg.ConnConfig.RuntimeParams["application_name"] = "restorewatch"
+	}
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
 	return cfg, nil
 }

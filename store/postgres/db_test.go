@@ -77,9 +77,17 @@ func TestConfigVerifiesTLSAndKeepsThePasswordOut(t *testing.T) {
 	if len(cfg.ConnConfig.Fallbacks) != 0 {
 		t.Errorf("%d fallbacks: verify-full has none (no plaintext retry)", len(cfg.ConnConfig.Fallbacks))
 	}
-	// On a Unix socket there is no TLS to verify.
-	if _, err := postgres.Config("postgres://rw@/rw?host=/run/postgresql"); err != nil {
+	if got := cfg.ConnConfig.RuntimeParams["application_name"]; got != "restorewatch" {
+		t.Errorf("application_name %q, want restorewatch by default", got)
+	}
+	// On a Unix socket there is no TLS to verify; a replica may name
+	// itself for pg_stat_activity.
+	sock, err := postgres.Config("postgres://rw@/rw?host=/run/postgresql&application_name=replica-a")
+	if err != nil {
 		t.Fatal(err)
+	}
+	if got := sock.ConnConfig.RuntimeParams["application_name"]; got != "replica-a" {
+		t.Errorf("application_name %q, want the URL's replica-a", got)
 	}
 	_, err = postgres.Config("mysql://rw:hunter2@x/y")
 	if err == nil || strings.Contains(err.Error(), "hunter2") {

@@ -101,8 +101,13 @@ func analysedSQLite(t *testing.T) *sqlite.DB {
 // migrate's way).
 func migrated(t *testing.T, src *sqlite.DB) *postgres.DB {
 	t.Helper()
+	return migrateInto(t, src, open(t))
+}
+
+// migrateInto copies src into the empty PostgreSQL warehouse dst.
+func migrateInto(t *testing.T, src *sqlite.DB, dst *postgres.DB) *postgres.DB {
+	t.Helper()
 	ctx := context.Background()
-	dst := open(t)
 	tables, err := src.Tables(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/postgres"
 	"github.com/restorewatch/restorewatch/store/postgres/pgtest"
@@ -143,5 +144,48 @@ func TestReplicasShareOneWarehouse(t *testing.T) {
 		if n > 1 {
 			t.Errorf("delivery of alert %d claimed %d times", id, n)
 		}
+	}
+}
+
+// A status change moves every replica's data version whatever the clock of
+// the replica that made it: one whose clock is behind the newest status
+// change's stamp must not leave the others' regression pages stale.
+func TestStatusChangeMovesTheVersionWhateverTheClock(t *testing.T) {
+	ctx := context.Background()
+	u := pgtest.URL(t)
+	rs := replicas(t, u, 2)
+	a, b := rs[0], rs[1]
+	migrateInto(t, analysedSQLite(t), a)
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// Two regressions: the fixture's and a copy of it in another series.
+	var first, second int64
+	if err := conn.QueryRow(ctx, `SELECT min(id) FROM regression`).Scan(&first); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.QueryRow(ctx, `INSERT INTO regression (instance_id, database_name, kind, direction, changed_at,
+			baseline_mibps, current_mibps, ratio, baseline_n, current_n, p_value, first_seen, last_seen)
+		SELECT instance_id, database_name || '_copy', kind, direction, changed_at,
+			baseline_mibps, current_mibps, ratio, baseline_n, current_n, p_value, first_seen, last_seen
+		FROM regression WHERE id = $1 RETURNING id`, first).Scan(&second); err != nil {
+		t.Fatal(err)
+	}
+	// Another replica, its clock an hour ahead, acknowledged the copy.
+	if _, err := conn.Exec(ctx, `UPDATE regression SET status = 'acknowledged', status_at = $1 WHERE id = $2`,
+		time.Now().Add(time.Hour).UnixMilli(), second); err != nil {
+		t.Fatal(err)
+	}
+	v0, err := b.DataVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetRegressionStatus(ctx, first, store.StatusAcknowledged, "looking"); err != nil {
+		t.Fatal(err)
+	}
+	if v1, _ := b.DataVersion(ctx); v1 == v0 {
+		t.Errorf("an acknowledgement stamped before the newest status change left replica b's version at %s", v1)
 	}
 }

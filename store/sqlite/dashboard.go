@@ -30,7 +30,10 @@ func (db *DB) Ping(ctx context.Context) error {
 // DataVersion changes whenever an import, a reconciliation (the restores'
 // change log, so new restores show before their analysis ends), an analysis
 // run or a status change could have changed what a page shows. Each part is a primary-key or
-// indexed maximum, so asking costs well under a millisecond.
+// indexed maximum, so asking costs well under a millisecond, but the status
+// changes': their times are summed (a scan of the regressions, a small
+// table), so a change moves the version even when the clock has gone back
+// since the last one.
 func (db *DB) DataVersion(ctx context.Context) (string, error) {
 	var imp, ser, reg, status, inst, changes, backups int64
 	// backup_set's newest id: the collector and pushes store backup history
@@ -38,7 +41,7 @@ func (db *DB) DataVersion(ctx context.Context) (string, error) {
 	// rest on it.
 	err := db.read.QueryRowContext(ctx, `SELECT
 		(SELECT COALESCE(MAX(id),0) FROM import_run), (SELECT COALESCE(MAX(id),0) FROM series),
-		(SELECT COALESCE(MAX(id),0) FROM regression), (SELECT COALESCE(MAX(status_at),0) FROM regression),
+		(SELECT COALESCE(MAX(id),0) FROM regression), (SELECT COALESCE(SUM(status_at),0) FROM regression),
 		(SELECT COALESCE(MAX(id),0) FROM instance),
 		(SELECT COALESCE(MAX(seq),0) FROM sqlite_sequence WHERE name = 'restore_change'),
 		(SELECT COALESCE(MAX(id),0) FROM backup_set)`).Scan(&imp, &ser, &reg, &status, &inst, &changes, &backups)
