@@ -19,14 +19,6 @@ func TestJSONStringMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// viaJSON is s after a round trip through encoding/json.
-func viaJSON(s string) string {
-	b, _ := json.Marshal(s)
-	var out string
-	_ = json.Unmarshal(b, &out)
-	return out
-}
-
 // FuzzFactString: the facts scanner reads any JSON string token as
 // encoding/json does (invalid UTF-8, which no writer of facts produces, it
 // passes through instead of replacing).

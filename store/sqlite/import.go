@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 
@@ -34,10 +33,6 @@ type Import struct {
 	// push, when set, is marked applied by the commit Commit makes.
 	push *store.PushMark
 }
-
-// errPushApplied rolls back the commit of a push another apply marked
-// first.
-var errPushApplied = errors.New("push batch applied already")
 
 // MarkPush makes Commit mark the collector's batch p applied, with its
 // runs, in the transaction of the last batch it commits.
