@@ -37,3 +37,22 @@ type FleetOrders interface {
 	OrdersSeq() int64
 	Scanned() bool
 }
+
+// OrderHeads are the first entries of each order of the restores list (both
+// ways of time, duration and throughput) as the fleet's kept orders held
+// them, brought up to date with the change log: the first pages of the
+// unfiltered list, answered while a server loads the orders themselves
+// (each engine's DB.LoadOrderHeads, of store/orders.Heads).
+type OrderHeads interface {
+	OrderedPages
+	// Answers reports whether Page answers f, counted up to countCap,
+	// exactly as the fleet's orders do: an unfiltered list (Plain) whose
+	// page and count the heads hold.
+	Answers(f RestoreFilter, countCap int) bool
+}
+
+// Plain reports whether f lists the whole fleet in one of the list's own
+// orders, filtered by nothing: what OrderHeads answer.
+func (f RestoreFilter) Plain() bool {
+	return f.Fleetwide() && f.Database == "" && f.Kind == "" && f.From.IsZero() && f.To.IsZero() && f.Build == "" && f.Source == ""
+}

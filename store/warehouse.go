@@ -127,6 +127,7 @@ type Pages interface {
 	// and of its aggregates for its next start.
 	UpdateOrders(ctx context.Context, old FleetOrders) (FleetOrders, error)
 	LoadOrders(ctx context.Context) (FleetOrders, error)
+	LoadOrderHeads(ctx context.Context) (OrderHeads, error)
 	SaveOrders(ctx context.Context, o FleetOrders) error
 	Aggregates(ctx context.Context) ([]Aggregate, error)
 	SaveAggregate(ctx context.Context, a Aggregate) error

@@ -217,3 +217,116 @@ func TestFirstStartAfterAnImportReadsWhatItKept(t *testing.T) {
 		}
 	}
 }
+
+// The restores list's first pages answer while the orders load, from the
+// heads kept with them (issue 42: 11 s at 10 M restores on a loaded
+// machine), the same bytes as once the orders are loaded; a filtered list
+// waits for the orders.
+func TestRestoresFirstPagesWhileTheOrdersLoad(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "w.db")
+	if err := demoDB(t).Backup(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := keep.Refresh(ctx, db, "test", time.Now(), false); err != nil {
+		t.Fatal(err)
+	}
+	w := &slowWarehouse{Store: db, hold: make(chan struct{})}
+	s := web.New(web.Config{DB: w, Addr: "127.0.0.1:0", Version: "test"})
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown(ctx)
+	pages := []string{"/restores", "/restores?sort=longest", "/restores?sort=slowest&page=2", "/restores?sort=oldest&page=3",
+		"/restores?sort=fastest", "/restores?sort=shortest&page=4"}
+	quick := &http.Client{Timeout: 20 * time.Second}
+	held := map[string]string{}
+	for _, p := range pages {
+		resp, err := quick.Get("http://" + s.Addr() + p)
+		if err != nil {
+			t.Fatalf("%s waited for the orders: %v", p, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d", p, resp.StatusCode)
+		}
+		held[p] = string(b)
+	}
+	if w.loads.Load() != 0 {
+		t.Fatal("the orders loaded while held")
+	}
+	close(w.hold)
+	// A filtered list is answered by the orders: once it is, they are.
+	if code, _, _ := get(t, client(t), "http://"+s.Addr()+"/restores?kind=full"); code != http.StatusOK {
+		t.Fatalf("/restores?kind=full: %d", code)
+	}
+	if w.loads.Load() != 1 || w.scans.Load() != 0 {
+		t.Fatalf("%d loads, %d scans of the orders; want 1, 0", w.loads.Load(), w.scans.Load())
+	}
+	for _, p := range pages {
+		_, body, _ := get(t, client(t), "http://"+s.Addr()+p)
+		if body != held[p] {
+			t.Errorf("%s differs once the orders are loaded (%d bytes, was %d while they loaded)", p, len(body), len(held[p]))
+		}
+	}
+}
+
+// headlessWarehouse is a warehouse whose orders' snapshot has no heads, as
+// one an older release saved, until the server saves the orders.
+type headlessWarehouse struct {
+	*slowWarehouse
+	saved atomic.Bool
+}
+
+func (h *headlessWarehouse) LoadOrderHeads(ctx context.Context) (store.OrderHeads, error) {
+	if !h.saved.Load() {
+		return nil, nil
+	}
+	return h.slowWarehouse.LoadOrderHeads(ctx)
+}
+
+func (h *headlessWarehouse) SaveOrders(ctx context.Context, o store.FleetOrders) error {
+	err := h.slowWarehouse.SaveOrders(ctx, o)
+	h.saved.Store(err == nil)
+	return err
+}
+
+// A server that loads a snapshot without heads saves its orders again,
+// so that the next start's first restores page does not wait for them.
+func TestServerSavesASnapshotWithoutHeads(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "w.db")
+	if err := demoDB(t).Backup(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := keep.Refresh(ctx, db, "test", time.Now(), false); err != nil {
+		t.Fatal(err)
+	}
+	w := &headlessWarehouse{slowWarehouse: &slowWarehouse{Store: db}}
+	s := web.New(web.Config{DB: w, Addr: "127.0.0.1:0", Version: "test"})
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := get(t, client(t), "http://"+s.Addr()+"/restores?kind=full"); code != http.StatusOK {
+		t.Fatalf("/restores?kind=full: %d", code)
+	}
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := s.Shutdown(sctx); err != nil { // waits for what it keeps
+		t.Fatal(err)
+	}
+	if w.loads.Load() != 1 || !w.saved.Load() {
+		t.Fatalf("%d loads of the orders, saved again: %v; want 1, true", w.loads.Load(), w.saved.Load())
+	}
+}

@@ -139,9 +139,15 @@ func (s *Server) restoresKnees(ctx context.Context, f store.RestoreFilter, rs []
 // every page not narrowed to an instance comes from the cached
 // RestoreOrders (no index orders the whole fleet by time, a measure, kind,
 // build, database or source server), an instance's through restore_series.
+// Until the orders are at hand (a start loads them), the unfiltered list's
+// first pages come from the heads kept with them (orderHeads).
 func (s *Server) pageRestores(ctx context.Context, f store.RestoreFilter) ([]store.Restore, int, bool, error) {
 	orders := func(ctx context.Context) (store.OrderedPages, error) { return s.restoreOrders(ctx) }
-	p, err := s.db.Restores(ctx, store.RestoreQuery{Filter: f, CountCap: countCap, Orders: orders})
+	q := store.RestoreQuery{Filter: f, CountCap: countCap, Orders: orders}
+	if s.Orders() == nil {
+		q.Heads = s.orderHeads
+	}
+	p, err := s.db.Restores(ctx, q)
 	return p.Restores, p.Total, p.Exact, err
 }
 
@@ -329,11 +335,14 @@ func apiPaging(c echo.Context) (limit int, after int64, err error) {
 	return limit, after, nil
 }
 
+// ordersKey is the cache's key of the fleet's orders.
+const ordersKey = "restore-orders"
+
 // restoreOrders returns the fleet's orders, cached until the data change
 // (see cache for when a previous copy is served meanwhile) and then updated
 // from the previous ones with what changed, not rebuilt (a rebuild reads
 // every restore; BENCHMARKS.md has its cost); the first ones come from what
 // the previous run kept (updateOrders).
 func (s *Server) restoreOrders(ctx context.Context) (store.FleetOrders, error) {
-	return cachedUpdated(ctx, s, "restore-orders", s.updateOrders)
+	return cachedUpdated(ctx, s, ordersKey, s.updateOrders)
 }

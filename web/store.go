@@ -29,6 +29,9 @@ type Store interface {
 	UpdateOrders(ctx context.Context, old store.FleetOrders) (store.FleetOrders, error)
 	// What a running server keeps for its next start (keep.go).
 	LoadOrders(ctx context.Context) (store.FleetOrders, error)
+	// The heads of the orders kept, for the list's first pages while the
+	// orders load.
+	LoadOrderHeads(ctx context.Context) (store.OrderHeads, error)
 	SaveOrders(ctx context.Context, o store.FleetOrders) error
 	Aggregates(ctx context.Context) ([]store.Aggregate, error)
 	SaveAggregate(ctx context.Context, a store.Aggregate) error

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/restorewatch/restorewatch/ingest/collector"
@@ -32,6 +34,8 @@ type CollectCmd struct {
 	// pushTune, when set by a test, adjusts the push client's options
 	// (shorter back-off).
 	pushTune func(*push.Options)
+	// keepEvery, when set by a test, replaces keepEvery.
+	keepEvery time.Duration
 }
 
 // Run implements the command.
@@ -49,9 +53,14 @@ func (c *CollectCmd) Run(ctx context.Context, m *Main) error {
 			return err
 		}
 		if c.Once {
+			before, err := db.DataVersion(ctx)
+			if err != nil {
+				return err
+			}
 			if err := runCollector(ctx, m, db, c.Config, true, opt); err != nil {
 				return err
 			}
+			keepAfter(ctx, m, db, before)
 			return sendOnce(ctx, m, db, c.Config, opt)
 		}
 		stop, err := startAlerts(ctx, m, db, c.Config, opt)
@@ -59,6 +68,11 @@ func (c *CollectCmd) Run(ctx context.Context, m *Main) error {
 			return err
 		}
 		defer stop()
+		kctx, stopKeeping := context.WithCancel(ctx)
+		var keeping sync.WaitGroup
+		keeping.Go(func() { keepWhileRunning(kctx, m, db, cmp.Or(c.keepEvery, keepEvery)) })
+		defer keeping.Wait()
+		defer stopKeeping()
 		return runCollector(ctx, m, db, c.Config, false, opt)
 	}
 	client, err := c.pushClient(m)

@@ -194,6 +194,13 @@ func diffLines(want, got []string) string {
 // ends and returns its address.
 func serveWarehouse(t *testing.T, path string, args ...string) string {
 	t.Helper()
+	return serveWarehouseWith(t, path, func(*Main) {}, args...)
+}
+
+// serveWarehouseWith is serveWarehouse with a hook between parsing and
+// running.
+func serveWarehouseWith(t *testing.T, path string, hook func(*Main), args ...string) string {
+	t.Helper()
 	var out lockedBuffer
 	m := NewMain()
 	m.Stdout, m.Stderr, m.IsTerminal = &out, &out, false
@@ -204,6 +211,7 @@ func serveWarehouse(t *testing.T, path string, args ...string) string {
 	if err := m.ParseFlags(append([]string{"serve", "--db", path}, args...)); err != nil {
 		t.Fatal(err)
 	}
+	hook(m)
 	ready := make(chan string, 1)
 	m.cli.Serve.ready = ready
 	ctx, stop := context.WithCancel(context.Background())

@@ -77,6 +77,7 @@ func loadDemo(ctx context.Context, m *Main, db store.Warehouse, c *DemoCmd, opt 
 	if err != nil {
 		return sum, err
 	}
+	keepAggregates(ctx, m, db, false)
 	fmt.Fprintf(m.Stdout, "demo: %d files, %d records read, %d added, %d rejected, in %s (files kept in %s)\n",
 		sum.Files, sum.Read, sum.Added, len(sum.Rejects), human.Duration(time.Since(start).Seconds()), dir)
 	return sum, nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/restorewatch/restorewatch/ingest/demo"
@@ -34,6 +36,8 @@ type ServeCmd struct {
 	// set, adjusts the server's configuration (tests shorten timeouts).
 	ready chan<- string
 	tune  func(*web.Config)
+	// keepEvery, when set by a test, replaces keepEvery.
+	keepEvery time.Duration
 }
 
 // Run implements the command.
@@ -107,6 +111,13 @@ func (c *ServeCmd) Run(ctx context.Context, m *Main) error {
 		scheme = "https"
 	}
 	fmt.Fprintf(m.Stderr, "restorewatch: dashboard on %s://%s/ (warehouse %s)\n", scheme, srv.Addr(), where(db))
+	// Pushes, uploads and the collector change the data while it serves:
+	// what a next start reads is kept current beside it.
+	kctx, stopKeeping := context.WithCancel(ctx)
+	var keeping sync.WaitGroup
+	keeping.Go(func() { keepWhileRunning(kctx, m, servedOrders{db, srv.Orders}, cmp.Or(c.keepEvery, keepEvery)) })
+	defer keeping.Wait()
+	defer stopKeeping()
 	if c.ready != nil {
 		c.ready <- srv.Addr()
 	}

@@ -2,10 +2,12 @@
 // restores' orders, the build cohorts and the overview's figures drawn from
 // the orders — and keeps them in the warehouse under the data version they
 // were computed at (issue 42). Whoever changes the data calls Refresh (the
-// CLI's import and analyze), so the first page a server shows after them
-// reads what is kept instead of every restore; the server itself recomputes
-// only when what is kept is behind (changes it made, or a warehouse older
-// than this package), answering from the kept copy meanwhile.
+// CLI's import, analyze and demo, collect --once after a pass; collect and
+// serve every few minutes when the data moved), so the first page a server
+// shows after them reads what is kept instead of every restore; the server
+// itself recomputes only when what is kept is behind (changes it made, or a
+// warehouse older than this package), answering from the kept copy
+// meanwhile.
 //
 // The package knows no templates: its values are the figures a view is
 // made from, in the units the store gives them.
@@ -51,6 +53,7 @@ const OrdersLag = 20_000
 type Warehouse interface {
 	DataVersion(ctx context.Context) (string, error)
 	LoadOrders(ctx context.Context) (store.FleetOrders, error)
+	LoadOrderHeads(ctx context.Context) (store.OrderHeads, error)
 	UpdateOrders(ctx context.Context, old store.FleetOrders) (store.FleetOrders, error)
 	SaveOrders(ctx context.Context, o store.FleetOrders) error
 	RelativeByBuild(ctx context.Context) (byInstance, bySource map[string][]float64, measured int, err error)
@@ -207,6 +210,15 @@ func Kept(ctx context.Context, w interface {
 // it computes the current ones in the background.
 const CohortsShare = 0.05
 
+// headsKept reports whether the orders' snapshot has heads a server reads
+// (store.OrderHeads): one saved by an older release has none, and a
+// server would wait for the whole snapshot to load for the restores
+// list's first page.
+func headsKept(ctx context.Context, w Warehouse) bool {
+	h, err := w.LoadOrderHeads(ctx)
+	return err == nil && h != nil
+}
+
 // Refreshed says what Refresh did.
 type Refreshed struct {
 	Version     string        // the data version kept; empty when the data moved meanwhile
@@ -222,7 +234,8 @@ type Refreshed struct {
 // Refresh brings what is kept up to date with the warehouse: the orders
 // (loaded from their snapshot and updated from the change log, or read
 // from every restore when there is none), saved again when they were read
-// whole or are OrdersLag changes or more ahead of the snapshot; the
+// whole or are OrdersLag changes or more ahead of the snapshot (or its
+// heads cannot be read); the
 // figures drawn from them; the RTO projections' candidates; the instance
 // list; and the cohorts when all is set (analyze: every series was judged
 // again), when none are kept, or when CohortsShare of the restores or more
@@ -307,7 +320,7 @@ func Refresh(ctx context.Context, w Warehouse, release string, now time.Time, al
 		return r, err
 	}
 	start = time.Now()
-	if kept == nil || o.Scanned() || o.OrdersSeq()-kept.OrdersSeq() >= OrdersLag {
+	if kept == nil || o.Scanned() || o.OrdersSeq()-kept.OrdersSeq() >= OrdersLag || !headsKept(ctx, w) {
 		if err := w.SaveOrders(ctx, o); err != nil {
 			return r, fmt.Errorf("keep: %w", err)
 		}

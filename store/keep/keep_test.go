@@ -242,3 +242,28 @@ func addRestores(ctx context.Context, db *sqlite.DB, n int) error {
 	}
 	return db.Reconcile(ctx)
 }
+
+// headless is a warehouse whose orders' snapshot has no heads, as one an
+// older release saved.
+type headless struct{ *sqlite.DB }
+
+func (headless) LoadOrderHeads(context.Context) (store.OrderHeads, error) { return nil, nil }
+
+// A snapshot without heads is saved again, with them, by the next Refresh
+// however little changed: a server's first restores page reads the heads.
+func TestRefreshSavesASnapshotWithoutHeads(t *testing.T) {
+	ctx := context.Background()
+	db := demoWarehouse(t)
+	if r, err := keep.Refresh(ctx, db, "v1", time.Now(), false); err != nil || !r.OrdersSaved {
+		t.Fatalf("first refresh: %+v, %v", r, err)
+	}
+	if h, err := db.LoadOrderHeads(ctx); err != nil || h == nil {
+		t.Fatalf("heads after a refresh: %v, %v", h, err)
+	}
+	if r, err := keep.Refresh(ctx, headless{db}, "v1", time.Now(), false); err != nil || !r.OrdersSaved {
+		t.Fatalf("refresh of a snapshot without heads: %+v, %v; want the orders saved", r, err)
+	}
+	if r, err := keep.Refresh(ctx, db, "v1", time.Now(), false); err != nil || r.OrdersSaved {
+		t.Fatalf("refresh with heads and nothing changed: %+v, %v; want the orders not saved", r, err)
+	}
+}

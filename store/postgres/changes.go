@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/restorewatch/restorewatch/store/orders"
 )
 
 // The restores' change log (migration 0020, as store/sqlite keeps it): every
@@ -75,4 +76,34 @@ func pruneChanges(ctx context.Context, tx pgx.Tx, seq int64) error {
 		return fmt.Errorf("prune changes: %w", err)
 	}
 	return nil
+}
+
+// changesSince reads, in tx, the change log's position now, how many
+// changes it holds after position since, and whether they say which
+// restores changed (readable): not when the log was pruned past since, nor
+// when a rebuild marker follows it.
+func changesSince(ctx context.Context, tx pgx.Tx, since int64) (seq, changes int64, readable bool, err error) {
+	var pruned int64
+	var marker bool
+	if err := tx.QueryRow(ctx, `SELECT COALESCE((SELECT value::bigint FROM setting WHERE key = $1), 0), `+logSeq+`,
+		EXISTS (SELECT 1 FROM restore_change WHERE seq > $2 AND natural_key IS NULL AND restore_id IS NULL),
+		(SELECT count(*) FROM restore_change WHERE seq > $2)`, prunedKey, since).
+		Scan(&pruned, &seq, &marker, &changes); err != nil {
+		return 0, 0, false, err
+	}
+	return seq, changes, pruned <= since && !marker, nil
+}
+
+// changedRestores queries, in tx, every restore named in the change log
+// after position since, as it is now: its id and orders.Columns (the rows
+// orders.Update and (*orders.Heads).Update read), NULL for one that no
+// longer exists. A restore changed more than once comes as many times.
+func changedRestores(ctx context.Context, tx pgx.Tx, since int64) (pgx.Rows, error) {
+	return tx.Query(ctx, `SELECT r.id, `+orders.ColumnsOf("r")+`
+		FROM restore_change c JOIN restore r ON r.natural_key = c.natural_key
+		WHERE c.seq > $1 AND c.natural_key IS NOT NULL
+		UNION ALL
+		SELECT c.restore_id, `+orders.ColumnsOf("r")+`
+		FROM restore_change c LEFT JOIN restore r ON r.id = c.restore_id
+		WHERE c.seq > $1 AND c.restore_id IS NOT NULL`, since)
 }

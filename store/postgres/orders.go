@@ -70,28 +70,17 @@ func (db *DB) UpdateOrders(ctx context.Context, old store.FleetOrders) (store.Fl
 func (db *DB) updateOrders(ctx context.Context, old *orders.Orders) (*orders.Orders, error) {
 	var o *orders.Orders
 	err := db.readSnapshot(ctx, func(tx pgx.Tx) error {
-		var pruned, seq, changes int64
-		var marker bool
-		if err := tx.QueryRow(ctx, `SELECT COALESCE((SELECT value::bigint FROM setting WHERE key = $1), 0), `+logSeq+`,
-			EXISTS (SELECT 1 FROM restore_change WHERE seq > $2 AND natural_key IS NULL AND restore_id IS NULL),
-			(SELECT count(*) FROM restore_change WHERE seq > $2)`, prunedKey, old.OrdersSeq()).
-			Scan(&pruned, &seq, &marker, &changes); err != nil {
-			return err
-		}
+		seq, changes, readable, err := changesSince(ctx, tx, old.OrdersSeq())
 		switch {
+		case err != nil:
+			return err
 		case seq == old.OrdersSeq():
 			o = old
 			return nil
-		case pruned > old.OrdersSeq() || marker || orders.Rebuilds(old, changes):
+		case !readable || orders.Rebuilds(old, changes):
 			return nil
 		}
-		rows, err := tx.Query(ctx, `SELECT r.id, `+orders.ColumnsOf("r")+`
-			FROM restore_change c JOIN restore r ON r.natural_key = c.natural_key
-			WHERE c.seq > $1 AND c.natural_key IS NOT NULL
-			UNION ALL
-			SELECT c.restore_id, `+orders.ColumnsOf("r")+`
-			FROM restore_change c LEFT JOIN restore r ON r.id = c.restore_id
-			WHERE c.seq > $1 AND c.restore_id IS NOT NULL`, old.OrdersSeq())
+		rows, err := changedRestores(ctx, tx, old.OrdersSeq())
 		if err != nil {
 			return err
 		}
@@ -107,8 +96,8 @@ const snapshotTxParts = 4
 
 // SaveOrders keeps o for the next start of a server (LoadOrders), replacing
 // the snapshot saved before: its parts in transactions of a few parts
-// each, the header last, so a save cut short leaves the previous snapshot
-// the newest complete one.
+// each, the header last with the orders' heads (LoadOrderHeads), so a save
+// cut short leaves the previous snapshot the newest complete one.
 func (db *DB) SaveOrders(ctx context.Context, fo store.FleetOrders) error {
 	o, ok := fo.(*orders.Orders)
 	if !ok {
@@ -136,7 +125,8 @@ func (db *DB) SaveOrders(ctx context.Context, fo store.FleetOrders) error {
 		return fmt.Errorf("store: save orders: %w", err)
 	}
 	if err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO order_snapshot (gen, part, body) VALUES ($1, 0, $2)`, gen, header); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO order_snapshot (gen, part, body) VALUES ($1, -1, $2), ($1, 0, $3)`,
+			gen, orders.HeadsOf(o).Encode(), header); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `DELETE FROM order_snapshot WHERE gen < $1`, gen)
@@ -153,20 +143,11 @@ func (db *DB) SaveOrders(ctx context.Context, fo store.FleetOrders) error {
 func (db *DB) LoadOrders(ctx context.Context) (store.FleetOrders, error) {
 	var o *orders.Orders
 	err := db.readSnapshot(ctx, func(tx pgx.Tx) error {
-		var gen, at int64
-		var header []byte
-		err := tx.QueryRow(ctx, `SELECT gen, body, `+logSeq+` FROM order_snapshot WHERE part = 0 ORDER BY gen DESC LIMIT 1`).
-			Scan(&gen, &header, &at)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
-		}
-		if err != nil {
+		snap, ok, err := newestSnapshot(ctx, tx)
+		if err != nil || !ok {
 			return err
 		}
-		seq, parts, ok := orders.ReadHeader(header)
-		if !ok || seq > at {
-			return nil
-		}
+		seq, parts, gen := snap.seq, snap.parts, snap.gen
 		rows, err := tx.Query(ctx, `SELECT body FROM order_snapshot WHERE gen = $1 AND part > 0 ORDER BY part`, gen)
 		if err != nil {
 			return err
@@ -200,6 +181,94 @@ func (db *DB) LoadOrders(ctx context.Context) (store.FleetOrders, error) {
 		return nil, nil
 	}
 	return o, nil
+}
+
+// snapshotHeader is what a complete snapshot's header says.
+type snapshotHeader struct {
+	gen, seq, parts int64
+}
+
+// newestSnapshot reads, in tx, the header of the newest complete snapshot;
+// false when there is none, or its header is unreadable, or it is of a
+// position the change log has not reached.
+func newestSnapshot(ctx context.Context, tx pgx.Tx) (snapshotHeader, bool, error) {
+	var h snapshotHeader
+	var at int64
+	var header []byte
+	err := tx.QueryRow(ctx, `SELECT gen, body, `+logSeq+` FROM order_snapshot WHERE part = 0 ORDER BY gen DESC LIMIT 1`).
+		Scan(&h.gen, &header, &at)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return h, false, nil
+	}
+	if err != nil {
+		return h, false, err
+	}
+	var ok bool
+	h.seq, h.parts, ok = orders.ReadHeader(header)
+	return h, ok && h.seq <= at, nil
+}
+
+// LoadOrderHeads returns the heads kept with the newest complete snapshot
+// of the orders (SaveOrders, part -1), brought up to date with the change
+// log: nil when there are none (no snapshot, one saved before heads were
+// kept, or one of a position the log has not reached) or when the log
+// cannot say what changed since, or too much did (orders.HeadsMaxChanges).
+// It reads a few KiB and what changed, not the orders.
+func (db *DB) LoadOrderHeads(ctx context.Context) (store.OrderHeads, error) {
+	var h *orders.Heads
+	err := db.readSnapshot(ctx, func(tx pgx.Tx) error {
+		snap, ok, err := newestSnapshot(ctx, tx)
+		if err != nil || !ok {
+			return err
+		}
+		var body []byte
+		err = tx.QueryRow(ctx, `SELECT body FROM order_snapshot WHERE gen = $1 AND part = -1`, snap.gen).Scan(&body)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		kept, err := orders.DecodeHeads(body)
+		if err != nil || kept.Seq() != snap.seq {
+			return nil
+		}
+		seq, changes, readable, err := changesSince(ctx, tx, kept.Seq())
+		switch {
+		case err != nil:
+			return err
+		case seq == kept.Seq():
+			h = kept
+			return nil
+		case !readable || changes > orders.HeadsMaxChanges:
+			return nil
+		}
+		rows, err := changedRestores(ctx, tx, kept.Seq())
+		if err != nil {
+			return err
+		}
+		ok, err = kept.Update(seq, rows)
+		rows.Close() // before the count, on the same connection
+		if err != nil || !ok {
+			return err
+		}
+		if kept.Recounts() {
+			var n, dur, mibps int64
+			if err := tx.QueryRow(ctx, `SELECT count(*), count(duration_s), count(logical_mibps) FROM restore`).Scan(&n, &dur, &mibps); err != nil {
+				return err
+			}
+			kept.SetTotals(n, dur, mibps)
+		}
+		h = kept
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: load order heads: %w", err)
+	}
+	if h == nil { // no typed nil in the interface
+		return nil, nil
+	}
+	return h, nil
 }
 
 // SaveAggregate keeps a, replacing the value kept under its name.

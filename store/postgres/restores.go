@@ -36,7 +36,7 @@ func (db *DB) Restores(ctx context.Context, q store.RestoreQuery) (store.Restore
 		f.Sort = "at"
 	}
 	if q.Orders != nil && !q.Series && q.Each == nil && f.Fleetwide() {
-		o, err := q.Orders(ctx)
+		o, err := q.Pages(ctx, f)
 		if err != nil {
 			return store.RestorePage{}, err
 		}

@@ -166,34 +166,52 @@ func (db *DB) updateOrders(ctx context.Context, old *RestoreOrders) (*RestoreOrd
 		return nil, err
 	}
 	defer tx.Rollback()
-	var pruned, seq, changes int64
-	var marker bool
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM setting WHERE key = ?), 0),
-		COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'restore_change'), 0),
-		EXISTS (SELECT 1 FROM restore_change WHERE seq > ? AND natural_key IS NULL AND restore_id IS NULL),
-		(SELECT count(*) FROM restore_change WHERE seq > ?)`, prunedKey, old.OrdersSeq(), old.OrdersSeq()).
-		Scan(&pruned, &seq, &marker, &changes); err != nil {
-		return nil, err
-	}
+	seq, changes, readable, err := changesSince(ctx, tx, old.OrdersSeq())
 	switch {
+	case err != nil:
+		return nil, err
 	case seq == old.OrdersSeq():
 		return old, nil
-	case pruned > old.OrdersSeq() || marker || orders.Rebuilds(old, changes):
+	case !readable || orders.Rebuilds(old, changes):
 		return nil, nil
 	}
-	// Every restore named since old's position, as it is now: those
-	// upserted by natural key (if they still exist) and those deleted by
-	// id (the columns NULL unless the id was taken again).
-	rows, err := tx.QueryContext(ctx, `SELECT r.id, `+orders.ColumnsOf("r")+`
-		FROM restore_change c JOIN restore r ON r.natural_key = c.natural_key
-		WHERE c.seq > ? AND c.natural_key IS NOT NULL
-		UNION ALL
-		SELECT c.restore_id, `+orders.ColumnsOf("r")+`
-		FROM restore_change c LEFT JOIN restore r ON r.id = c.restore_id
-		WHERE c.seq > ? AND c.restore_id IS NOT NULL`, old.OrdersSeq(), old.OrdersSeq())
+	rows, err := changedRestores(ctx, tx, old.OrdersSeq())
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	return orders.Update(old, seq, rows)
+}
+
+// changesSince reads, in tx, the change log's position now, how many
+// changes it holds after position since, and whether they say which
+// restores changed (readable): not when the log was pruned past since, nor
+// when a bulk reconciliation left its rebuild marker after it.
+func changesSince(ctx context.Context, tx *sql.Tx, since int64) (seq, changes int64, readable bool, err error) {
+	var pruned int64
+	var marker bool
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM setting WHERE key = ?), 0),
+		COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'restore_change'), 0),
+		EXISTS (SELECT 1 FROM restore_change WHERE seq > ? AND natural_key IS NULL AND restore_id IS NULL),
+		(SELECT count(*) FROM restore_change WHERE seq > ?)`, prunedKey, since, since).
+		Scan(&pruned, &seq, &marker, &changes); err != nil {
+		return 0, 0, false, err
+	}
+	return seq, changes, pruned <= since && !marker, nil
+}
+
+// changedRestores queries, in tx, every restore named in the change log
+// after position since, as it is now: its id and orders.Columns (the rows
+// orders.Update and (*orders.Heads).Update read). Those upserted are found
+// by natural key (if they still exist), those deleted by id (the columns
+// NULL unless the id was taken again). A restore changed more than once
+// comes as many times.
+func changedRestores(ctx context.Context, tx *sql.Tx, since int64) (*sql.Rows, error) {
+	return tx.QueryContext(ctx, `SELECT r.id, `+orders.ColumnsOf("r")+`
+		FROM restore_change c JOIN restore r ON r.natural_key = c.natural_key
+		WHERE c.seq > ? AND c.natural_key IS NOT NULL
+		UNION ALL
+		SELECT c.restore_id, `+orders.ColumnsOf("r")+`
+		FROM restore_change c LEFT JOIN restore r ON r.id = c.restore_id
+		WHERE c.seq > ? AND c.restore_id IS NOT NULL`, since, since)
 }

@@ -19,9 +19,10 @@ const snapshotTxParts = 4
 
 // SaveOrders keeps o in the warehouse for the next start of the server
 // (LoadOrders), replacing the snapshot saved before. o is only read. Its
-// parts are written in transactions of a few parts each, the header last,
-// so an import waits for one of them at most, and a save cut short leaves
-// the previous snapshot the newest complete one.
+// parts are written in transactions of a few parts each, the header last
+// with the orders' heads (LoadOrderHeads), so an import waits for one of
+// them at most, and a save cut short leaves the previous snapshot the
+// newest complete one.
 func (db *DB) SaveOrders(ctx context.Context, fo store.FleetOrders) error {
 	o, ok := fo.(*RestoreOrders)
 	if !ok {
@@ -56,7 +57,8 @@ func (db *DB) SaveOrders(ctx context.Context, fo store.FleetOrders) error {
 		return fmt.Errorf("store: save orders: %w", err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO order_snapshot (gen, part, body) VALUES (?, 0, ?)`, gen, header); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO order_snapshot (gen, part, body) VALUES (?, -1, ?), (?, 0, ?)`,
+		gen, orders.HeadsOf(o).Encode(), gen, header); err != nil {
 		return fmt.Errorf("store: save orders: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM order_snapshot WHERE gen < ?`, gen); err != nil {
@@ -88,21 +90,12 @@ func (db *DB) loadOrders(ctx context.Context) (*RestoreOrders, error) {
 		return nil, fmt.Errorf("store: load orders: %w", err)
 	}
 	defer tx.Rollback()
-	var gen, logSeq int64
-	var header []byte
-	err = tx.QueryRowContext(ctx, `SELECT gen, body, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'restore_change'), 0)
-		FROM order_snapshot WHERE part = 0 ORDER BY gen DESC LIMIT 1`).Scan(&gen, &header, &logSeq)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
+	snap, ok, err := newestSnapshot(ctx, tx)
+	if err != nil || !ok {
+		return nil, err
 	}
-	if err != nil {
-		return nil, fmt.Errorf("store: load orders: %w", err)
-	}
-	seq, parts, ok := orders.ReadHeader(header)
-	if !ok || seq > logSeq {
-		return nil, nil
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT body FROM order_snapshot WHERE gen = ? AND part > 0 ORDER BY part`, gen)
+	seq, parts := snap.seq, snap.parts
+	rows, err := tx.QueryContext(ctx, `SELECT body FROM order_snapshot WHERE gen = ? AND part > 0 ORDER BY part`, snap.gen)
 	if err != nil {
 		return nil, fmt.Errorf("store: load orders: %w", err)
 	}
@@ -150,4 +143,30 @@ func (db *DB) loadOrders(ctx context.Context) (*RestoreOrders, error) {
 		return nil, nil
 	}
 	return o, nil
+}
+
+// snapshotHeader is what a complete snapshot's header says.
+type snapshotHeader struct {
+	gen, seq, parts int64
+}
+
+// newestSnapshot reads, in tx, the header of the newest complete snapshot;
+// false when there is none, or its header is unreadable, or it is of a
+// position the change log has not reached (a warehouse put back from an
+// older copy).
+func newestSnapshot(ctx context.Context, tx *sql.Tx) (snapshotHeader, bool, error) {
+	var h snapshotHeader
+	var logSeq int64
+	var header []byte
+	err := tx.QueryRowContext(ctx, `SELECT gen, body, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'restore_change'), 0)
+		FROM order_snapshot WHERE part = 0 ORDER BY gen DESC LIMIT 1`).Scan(&h.gen, &header, &logSeq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return h, false, nil
+	}
+	if err != nil {
+		return h, false, fmt.Errorf("store: snapshot of the orders: %w", err)
+	}
+	var ok bool
+	h.seq, h.parts, ok = orders.ReadHeader(header)
+	return h, ok && h.seq <= logSeq, nil
 }

@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -31,6 +32,15 @@ func contractOrders(t *testing.T, db store.Warehouse) {
 	if loaded == nil || loaded.OrdersSeq() != o.OrdersSeq() || loaded.Scanned() {
 		t.Fatalf("LoadOrders = %v: want the snapshot saved at %d", loaded, o.OrdersSeq())
 	}
+	heads, err := db.LoadOrderHeads(ctx)
+	built(t, "LoadOrderHeads", err)
+	plain := store.RestoreFilter{Sort: "at", Limit: 100}
+	if heads == nil || !heads.Answers(plain, 10000) {
+		t.Fatalf("LoadOrderHeads = %v: want heads that answer the list's first page", heads)
+	}
+	if ids, n, exact := heads.Page(plain, 10000); len(ids) != 1 || n != 1 || !exact {
+		t.Errorf("the heads list %v (%d, exact %v), want the one restore", ids, n, exact)
+	}
 	built(t, "ReconcileAll", db.ReconcileAll(ctx))
 	h, l, _ := contractFixture()
 	h.RestoreHistoryID, h.RestoreDate = 8, h.RestoreDate.Add(24*time.Hour)
@@ -51,6 +61,17 @@ func contractOrders(t *testing.T, db store.Warehouse) {
 	}
 	if _, n, _ := newer.Page(store.RestoreFilter{Sort: "at"}, 0); n != 2 || newer.OrdersSeq() <= o.OrdersSeq() {
 		t.Errorf("orders after a second restore: %d restores at %d (were at %d), want 2 further on", n, newer.OrdersSeq(), o.OrdersSeq())
+	}
+	// The heads follow the change log.
+	heads, err = db.LoadOrderHeads(ctx)
+	built(t, "LoadOrderHeads", err)
+	if heads == nil || !heads.Answers(plain, 10000) {
+		t.Fatalf("LoadOrderHeads after a second restore = %v: want heads that answer the list's first page", heads)
+	}
+	ih, nh, eh := heads.Page(plain, 10000)
+	io, no, eo := newer.Page(plain, 10000)
+	if !slices.Equal(ih, io) || nh != no || eh != eo {
+		t.Errorf("after a second restore the heads list %v (%d, exact %v), the orders %v (%d, exact %v)", ih, nh, eh, io, no, eo)
 	}
 
 	for _, body := range [][]byte{{1}, {2, 3}} {
