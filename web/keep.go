@@ -345,8 +345,13 @@ func (s *Server) keepOrders(o store.FleetOrders) {
 	})
 }
 
-// waitKept waits for the saves running to end, until ctx does.
+// waitKept waits for the saves running to end, until ctx does. No save
+// starts after it is called: a save started (bg.Go) while Wait ran was a
+// data race on the WaitGroup (found by -race in TestServeTLS).
 func (s *Server) waitKept(ctx context.Context) error {
+	s.keep.mu.Lock()
+	s.keep.on = false
+	s.keep.mu.Unlock()
 	done := make(chan struct{})
 	go func() {
 		s.keep.bg.Wait()
