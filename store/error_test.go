@@ -65,8 +65,12 @@ func TestParseTime(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"yesterday", "03/11/2026", "2026-13-01", "9999-12-31"} {
-		if _, err := store.ParseTime("--from", s); store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "--from") {
+		_, err := store.ParseTime("--from", s)
+		if store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "--from") {
 			t.Errorf("ParseTime(%q): %v, want EINVALID naming --from", s, err)
+		}
+		if notTime := s != "9999-12-31"; errors.Is(err, store.ErrNotTime) != notTime {
+			t.Errorf("ParseTime(%q): %v wraps ErrNotTime = %v, want %v (out of the window is a time)", s, err, !notTime, notTime)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"strings"
 	"time"
 )
@@ -133,5 +134,10 @@ func ParseTime(field, s string) (time.Time, error) {
 			return t.UTC(), nil
 		}
 	}
-	return time.Time{}, Errorf(EINVALID, "%s %q is not a date or an instant: use 2026-11-03 (a UTC day), 2026-11-03 20:00 (UTC) or RFC 3339 (2026-11-03T20:00:00Z)", field, s)
+	return time.Time{}, Errorf(EINVALID, "%s %q %w: use 2026-11-03 (a UTC day), 2026-11-03 20:00 (UTC) or RFC 3339 (2026-11-03T20:00:00Z)", field, s, ErrNotTime)
 }
+
+// ErrNotTime is what ParseTime's error wraps when the text is no instant at
+// all (not one outside the window kept), for a caller that words its own
+// choices (plan.ParseAt adds "latest").
+var ErrNotTime = errors.New("is not a date or an instant")

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -353,7 +354,7 @@ func ParseAt(s string) (time.Time, error) {
 		return time.Time{}, nil
 	}
 	t, err := store.ParseTime("at", s)
-	if err != nil && strings.Contains(err.Error(), "is not a date or an instant") {
+	if errors.Is(err, store.ErrNotTime) {
 		return t, store.Errorf(store.EINVALID, "at %q is not an instant: use latest, 2026-11-03 20:00 (UTC), 2026-11-03 (its midnight, UTC) or RFC 3339 (2026-11-03T20:00:00Z)", s)
 	}
 	return t, err
