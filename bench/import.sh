@@ -28,7 +28,9 @@
 # generated inputs there are reused), RW_BENCH_RUNS (3), RW_BENCH_LOG_MB (100:
 # the UTF-8 size; UTF-16 doubles it), RW_BENCH_ROWS (1000000), RW_BENCH_ONLY
 # (a or b: one part), RW_BENCH_SCHEMA=1, RW_BENCH_PROFILE=1 to add a profiled
-# history import and print `pprof -top`. Needs sqlite3 (apt-get install
+# history import and print `pprof -top`, RW_BENCH_WRITEFLOOR=1 to add
+# bench/writefloor's two tables after each rw run (modernc writing only the
+# rows rw stored: the least such a warehouse writes). Needs sqlite3 (apt-get install
 # sqlite3). Writes $RW_BENCH_DIR/import-<UTC time>.md.
 set -euo pipefail
 export GOTOOLCHAIN=go1.27.3
@@ -169,6 +171,13 @@ note "|---:|---|---:|---:|---:|---:|---|---|"
 : >"$DIR/b-pair.txt"
 : >"$DIR/b-rwcpu.txt"
 : >"$DIR/b-keyscpu.txt"
+: >"$DIR/b-writefloor.txt"
+: >"$DIR/b-wpair.txt"
+if [ "${RW_BENCH_WRITEFLOOR:-}" = 1 ]; then
+	note "- writefloor: \`bench/writefloor -table both\` on the warehouse rw just filled: its history rows and restores, read into memory, written again by modernc alone (32 history rows per INSERT with their UNIQUE key; restores 20 per INSERT, NULL columns left out as rw's writer does, with their natural key and restore_series): what any warehouse keeping both the raw facts and the derived restores writes on SQLite's one connection, before parsing, deriving or analysing"
+	note ""
+	go build -o "$DIR/writefloor" ./bench/writefloor
+fi
 for i in $(seq 1 "$RUNS"); do
 	l=$(load)
 	fresh "$DIR/import-b.db"
@@ -177,8 +186,20 @@ for i in $(seq 1 "$RUNS"); do
 	echo "$C" >>"$DIR/b-rwcpu.txt"
 	SR=$S
 	note "| $i | rw import history | $S | $C | $(div "$ROWS" "$S" 0) | $K | $(added) | $l |"
-	for v in unique keys $([ "${RW_BENCH_SCHEMA:-}" = 1 ] && echo schema); do
+	for v in unique keys $([ "${RW_BENCH_SCHEMA:-}" = 1 ] && echo schema) $([ "${RW_BENCH_WRITEFLOOR:-}" = 1 ] && echo writefloor); do
 		l=$(load)
+		if [ "$v" = writefloor ]; then
+			# modernc alone writing the rows rw just stored, read into memory
+			# first (its "both:" line counts that read; the two tables' lines do not).
+			W=$("$DIR/writefloor" -from "$DIR/import-b.db" -table both -o "$DIR/writefloor-b.db")
+			WH=$(echo "$W" | sed -n 's/^history_row: [0-9]* rows in \([0-9.]*\) s.*/\1/p')
+			WR=$(echo "$W" | sed -n 's/^restore: [0-9]* rows in \([0-9.]*\) s.*/\1/p')
+			WS=$(awk -v a="$WH" -v b="$WR" 'BEGIN {printf "%.2f", a + b}')
+			echo "$WS" >>"$DIR/b-writefloor.txt"
+			div "$WS" "$(tail -1 "$DIR/b-unique.txt")" 3 >>"$DIR/b-wpair.txt" && echo >>"$DIR/b-wpair.txt"
+			note "| $i | writefloor (modernc writes only) | $WS | | | | history rows $WH s + restores $WR s; the unique run before $(div "$WS" "$(tail -1 "$DIR/b-unique.txt")")× | $l |"
+			continue
+		fi
 		if [ "$v" = unique ]; then
 			fresh "$DIR/floor-b.db"
 			timed sqlite3 "$DIR/floor-b.db" <"$UNIQUE_SQL"
@@ -205,6 +226,9 @@ MK=$(median <"$DIR/b-keys.txt")
 note ""
 note "Median of the back-to-back ratios **$(median <"$DIR/b-pair.txt" | xargs printf '%.2f')×** (target ≤ 2×); medians: rw import $MH s ($(div "$ROWS" "$MH" 0) rows/s), sqlite3 (keys) $MK s; CPU (user + system) $(median <"$DIR/b-rwcpu.txt") s against $(median <"$DIR/b-keyscpu.txt") s, $(div "$(median <"$DIR/b-rwcpu.txt")" "$(median <"$DIR/b-keyscpu.txt")")×."
 note "Against the simple floor (unique): median of the back-to-back ratios **$(median <"$DIR/b-upair.txt" | xargs printf '%.2f')×** (target ≤ 2×); sqlite3 (unique) median $(median <"$DIR/b-unique.txt") s, CPU $(median <"$DIR/b-uniquecpu.txt") s."
+if [ "${RW_BENCH_WRITEFLOOR:-}" = 1 ]; then
+	note "writefloor (modernc writing only the two tables' rows) median $(median <"$DIR/b-writefloor.txt") s: **$(median <"$DIR/b-wpair.txt" | xargs printf '%.2f')×** the unique floor, median of the back-to-back ratios."
+fi
 if [ "${RW_BENCH_SCHEMA:-}" = 1 ]; then
 	MS=$(median <"$DIR/b-schema.txt")
 	note "sqlite3 (schema) $MS s: ratio $(div "$MH" "$MS" 2)×."

@@ -4,7 +4,7 @@
 // into memory, then times writing them into a new table of the same shape
 // (BENCHMARKS.md, "History CSV import").
 //
-//	writefloor -from WAREHOUSE -table history|restore [-index] [-json] [-o SCRATCH.db]
+//	writefloor -from WAREHOUSE -table history|restore|both [-index] [-json] [-nonull] [-o SCRATCH.db]
 //
 // -table history writes history_row's columns (but its id) with its UNIQUE
 // key, 32 rows per prepared INSERT (as store's importer does); -table
@@ -13,7 +13,12 @@
 // of the statement), with restore_series as well under -index. The columns
 // are the source warehouse's own. -json sends each batch of 5,000 rows
 // as one JSON text that the INSERT expands with json_each instead of binding
-// each value. Every batch is one transaction, as in an import.
+// each value. -nonull leaves each row's NULL columns out of its statement,
+// rows grouped by their NULL columns, as store's restore writer does.
+// -table both writes the history rows and then the restores (with
+// restore_series and -nonull): the least any warehouse that keeps both the
+// raw facts and the derived restores writes on one connection (issue 42's
+// CSV bound). Every batch is one transaction, as in an import.
 package main
 
 import (
@@ -36,15 +41,36 @@ func main() {
 	table := flag.String("table", "history", "history or restore")
 	index := flag.Bool("index", false, "with -table restore: keep restore_series while writing")
 	asJSON := flag.Bool("json", false, "one JSON text per batch, expanded by json_each")
+	nonull := flag.Bool("nonull", false, "leave each row's NULL columns out of its statement")
 	out := flag.String("o", "writefloor.db", "scratch warehouse to write (replaced)")
 	flag.Parse()
-	if err := run(*from, *table, *out, *index, *asJSON); err != nil {
+	if *table == "both" {
+		start := time.Now()
+		if err := run(*from, "history", *out, false, false, false); err != nil {
+			fmt.Fprintln(os.Stderr, "writefloor:", err)
+			os.Exit(1)
+		}
+		// The second table goes into the same file, as in a warehouse.
+		if err := runInto(*from, "restore", *out, true, false, true, false); err != nil {
+			fmt.Fprintln(os.Stderr, "writefloor:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("both: %.2f s, reading the rows into memory included\n", time.Since(start).Seconds())
+		return
+	}
+	if err := run(*from, *table, *out, *index, *asJSON, *nonull); err != nil {
 		fmt.Fprintln(os.Stderr, "writefloor:", err)
 		os.Exit(1)
 	}
 }
 
-func run(from, table, out string, index, asJSON bool) error {
+func run(from, table, out string, index, asJSON, nonull bool) error {
+	return runInto(from, table, out, index, asJSON, nonull, true)
+}
+
+// runInto writes table's rows of from into out, replacing out first if
+// fresh.
+func runInto(from, table, out string, index, asJSON, nonull, fresh bool) error {
 	if from == "" {
 		return fmt.Errorf("-from names no warehouse")
 	}
@@ -53,8 +79,10 @@ func run(from, table, out string, index, asJSON bool) error {
 		return err
 	}
 	defer src.Close()
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		os.Remove(out + suffix)
+	if fresh {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			os.Remove(out + suffix)
+		}
 	}
 	dst, err := sql.Open("sqlite", "file:"+out+"?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-32768)&_txlock=immediate")
 	if err != nil {
@@ -98,17 +126,20 @@ func run(from, table, out string, index, asJSON bool) error {
 		return err
 	}
 	start := time.Now()
-	if asJSON {
+	switch {
+	case asJSON:
 		err = writeJSON(dst, table, cols, data)
-	} else {
+	case nonull:
+		err = writeNonNull(dst, table, cols, data, per)
+	default:
 		err = write(dst, table, cols, data, per)
 	}
 	if err != nil {
 		return err
 	}
 	took := time.Since(start)
-	fmt.Printf("%s: %d rows in %.2f s (%.0f rows/s, %.2f µs/row); index %v, json %v\n", table, len(data),
-		took.Seconds(), float64(len(data))/took.Seconds(), took.Seconds()*1e6/float64(len(data)), index, asJSON)
+	fmt.Printf("%s: %d rows in %.2f s (%.0f rows/s, %.2f µs/row); index %v, json %v, nonull %v\n", table, len(data),
+		took.Seconds(), float64(len(data))/took.Seconds(), took.Seconds()*1e6/float64(len(data)), index, asJSON, nonull)
 	return nil
 }
 
@@ -193,6 +224,82 @@ func write(dst *sql.DB, table string, cols []string, data [][]any, per int) erro
 			}
 		}
 		st.Close()
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeNonNull inserts data per rows to a prepared statement, batch rows to
+// a transaction, each statement naming only the columns its rows have
+// values for (rows grouped by their NULL columns; a group's remainder in
+// one statement at the batch's end).
+func writeNonNull(dst *sql.DB, table string, cols []string, data [][]any, per int) error {
+	ctx := context.Background()
+	type group struct {
+		cols []string
+		args []any
+		n    int
+	}
+	insert := func(g *group, rows int) string {
+		one := "(" + strings.TrimSuffix(strings.Repeat("?,", len(g.cols)), ",") + ")"
+		return "INSERT INTO " + table + " (" + strings.Join(g.cols, ", ") + ") VALUES " +
+			strings.TrimSuffix(strings.Repeat(one+",", rows), ",")
+	}
+	for off := 0; off < len(data); off += batch {
+		tx, err := dst.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		groups, stmts := map[uint64]*group{}, map[uint64]*sql.Stmt{}
+		for _, r := range data[off:min(off+batch, len(data))] {
+			var mask uint64
+			for i, x := range r {
+				if x == nil {
+					mask |= 1 << i
+				}
+			}
+			g := groups[mask]
+			if g == nil {
+				g = &group{}
+				for i, c := range cols {
+					if r[i] != nil {
+						g.cols = append(g.cols, c)
+					}
+				}
+				groups[mask] = g
+			}
+			for _, x := range r {
+				if x != nil {
+					g.args = append(g.args, x)
+				}
+			}
+			if g.n++; g.n < per {
+				continue
+			}
+			st := stmts[mask]
+			if st == nil {
+				if st, err = tx.Prepare(insert(g, per)); err != nil {
+					return err
+				}
+				stmts[mask] = st
+			}
+			if _, err := st.Exec(g.args...); err != nil {
+				return err
+			}
+			g.args, g.n = g.args[:0], 0
+		}
+		for _, g := range groups {
+			if g.n > 0 {
+				if _, err := tx.Exec(insert(g, g.n), g.args...); err != nil {
+					return err
+				}
+			}
+		}
+		for _, st := range stmts {
+			st.Close()
+		}
 		if err := tx.Commit(); err != nil {
 			return err
 		}
