@@ -325,3 +325,145 @@ func sameByID(a, b map[int64]store.Restore) bool {
 	}
 	return true
 }
+
+// monthsFleet is SQL01's history over the 200 days before end: a log
+// restore of Shipped every 6 hours and a full restore of Nightly a day.
+func monthsFleet(end time.Time) []store.HistoryRow {
+	size := int64(1 << 30)
+	var out []store.HistoryRow
+	add := func(db, typ string, at time.Time) {
+		n := int64(len(out) + 1)
+		out = append(out, store.HistoryRow{Instance: "SQL01", RestoreHistoryID: n, RestoreDate: at, Database: db,
+			RestoreType: typ, BackupType: typ, BackupSize: &size, FirstLSN: "1000", LastLSN: "2000",
+			Origin: store.Origin{Source: "history", File: "h.csv", Line: int(n)}})
+	}
+	for at := end.Add(-200 * 24 * time.Hour); at.Before(end); at = at.Add(6 * time.Hour) {
+		add("Shipped", "L", at)
+		if at.Hour() == 0 {
+			add("Nightly", "D", at)
+		}
+	}
+	return out
+}
+
+func importHistory(t *testing.T, db store.Warehouse, rows []store.HistoryRow) store.ImportSummary {
+	t.Helper()
+	im, err := db.NewImport(context.Background(), "history", "h.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range rows {
+		if err := im.History(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, err := im.CommitAndReconcile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
+// Retention on PostgreSQL drops the months wholly before its cut: their
+// partitions leave pg_inherits, DEFAULT holds what had to stay of them (a
+// regression's evidence and its facts, the full restores), and a
+// re-import of the dropped months' file adds back only what was rolled up,
+// never a second copy of a kept restore.
+func TestRetentionDropsWholeMonths(t *testing.T) {
+	ctx := context.Background()
+	u := pgtest.URL(t)
+	db, err := postgres.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	end := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	for at := end.Add(-200 * 24 * time.Hour); at.Before(end); at = at.AddDate(0, 1, 0) {
+		if err := db.EnsureMonths(ctx, at); err != nil { // a warehouse running through those months
+			t.Fatal(err)
+		}
+	}
+	fleet := monthsFleet(end)
+	importHistory(t, db, fleet)
+	shipped, _, err := db.ListRestores(ctx, store.RestoreFilter{Database: "Shipped", Sort: "at", Asc: true, Limit: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A regression changed in July, judged against the 12 restores before.
+	change := shipped[200]
+	inst, err := db.GetInstance(ctx, "SQL01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SaveFindings(ctx, inst.ID, 0, nil, []store.Regression{{InstanceID: inst.ID, Instance: "SQL01", Database: "Shipped",
+		Kind: store.KindLog, Direction: "regression", ChangedAt: change.At, ChangeRestoreID: change.ID, BaselineMiBps: 100,
+		CurrentMiBps: 40, Ratio: 0.4, BaselineN: 12, CurrentN: 4, PValue: 0.001, Status: "open", FirstSeen: change.At,
+		LastSeen: change.At}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var cited []int64
+	for _, r := range shipped[200-12 : 204] {
+		cited = append(cited, r.ID)
+	}
+	c := connect(t, u)
+	before := partitions(t, c, "restore")
+	st, err := db.Prune(ctx, store.Retention{Restores: 90 * 24 * time.Hour, KeepLast: 4}, end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("prune: %+v", st)
+	dropped := []string{"202605", "202606", "202607"}
+	if st.Months != int64(len(dropped)) {
+		t.Errorf("%d months dropped, want %d", st.Months, len(dropped))
+	}
+	for _, table := range []string{"history_row", "log_restore", "restore"} {
+		parts := partitions(t, c, table)
+		for _, m := range dropped {
+			if slices.Contains(parts, table+"_p"+m) {
+				t.Errorf("%s_p%s is still a partition", table, m)
+			}
+			if n := count(t, c, `SELECT count(*) FROM pg_class WHERE relname = $1`, table+"_p"+m); n != 0 {
+				t.Errorf("%s_p%s is still a table", table, m)
+			}
+		}
+		if table == "restore" && len(parts) != len(before)-len(dropped) {
+			t.Errorf("restore's partitions %v, were %v: want %d fewer", parts, before, len(dropped))
+		}
+	}
+	// DEFAULT holds the kept restores of the dropped months, and the
+	// history rows they stand on; the regression's evidence among them.
+	kept := count(t, c, `SELECT count(*) FROM restore_default WHERE part_month BETWEEN 202605 AND 202607`)
+	if all := count(t, c, `SELECT count(*) FROM restore WHERE part_month BETWEEN 202605 AND 202607`); kept == 0 || kept != all {
+		t.Errorf("%d restores of the dropped months in DEFAULT, %d in all", kept, all)
+	}
+	if n := count(t, c, `SELECT count(*) FROM history_row_default WHERE part_month BETWEEN 202605 AND 202607`); n != kept {
+		t.Errorf("%d history rows of the dropped months kept, want the %d of the kept restores", n, kept)
+	}
+	if n := count(t, c, `SELECT count(*) FROM restore_default WHERE id = ANY($1)`, cited); n != int64(len(cited)) {
+		t.Errorf("%d of the regression's %d restores in DEFAULT", n, len(cited))
+	}
+	want := byID(t, db)
+
+	// The dropped months' file again: the kept rows are there already.
+	sum := importHistory(t, db, fleet)
+	if sum.Added != st.History {
+		t.Errorf("the re-import added %d records, want the %d rolled up", sum.Added, st.History)
+	}
+	got := byID(t, db)
+	for id, r := range want {
+		if o, ok := got[id]; !ok || !o.At.Equal(r.At) {
+			t.Errorf("kept restore %d of %s is gone after the re-import", id, r.At)
+		}
+	}
+	if n := count(t, c, `SELECT count(*) FROM (SELECT database_name, at_utc FROM restore
+		GROUP BY 1, 2 HAVING count(*) > 1) AS d`); n != 0 {
+		t.Errorf("%d restores twice after the re-import", n)
+	}
+	if n := count(t, c, `SELECT count(*) FROM (SELECT restore_history_id FROM history_row
+		GROUP BY 1 HAVING count(*) > 1) AS d`); n != 0 {
+		t.Errorf("%d history rows twice after the re-import", n)
+	}
+	if got, want := int64(len(got)), int64(len(fleet)); got != want {
+		t.Errorf("%d restores after the re-import, want each of the %d rows' once", got, want)
+	}
+}
