@@ -467,3 +467,58 @@ func TestRetentionDropsWholeMonths(t *testing.T) {
 		t.Errorf("%d restores after the re-import, want each of the %d rows' once", got, want)
 	}
 }
+
+// Two replicas making the same months' partitions at once both succeed and
+// make each once; a row written while its month had none (in DEFAULT)
+// moves into it.
+func TestReplicasMakeMonthsOnce(t *testing.T) {
+	ctx := context.Background()
+	u := pgtest.URL(t)
+	var dbs [2]*postgres.DB
+	for i := range dbs {
+		db, err := postgres.Open(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		dbs[i] = db
+	}
+	early := time.Date(2025, 3, 10, 8, 0, 0, 0, time.UTC)
+	importHistory(t, dbs[0], []store.HistoryRow{{Instance: "SQL01", RestoreHistoryID: 1, RestoreDate: early, Database: "Sales",
+		RestoreType: "D", BackupType: "D", Origin: store.Origin{Source: "history", File: "h.csv", Line: 1}}})
+	c := connect(t, u)
+	if n := count(t, c, `SELECT count(*) FROM history_row_default`); n != 1 {
+		t.Fatalf("%d history rows in DEFAULT before March 2025 has a partition, want 1", n)
+	}
+	errs := make(chan error, len(dbs))
+	for _, db := range dbs {
+		go func() {
+			var err error
+			for at := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC); at.Year() < 2026 && err == nil; at = at.AddDate(0, 1, 0) {
+				err = db.EnsureMonths(ctx, at)
+			}
+			errs <- err
+		}()
+	}
+	for range dbs {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, table := range []string{"history_row", "log_restore", "restore"} {
+		// 2024-01 … 2026-01, this month and the next (Open), and DEFAULT.
+		if n := count(t, c, `SELECT count(*) FROM pg_inherits WHERE inhparent = $1::regclass AND inhrelid::regclass::text ~ '_p(2024..|2025..|202601)$'`,
+			table); n != 25 {
+			t.Errorf("%s: %d partitions of 2024-01 to 2026-01, want 25", table, n)
+		}
+	}
+	if n := count(t, c, `SELECT count(*) FROM history_row_p202503`); n != 1 {
+		t.Errorf("%d history rows in March 2025's partition, want the one DEFAULT held", n)
+	}
+	if n := count(t, c, `SELECT count(*) FROM restore_p202503`); n != 1 {
+		t.Errorf("%d restores in March 2025's partition, want 1", n)
+	}
+	if n := count(t, c, `SELECT count(*) FROM restore_default`) + count(t, c, `SELECT count(*) FROM history_row_default`); n != 0 {
+		t.Errorf("%d rows left in DEFAULT", n)
+	}
+}
