@@ -522,3 +522,53 @@ func TestReplicasMakeMonthsOnce(t *testing.T) {
 		t.Errorf("%d rows left in DEFAULT", n)
 	}
 }
+
+// A month's prune does not queue every page behind a long reader: when it
+// cannot lock the tables in time it rolls the instances up one by one (the
+// same roll-ups), and a later prune drops the months, moving what stayed.
+func TestRetentionBehindALongReader(t *testing.T) {
+	ctx := context.Background()
+	u := pgtest.URL(t)
+	db, err := postgres.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	end := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	for at := end.Add(-200 * 24 * time.Hour); at.Before(end); at = at.AddDate(0, 1, 0) {
+		if err := db.EnsureMonths(ctx, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	importHistory(t, db, monthsFleet(end))
+	reader := connect(t, u)
+	tx, err := reader.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT count(*) FROM restore`); err != nil {
+		t.Fatal(err)
+	}
+	ret := store.Retention{Restores: 90 * 24 * time.Hour, KeepLast: 4}
+	st, err := db.Prune(ctx, ret, end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Months != 0 || st.RolledUp == 0 || st.History != st.RolledUp {
+		t.Errorf("prune behind a reader: %+v; want the instances rolled up one by one, no month dropped", st)
+	}
+	kept := byID(t, db)
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again, err := db.Prune(ctx, ret, end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Months != 3 || again.RolledUp != 0 || again.History != 0 {
+		t.Errorf("the next prune: %+v; want 3 months dropped and nothing more rolled up", again)
+	}
+	if got := byID(t, db); !sameByID(got, kept) {
+		t.Errorf("%d restores after the months dropped, want the %d kept", len(got), len(kept))
+	}
+}

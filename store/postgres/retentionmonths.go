@@ -2,10 +2,12 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/restorewatch/restorewatch/store"
 )
 
@@ -41,7 +43,40 @@ func (p pruner) RollUpMonths(ctx context.Context, cut int64, keep int, st *store
 	if drop, err := droppable(ctx, p.db.pool, cut); err != nil || len(drop) == 0 {
 		return false, err
 	}
+	start := *st
+	for attempt := 1; ; attempt++ {
+		handled, err = p.rollUpMonths(ctx, cut, keep, st)
+		var pe *pgconn.PgError
+		switch {
+		case err == nil:
+			return handled, nil
+		case !errors.As(err, &pe):
+			return false, err
+		case pe.Code == "55P03":
+			// A lock not had within lockWait (a long query reads the
+			// tables): the instances are rolled up one by one instead,
+			// and the months drop at a later prune.
+			*st = start
+			return false, nil
+		case pe.Code == "40P01" && attempt < 3:
+			// A deadlock with an import that took the tables in another
+			// order: it went on, the months are tried again.
+			*st = start
+		default:
+			return false, err
+		}
+	}
+}
+
+// lockWait bounds how long the month's prune waits for a lock: while its
+// ACCESS EXCLUSIVE request waits, every page's read queues behind it.
+const lockWait = "5s"
+
+func (p pruner) rollUpMonths(ctx context.Context, cut int64, keep int, st *store.PruneStats) (handled bool, err error) {
 	err = pgx.BeginFunc(ctx, p.db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, lockWait); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `LOCK TABLE history_row, log_restore, restore IN ACCESS EXCLUSIVE MODE`); err != nil {
 			return fmt.Errorf("lock: %w", err)
 		}
