@@ -3,8 +3,11 @@ package postgres_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -15,6 +18,7 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/postgres"
 	"github.com/restorewatch/restorewatch/store/postgres/pgtest"
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
 // connect opens a plain connection to the database at u, for what the
@@ -571,4 +575,138 @@ func TestRetentionBehindALongReader(t *testing.T) {
 	if got := byID(t, db); !sameByID(got, kept) {
 		t.Errorf("%d restores after the months dropped, want the %d kept", len(got), len(kept))
 	}
+}
+
+// rollups reads a warehouse's roll-up rows, in one order, as text.
+func rollups(t *testing.T, q func(string) ([][]any, error)) []string {
+	t.Helper()
+	rows, err := q(`SELECT database_name, day, instance_build, source_server, restores, measured, total_duration_s,
+		max_duration_s, total_bytes, p50_duration_s, p95_duration_s, p50_mibps, p95_mibps, first_utc, last_utc, merged
+		FROM restore_rollup ORDER BY database_name, day, instance_build, source_server`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range rows {
+		out = append(out, fmt.Sprint(r...))
+	}
+	return out
+}
+
+// Retention with months dropped on PostgreSQL leaves what retention leaves
+// on SQLite for the same facts and the same regression: the same restores,
+// the same counts, the same roll-up rows.
+func TestRetentionAsOnSQLite(t *testing.T) {
+	ctx := context.Background()
+	end := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	path := filepath.Join(t.TempDir(), "w.db")
+	lite := storetest.OpenAt(t, path)
+	u := pgtest.URL(t)
+	pg, err := postgres.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	for at := end.Add(-200 * 24 * time.Hour); at.Before(end); at = at.AddDate(0, 1, 0) {
+		if err := pg.EnsureMonths(ctx, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ret := store.Retention{Restores: 90 * 24 * time.Hour, KeepLast: 4}
+	var stats [2]store.PruneStats
+	for i, db := range []store.Warehouse{lite, pg} {
+		importHistory(t, db, monthsFleet(end))
+		shipped, _, err := db.ListRestores(ctx, store.RestoreFilter{Database: "Shipped", Sort: "at", Asc: true, Limit: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		change := shipped[300]
+		inst, err := db.GetInstance(ctx, "SQL01")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.SaveFindings(ctx, inst.ID, 0, nil, []store.Regression{{InstanceID: inst.ID, Instance: "SQL01",
+			Database: "Shipped", Kind: store.KindLog, Direction: "regression", ChangedAt: change.At, ChangeRestoreID: change.ID,
+			BaselineMiBps: 100, CurrentMiBps: 40, Ratio: 0.4, BaselineN: 20, CurrentN: 6, PValue: 0.001, Status: "open",
+			FirstSeen: change.At, LastSeen: change.At}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if stats[i], err = db.Prune(ctx, ret, end); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if stats[1].Months == 0 {
+		t.Fatalf("PostgreSQL dropped no month: %+v", stats[1])
+	}
+	stats[1].Months = 0
+	if stats[0] != stats[1] {
+		t.Errorf("prune on SQLite %+v, on PostgreSQL %+v", stats[0], stats[1])
+	}
+	a, b := restoresOf(t, lite), restoresOf(t, pg)
+	if len(a) == 0 || !reflect.DeepEqual(a, b) {
+		t.Errorf("after the retention SQLite holds %d restores, PostgreSQL %d, or they differ", len(a), len(b))
+	}
+	raw, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	c := connect(t, u)
+	fromLite := rollups(t, func(q string) ([][]any, error) {
+		rows, err := raw.QueryContext(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var out [][]any
+		for rows.Next() {
+			vals := make([]any, 16)
+			ptrs := make([]any, len(vals))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				return nil, err
+			}
+			out = append(out, normalise(vals))
+		}
+		return out, rows.Err()
+	})
+	fromPG := rollups(t, func(q string) ([][]any, error) {
+		rows, err := c.Query(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		return pgx.CollectRows(rows, func(r pgx.CollectableRow) ([]any, error) {
+			vals, err := r.Values()
+			return normalise(vals), err
+		})
+	})
+	if len(fromLite) == 0 || !reflect.DeepEqual(fromLite, fromPG) {
+		t.Errorf("roll-ups: SQLite %d rows, PostgreSQL %d, or they differ", len(fromLite), len(fromPG))
+		for i := range min(len(fromLite), len(fromPG)) {
+			if fromLite[i] != fromPG[i] {
+				t.Fatalf("first difference:\nSQLite     %s\nPostgreSQL %s", fromLite[i], fromPG[i])
+			}
+		}
+	}
+}
+
+// normalise puts both engines' values in one form: integers as int64,
+// reals as text to 12 digits (the percentiles are computed in Go alike,
+// stored in REAL and DOUBLE PRECISION), bytes as text.
+func normalise(vals []any) []any {
+	for i, v := range vals {
+		switch x := v.(type) {
+		case int32:
+			vals[i] = int64(x)
+		case float64:
+			vals[i] = strconv.FormatFloat(x, 'g', 12, 64)
+		case int64:
+			vals[i] = x
+		case []byte:
+			vals[i] = string(x)
+		}
+	}
+	return vals
 }
