@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/restorewatch/restorewatch/store/derive"
 )
 
@@ -75,19 +74,6 @@ func (db *DB) EnsureMonths(ctx context.Context, now time.Time) error {
 		}
 	}
 	return nil
-}
-
-// Months lists the months that have partitions, oldest first.
-func (db *DB) Months(ctx context.Context) ([]int32, error) {
-	rows, err := db.pool.Query(ctx, monthsSQL)
-	if err != nil {
-		return nil, fmt.Errorf("store: months: %w", err)
-	}
-	ms, err := pgx.CollectRows(rows, pgx.RowTo[int32])
-	if err != nil {
-		return nil, fmt.Errorf("store: months: %w", err)
-	}
-	return ms, nil
 }
 
 // monthsSQL lists the months of restore's partitions (the three tables'

@@ -114,7 +114,7 @@ UNION SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY database_name O
 //
 // The facts in the months of drop are not deleted: they are listed in the
 // transaction's temporary tables prune_gone_history and prune_gone_log
-// (dropMonths), and go with their month's partition.
+// (RollUpMonths), and go with their month's partition (dropMonth).
 func rollUpInstance(ctx context.Context, tx pgx.Tx, id, cut int64, keep int, st *store.PruneStats, drop []int32) error {
 	// No replica derives the instance meanwhile. With months to drop, tx
 	// already holds the tables' ACCESS EXCLUSIVE locks, which keep every
