@@ -197,11 +197,13 @@ SELECT id, instance_id, dedupe_key, source, database_name, kind, message_id, com
 
 -- A restore whose fact is gone (deleted by a prune, the restore not yet
 -- derived again) gets 0 and waits in DEFAULT for derivation to delete it.
+-- Joined with the old tables, whose keys are the ids alone: one join each,
+-- not a probe of every month's partition per restore.
 INSERT INTO restore
-SELECT r.*, COALESCE(CASE WHEN r.natural_key > 0
-        THEN (SELECT h.part_month FROM history_row AS h WHERE h.id = r.natural_key)
-        ELSE (SELECT l.part_month FROM log_restore AS l WHERE l.id = -r.natural_key) END, 0)
-FROM restore_34 AS r;
+SELECT r.*, CASE WHEN r.natural_key > 0 THEN rw_month(h.restore_local) ELSE rw_month(l.completed_local) END
+FROM restore_34 AS r
+LEFT JOIN history_row_34 AS h ON r.natural_key > 0 AND h.id = r.natural_key
+LEFT JOIN log_restore_34 AS l ON r.natural_key < 0 AND l.id = -r.natural_key;
 
 SELECT setval(pg_get_serial_sequence('history_row', 'id'), COALESCE((SELECT MAX(id) FROM history_row), 0) + 1, false);
 SELECT setval(pg_get_serial_sequence('log_restore', 'id'), COALESCE((SELECT MAX(id) FROM log_restore), 0) + 1, false);
