@@ -85,6 +85,9 @@ type PruneStats struct {
 	// the day rows that took them, Pinned the old log restores kept raw as
 	// evidence.
 	RolledUp, Rollups, Pinned int64
+	// Months counts the months dropped whole (PostgreSQL's partitions,
+	// MonthPruner); their facts count in History and LogRestores too.
+	Months int64
 }
 
 // Untimed is a count of log records that reconciliation kept but could place

@@ -164,6 +164,24 @@ type Pruner interface {
 	DeleteInflight(ctx context.Context, before time.Time) (int64, error)
 }
 
+// RetentionCut is the time (UTC ms) before which r rolls log restores up
+// at now. A restore's at_utc is a real instant; a day of margin keeps the
+// rule "nothing younger than the retention goes" whatever the instance's
+// offset.
+func RetentionCut(r Retention, now time.Time) int64 {
+	return now.Add(-r.Restores).Add(-24 * time.Hour).UnixMilli()
+}
+
+// MonthPruner is a Pruner that can drop whole months of raw facts at once
+// (PostgreSQL's monthly partitions). RollUpMonths rolls up every instance
+// with log restores before cut, as RollUpInstance does one (the same
+// evidence kept, the same roll-ups), in one transaction that drops the
+// months wholly before cut instead of deleting their rows; handled false
+// says no month was old enough and nothing was done.
+type MonthPruner interface {
+	RollUpMonths(ctx context.Context, cut int64, keep int, st *PruneStats) (handled bool, err error)
+}
+
 // ApplyRetention applies r at now with p's steps: log restores older than
 // r.Restores are rolled up per day and their raw facts deleted, instance by
 // instance, except the evidence, which stays raw; then the instances are
@@ -175,24 +193,31 @@ func ApplyRetention(ctx context.Context, p Pruner, r Retention, now time.Time) (
 		if err := p.Reconcile(ctx); err != nil {
 			return st, err
 		}
-		// A restore's at_utc is a real instant; a day of margin keeps the
-		// rule "nothing younger than the retention goes" whatever the
-		// instance's offset.
-		cut := now.Add(-r.Restores).Add(-24 * time.Hour).UnixMilli()
-		ids, err := p.OldLogInstances(ctx, cut)
-		if err != nil {
-			return st, fmt.Errorf("store: prune: %w", err)
-		}
+		cut := RetentionCut(r, now)
 		keep := r.KeepLast
 		if keep <= 0 {
 			keep = DefaultKeepLast
+		}
+		var ids []int64
+		handled := false
+		if mp, ok := p.(MonthPruner); ok {
+			var err error
+			if handled, err = mp.RollUpMonths(ctx, cut, keep, &st); err != nil {
+				return st, fmt.Errorf("store: prune: %w", err)
+			}
+		}
+		if !handled {
+			var err error
+			if ids, err = p.OldLogInstances(ctx, cut); err != nil {
+				return st, fmt.Errorf("store: prune: %w", err)
+			}
 		}
 		for _, id := range ids {
 			if err := p.RollUpInstance(ctx, id, cut, keep, &st); err != nil {
 				return st, fmt.Errorf("store: prune: %w", err)
 			}
 		}
-		if len(ids) > 0 {
+		if len(ids) > 0 || handled {
 			if err := p.Reconcile(ctx); err != nil {
 				return st, err
 			}

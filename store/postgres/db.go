@@ -177,6 +177,10 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
+	if err := db.EnsureMonths(ctx, db.now()); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	return db, nil
 }
 

@@ -190,15 +190,15 @@ func multiRowSQL(head string, cols, n int, tail string) string {
 }
 
 const (
-	insertHistoryHead = `INSERT INTO history_row (instance_id, restore_history_id, restore_local, facts, origin) VALUES `
-	historyCols       = 5
-	historyTail       = ` ON CONFLICT (instance_id, restore_history_id, restore_local) DO NOTHING`
+	insertHistoryHead = `INSERT INTO history_row (instance_id, restore_history_id, restore_local, facts, origin, part_month) VALUES `
+	historyCols       = 6
+	historyTail       = ` ON CONFLICT (instance_id, restore_history_id, restore_local, part_month) DO NOTHING`
 
 	insertLogHead = `INSERT INTO log_restore (instance_id, dedupe_key, source, database_name, kind, message_id,
  completed_local, utc_offset, first_lsn, last_lsn, device_count, device_type, devices, has_3014, statement, pages,
- seconds, mbps, upper_bound_s, buffer, phases, recovery, origin) VALUES `
-	logCols = 23
-	logTail = ` ON CONFLICT (instance_id, dedupe_key) DO NOTHING`
+ seconds, mbps, upper_bound_s, buffer, phases, recovery, origin, part_month) VALUES `
+	logCols = 24
+	logTail = ` ON CONFLICT (instance_id, dedupe_key, part_month) DO NOTHING`
 )
 
 func (w *batchWriter) history(h *encodedHistory) error {
@@ -207,7 +207,7 @@ func (w *batchWriter) history(h *encodedHistory) error {
 		return err
 	}
 	at := h.RestoreDate.UnixMilli()
-	w.hist.args = append(w.hist.args, id, row.HistoryKey(h.HistoryRow), at, h.facts, h.Origin.String())
+	w.hist.args = append(w.hist.args, id, row.HistoryKey(h.HistoryRow), at, h.facts, h.Origin.String(), monthOf(at))
 	w.hist.rows = append(w.hist.rows, queuedRow{id, h.Instance, at})
 	if len(w.hist.rows) < historyPerInsert {
 		return nil
@@ -239,7 +239,7 @@ func (w *batchWriter) logRestore(l *store.LogRestore) error {
 		int64(l.MessageID), completed, intPtr(l.UTCOffset), nullText(l.FirstLSN), nullText(l.LastLSN), nonZero(int64(l.DeviceCount)),
 		nullText(l.DeviceType), row.StringsJSON(l.Devices), flag(l.Has3014), nullText(l.Statement), nonZero(l.Pages),
 		floatIf(l.Seconds, l.Has3014), floatIf(l.MBps, l.Has3014), floatIf(l.UpperBoundS, l.UpperBoundS > 0),
-		buffer, phases, recovery, l.Origin.String())
+		buffer, phases, recovery, l.Origin.String(), monthOfNull(completed))
 	// Client output and Restore-DbaDatabase rows pair with restores by
 	// content, not by time; an undated record by nothing yet.
 	at := int64(wholeInstance)

@@ -55,7 +55,10 @@ func (db *DB) Load(ctx context.Context, tables []string, count func(table string
 			out = append(out, c)
 			db.Report(store.Progress{Phase: "copying " + t, Done: len(out), Total: len(tables)})
 		}
-		return continueIdentities(ctx, tx)
+		if err := continueIdentities(ctx, tx); err != nil {
+			return err
+		}
+		return partitionLoaded(ctx, tx)
 	})
 	if err != nil {
 		return out, fmt.Errorf("store: load %s: %w", db.where, err)
@@ -100,6 +103,30 @@ func (db *DB) loadTable(ctx context.Context, tx pgx.Tx, t string, count func(str
 		return c, store.Errorf(store.EINTERNAL, "table %s: the source holds %d rows, %d were copied and %d are held: nothing is kept", t, c.Source, c.Copied, c.Held)
 	}
 	return c, nil
+}
+
+// partitionLoaded gives the rows a load copied their part_month
+// (migration 0035): a source without the column (SQLite) leaves it 0, which
+// puts every row in DEFAULT. Each month the facts hold gets its partitions,
+// then the rows move into them (an UPDATE of the partition key moves a row),
+// the facts first: a restore takes its natural fact's month.
+func partitionLoaded(ctx context.Context, tx pgx.Tx) error {
+	for _, q := range []string{
+		`SELECT rw_add_month(m) FROM (SELECT rw_month(restore_local) AS m FROM history_row WHERE part_month = 0
+			UNION SELECT rw_month(completed_local) FROM log_restore WHERE part_month = 0 AND completed_local IS NOT NULL) AS months
+			WHERE m > 100000 ORDER BY m`,
+		`UPDATE history_row SET part_month = rw_month(restore_local) WHERE part_month = 0`,
+		`UPDATE log_restore SET part_month = rw_month(completed_local) WHERE part_month = 0 AND completed_local IS NOT NULL`,
+		`UPDATE restore AS r SET part_month = h.part_month FROM history_row AS h
+			WHERE r.part_month = 0 AND r.natural_key > 0 AND h.id = r.natural_key`,
+		`UPDATE restore AS r SET part_month = l.part_month FROM log_restore AS l
+			WHERE r.part_month = 0 AND r.natural_key < 0 AND l.id = -r.natural_key AND l.part_month <> 0`,
+	} {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return fmt.Errorf("partitions: %w", err)
+		}
+	}
+	return nil
 }
 
 // registerCitext lets COPY's binary format write citext columns (text on

@@ -279,6 +279,7 @@ func writeRestores(ctx context.Context, tx pgx.Tx, id int64, out *derive.Instanc
 		}
 		upserted = append(upserted, d.Key)
 		args = append(args, columnValues(v)...)
+		args = append(args, restoreMonth(d))
 		if n++; n == restoresPerUpsert {
 			if _, err := tx.Exec(ctx, upsertSQL(n), args...); err != nil {
 				return nil, nil, fmt.Errorf("write restores: %w", err)
@@ -305,7 +306,7 @@ func writeRestores(ctx context.Context, tx pgx.Tx, id int64, out *derive.Instanc
 	return upserted, deleted, nil
 }
 
-// restoresPerUpsert is how many restores one upsert carries (48 columns
+// restoresPerUpsert is how many restores one upsert carries (49 columns
 // each, well inside PostgreSQL's 65,535 parameters).
 const restoresPerUpsert = 500
 
@@ -317,12 +318,14 @@ var upsertTail = func() string {
 			set = append(set, c+" = excluded."+c)
 		}
 	}
-	return " ON CONFLICT (natural_key) DO UPDATE SET " + strings.Join(set, ", ")
+	// part_month is a function of natural_key (migration 0035): the key
+	// names the row whatever its times become.
+	return " ON CONFLICT (natural_key, part_month) DO UPDATE SET " + strings.Join(set, ", ")
 }()
 
 func upsertSQL(n int) string {
-	head := "INSERT INTO restore (" + strings.Join(row.Cols, ", ") + ") VALUES "
-	return multiRowSQL(head, len(row.Cols), n, upsertTail)
+	head := "INSERT INTO restore (" + strings.Join(row.Cols, ", ") + ", part_month) VALUES "
+	return multiRowSQL(head, len(row.Cols)+1, n, upsertTail)
 }
 
 // columnValues puts a restore row (row.Values) in the warehouse's column

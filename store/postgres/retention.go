@@ -13,8 +13,44 @@ import (
 // Prune applies the retention r (store.ApplyRetention) with this
 // warehouse's steps: each instance's roll-up in one transaction under the
 // instance's derivation lock, so no replica derives it meanwhile.
+//
+// It first creates this month's and the next month's partitions; months
+// wholly older than the retention are then dropped whole (RollUpMonths).
 func (db *DB) Prune(ctx context.Context, r store.Retention, now time.Time) (store.PruneStats, error) {
+	if err := db.EnsureMonths(ctx, now); err != nil {
+		return store.PruneStats{}, err
+	}
+	if err := db.partitionDefault(ctx, r, now); err != nil {
+		return store.PruneStats{}, err
+	}
 	return store.ApplyRetention(ctx, pruner{db}, r, now)
+}
+
+// partitionDefault gives their partitions the months whose rows wait in
+// DEFAULT (imported before their month had one: a first import of old
+// history) unless retention drops them now anyway; the rows move in once
+// (rw_add_month). Rows of months retention dropped stay in DEFAULT.
+func (db *DB) partitionDefault(ctx context.Context, r store.Retention, now time.Time) error {
+	rows, err := db.pool.Query(ctx, `SELECT part_month FROM history_row_default WHERE part_month > 100000
+		UNION SELECT part_month FROM log_restore_default WHERE part_month > 100000
+		UNION SELECT part_month FROM restore_default WHERE part_month > 100000 ORDER BY 1`)
+	if err != nil {
+		return fmt.Errorf("store: prune: %w", err)
+	}
+	months, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return fmt.Errorf("store: prune: %w", err)
+	}
+	cut := store.RetentionCut(r, now)
+	for _, m := range months {
+		if r.Restores > 0 && monthStart(nextMonth(m))+monthMargin <= cut {
+			continue
+		}
+		if _, err := db.pool.Exec(ctx, `SELECT rw_add_month($1)`, m); err != nil {
+			return fmt.Errorf("store: partitions of %d: %w", m, err)
+		}
+	}
+	return nil
 }
 
 // pruner is the warehouse's store.Pruner.
@@ -23,7 +59,11 @@ type pruner struct{ db *DB }
 func (p pruner) Reconcile(ctx context.Context) error { return p.db.Reconcile(ctx) }
 
 func (p pruner) OldLogInstances(ctx context.Context, cut int64) ([]int64, error) {
-	rows, err := p.db.pool.Query(ctx, `SELECT id FROM instance AS i WHERE EXISTS (SELECT 1 FROM restore AS r
+	return oldLogInstances(ctx, p.db.pool, cut)
+}
+
+func oldLogInstances(ctx context.Context, q querier, cut int64) ([]int64, error) {
+	rows, err := q.Query(ctx, `SELECT id FROM instance AS i WHERE EXISTS (SELECT 1 FROM restore AS r
 		WHERE r.instance_id = i.id AND r.at_utc < $1 AND r.kind = 'log') ORDER BY id`, cut)
 	if err != nil {
 		return nil, err
@@ -32,7 +72,7 @@ func (p pruner) OldLogInstances(ctx context.Context, cut int64) ([]int64, error)
 }
 
 func (p pruner) RollUpInstance(ctx context.Context, id, cut int64, keep int, st *store.PruneStats) error {
-	return pgx.BeginFunc(ctx, p.db.pool, func(tx pgx.Tx) error { return rollUpInstance(ctx, tx, id, cut, keep, st) })
+	return pgx.BeginFunc(ctx, p.db.pool, func(tx pgx.Tx) error { return rollUpInstance(ctx, tx, id, cut, keep, st, nil) })
 }
 
 func (p pruner) DeleteRuns(ctx context.Context, before time.Time) (int64, error) {
@@ -71,10 +111,19 @@ UNION SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY database_name O
 // rollUpInstance rolls up one instance's unpinned log restores older than
 // cut and deletes their facts, inside tx, marking the instance for a whole
 // derivation.
-func rollUpInstance(ctx context.Context, tx pgx.Tx, id, cut int64, keep int, st *store.PruneStats) error {
-	// No replica derives the instance meanwhile.
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, deriveLockClass, lockKey(id)); err != nil {
-		return err
+//
+// The facts in the months of drop are not deleted: they are listed in the
+// transaction's temporary tables prune_gone_history and prune_gone_log
+// (RollUpMonths), and go with their month's partition (dropMonth).
+func rollUpInstance(ctx context.Context, tx pgx.Tx, id, cut int64, keep int, st *store.PruneStats, drop []int32) error {
+	// No replica derives the instance meanwhile. With months to drop, tx
+	// already holds the tables' ACCESS EXCLUSIVE locks, which keep every
+	// derivation out; waiting for the instance's lock as well would wait
+	// for a derivation that holds it and waits for the tables.
+	if drop == nil {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, deriveLockClass, lockKey(id)); err != nil {
+			return err
+		}
 	}
 	rows, err := tx.Query(ctx, pinnedSQL, id, keep)
 	if err != nil {
@@ -150,12 +199,26 @@ func rollUpInstance(ctx context.Context, tx pgx.Tx, id, cut int64, keep int, st 
 	}); err != nil {
 		return err
 	}
-	tag, err := tx.Exec(ctx, `DELETE FROM history_row WHERE id = ANY($1) AND NOT id = ANY($2)`, hist, keptHist)
+	if drop == nil {
+		drop = []int32{} // never a NULL array
+	} else {
+		if _, err := tx.Exec(ctx, `INSERT INTO prune_gone_history SELECT id FROM history_row
+			WHERE id = ANY($1) AND NOT id = ANY($2) AND part_month = ANY($3) ON CONFLICT DO NOTHING`, hist, keptHist, drop); err != nil {
+			return fmt.Errorf("history_row: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO prune_gone_log SELECT id FROM log_restore
+			WHERE id = ANY($1) AND NOT id = ANY($2) AND part_month = ANY($3) ON CONFLICT DO NOTHING`, logs, keptLogs, drop); err != nil {
+			return fmt.Errorf("log_restore: %w", err)
+		}
+	}
+	tag, err := tx.Exec(ctx, `DELETE FROM history_row WHERE id = ANY($1) AND NOT id = ANY($2) AND NOT part_month = ANY($3)`,
+		hist, keptHist, drop)
 	if err != nil {
 		return fmt.Errorf("history_row: %w", err)
 	}
 	st.History += tag.RowsAffected()
-	if tag, err = tx.Exec(ctx, `DELETE FROM log_restore WHERE id = ANY($1) AND NOT id = ANY($2)`, logs, keptLogs); err != nil {
+	if tag, err = tx.Exec(ctx, `DELETE FROM log_restore WHERE id = ANY($1) AND NOT id = ANY($2) AND NOT part_month = ANY($3)`,
+		logs, keptLogs, drop); err != nil {
 		return fmt.Errorf("log_restore: %w", err)
 	}
 	st.LogRestores += tag.RowsAffected()

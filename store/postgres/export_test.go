@@ -1,0 +1,4 @@
+package postgres
+
+// MonthOf is monthOf, for TestMonthOfAsInSQL.
+var MonthOf = monthOf
