@@ -84,7 +84,7 @@ part() { [[ " $PARTS " == *" $1 "* ]]; }
 
 RW=$DIR/rw-engines
 if [ -n "${RW_BENCH_BIN:-}" ]; then
-	cp "$RW_BENCH_BIN" "$RW"
+	[ "$RW_BENCH_BIN" -ef "$RW" ] || cp "$RW_BENCH_BIN" "$RW"
 else
 	go build -o "$RW" ./cmd/restorewatch
 fi
