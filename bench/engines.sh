@@ -30,8 +30,8 @@
 #      (bench/pages.sh, names picked from the SQLite server, the same ids on
 #      both), a warm-up of three passes on each, then per pattern
 #      RW_BENCH_PER_URL requests from RW_BENCH_CLIENTS clients on one engine
-#      then the other (the first engine alternating by pattern), the load
-#      average before each.
+#      then the other, RW_BENCH_REPEAT rounds (the first engine alternating
+#      by round and pattern), medians, the load average before and after.
 #   3. import: RW_BENCH_IMPORT_RUNS times, `rw import history` of the CSV
 #      into a new SQLite file, then into a new PostgreSQL database.
 #
@@ -45,6 +45,9 @@
 #   RW_BENCH_PG_KEEP=1  leave the cluster running at the end (for EXPLAIN)
 #   RW_BENCH_PARTS      which parts ("firstview pages import")
 #   RW_BENCH_CLIENTS (8) RW_BENCH_PER_URL (200) RW_BENCH_ROUNDS (10)
+#   RW_BENCH_REPEAT (3) rounds per pattern: each engine's p50 and p95 are
+#                       the medians over them (one round swung a 2 ms
+#                       page's ratio from 0.3× to 2.7× at load 8–10)
 #   RW_BENCH_RUNS (2)   first-view runs per engine
 #   RW_BENCH_IMPORT_RUNS (1)
 #   RW_BENCH_CSV        the history CSV ($RW_BENCH_DIR/history-1000000.csv,
@@ -74,6 +77,7 @@ PER_URL=${RW_BENCH_PER_URL:-200}
 ROUNDS=${RW_BENCH_ROUNDS:-10}
 RUNS=${RW_BENCH_RUNS:-2}
 IRUNS=${RW_BENCH_IMPORT_RUNS:-1}
+REPEAT=${RW_BENCH_REPEAT:-3}
 CSVF=${RW_BENCH_CSV:-$DIR/history-1000000.csv}
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=$DIR/engines-$STAMP.md
@@ -95,7 +99,7 @@ go build -o "$DIR/load" ./bench/load
 . bench/pg.sh
 
 # Servers by engine; everything started here is stopped on exit.
-declare -A PID URL_OF
+declare -A PID URL_OF last95
 cleanup() {
 	local p
 	for p in "${PID[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
@@ -230,32 +234,38 @@ if part pages; then
 		"$DIR/load" -base "${URL_OF[$e]}" -urls "$URLS" -c "$CLIENTS" -n $((NURL * 3)) -timeout 120s >/dev/null 2>&1 || true
 		note "- warm-up $e: $((NURL * 3)) requests, $CLIENTS clients, $((SECONDS - start)) s (load before $l)"
 	done
-	note "- per pattern: \`load -base BASE -urls <one pattern's URLs> -c $CLIENTS -n $PER_URL -target 50ms\` on one engine, then the other (SQLite first on odd rows)"
+	note "- per pattern, $REPEAT rounds: \`load -base BASE -urls <one pattern's URLs> -c $CLIENTS -n $PER_URL -target 50ms\` on one engine, then the other (which goes first alternates by round and by pattern); the table gives each engine's median over the rounds"
 	note ""
-	note "| pattern | SQLite p50 ms | SQLite p95 ms | PostgreSQL p50 ms | PostgreSQL p95 ms | p95 ratio PG/SQLite | ≤ 2× | load before SQLite | load before PostgreSQL |"
+	note "| pattern | SQLite p50 ms | SQLite p95 ms | PostgreSQL p50 ms | PostgreSQL p95 ms | p95 ratio PG/SQLite | ≤ 2× | PG/SQLite p95 of each round | load before, after |"
 	note "|---|---:|---:|---:|---:|---:|---|---|---|"
 	i=0 over=0 worst=0 worstp=""
-	declare -A ROW LD
+	col() { echo "$1" | awk -F'|' -v c="$2" '{gsub(/ /, "", $c); print $c}'; }
+	med() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 	while read -r label; do
 		i=$((i + 1))
-		order="sqlite pg"
-		[ $((i % 2)) = 0 ] && order="pg sqlite"
-		for e in $order; do
-			LD[$e]=$(load)
-			ROW[$e]=$(per_url_row "$DIR/load" "${URL_OF[$e]}" "$URLS" "$label" "$CLIENTS" "$PER_URL" "$DIR")
-			echo "$e ${ROW[$e]} load ${LD[$e]}" >>"$DIR/pages-raw-$STAMP.txt"
+		l0=$(load)
+		declare -A P50=() P95=()
+		rounds="" errs=0
+		for ((rep = 1; rep <= REPEAT; rep++)); do
+			order="sqlite pg"
+			[ $(((i + rep) % 2)) = 0 ] && order="pg sqlite"
+			for e in $order; do
+				row=$(per_url_row "$DIR/load" "${URL_OF[$e]}" "$URLS" "$label" "$CLIENTS" "$PER_URL" "$DIR")
+				echo "$rep $e $row load $(load)" >>"$DIR/pages-raw-$STAMP.txt"
+				P50[$e]+=" $(col "$row" 5)" P95[$e]+=" $(col "$row" 6)"
+				errs=$((errs + $(col "$row" 4 | sed 's/^$/0/')))
+				last95[$e]=$(col "$row" 6)
+			done
+			rounds+="$(div "${last95[pg]}" "${last95[sqlite]}") "
 		done
-		s50=$(echo "${ROW[sqlite]}" | awk -F'|' '{gsub(/ /, "", $5); print $5}')
-		s95=$(echo "${ROW[sqlite]}" | awk -F'|' '{gsub(/ /, "", $6); print $6}')
-		p50=$(echo "${ROW[pg]}" | awk -F'|' '{gsub(/ /, "", $5); print $5}')
-		p95=$(echo "${ROW[pg]}" | awk -F'|' '{gsub(/ /, "", $6); print $6}')
-		errs=$(printf '%s\n%s\n' "${ROW[sqlite]}" "${ROW[pg]}" | awk -F'|' '{e += $4} END {print e + 0}')
+		s50=$(echo "${P50[sqlite]}" | med) s95=$(echo "${P95[sqlite]}" | med)
+		p50=$(echo "${P50[pg]}" | med) p95=$(echo "${P95[pg]}" | med)
 		r=$(div "$p95" "$s95")
 		ok=yes
 		awk -v r="$r" 'BEGIN {exit !(r > 2)}' && { ok="**no**"; over=$((over + 1)); }
 		awk -v r="$r" -v w="$worst" 'BEGIN {exit !(r > w)}' && { worst=$r; worstp=$label; }
-		[ "${errs:-0}" -gt 0 ] 2>/dev/null && ok="$ok ($errs errors)"
-		note "| \`$label\` | $s50 | $s95 | $p50 | $p95 | $r× | $ok | ${LD[sqlite]} | ${LD[pg]} |"
+		[ "$errs" -gt 0 ] && ok="$ok ($errs errors)"
+		note "| \`$label\` | $s50 | $s95 | $p50 | $p95 | $r× | $ok | ${rounds% } | $l0; $(load) |"
 	done < <(cut -d' ' -f1 "$URLS" | awk '!seen[$0]++')
 	note ""
 	note "$over of $NPAT patterns over 2×; the largest ratio $worst× (\`$worstp\`); load after $(load)."
