@@ -75,30 +75,8 @@ start_server "$RW" "$DB" "$DIR/firstview-serve0-$STAMP.log"
 note "- first start: listening after $((SECONDS - start)) s; idle after $(wait_idle) s more (load $(load))"
 stop_server
 
-# The names measured, read from the warehouse itself so that no request
-# warms anything: a log-shipping secondary (the estate's instance 0), a
-# plain instance (instance 1), a database of each, a regression.
-q() { sqlite3 -readonly "$DB" "$1"; }
-I0=$(q "SELECT name FROM instance ORDER BY name LIMIT 1")
-I1=$(q "SELECT name FROM instance ORDER BY name LIMIT 1 OFFSET 1")
-D0=$(q "SELECT s.database_name FROM series s JOIN instance i ON i.id = s.instance_id WHERE i.name = '$I0' ORDER BY s.n DESC LIMIT 1")
-D1=$(q "SELECT s.database_name FROM series s JOIN instance i ON i.id = s.instance_id WHERE i.name = '$I1' ORDER BY s.n DESC LIMIT 1")
-G=$(q "SELECT id FROM regression ORDER BY id LIMIT 1")
-enc() { jq -rn --arg v "$1" '$v|@uri'; }
-ROUTES=(
-	"/"
-	"/builds"
-	"/instances"
-	"/instances/$(enc "$I0")"
-	"/instances/$(enc "$I1")"
-	"/instances/$(enc "$I0")/databases/$(enc "$D0")"
-	"/instances/$(enc "$I1")/databases/$(enc "$D1")"
-	"/restores"
-	"/restores?sort=longest"
-	"/regressions"
-)
-[ -n "$G" ] && ROUTES+=("/regressions/$G")
-ROUTES+=("/api/builds" "/api/instances")
+. bench/pages.sh
+firstview_routes "$DB"
 
 declare -A SECS
 if [ "${RW_BENCH_ANALYZE:-}" = 1 ]; then

@@ -17,6 +17,10 @@ import (
 // not their maximum taken: each is stamped by its replica's clock, and one
 // whose clock is behind the newest stamp must still move the version.
 func (db *DB) DataVersion(ctx context.Context) (string, error) {
+	return db.version.do(ctx, db.dataVersion)
+}
+
+func (db *DB) dataVersion(ctx context.Context) (string, error) {
 	var imp, ser, reg, status, inst, changes, backups int64
 	err := db.pool.QueryRow(ctx, `SELECT
 		(SELECT COALESCE(MAX(id),0) FROM import_run), (SELECT COALESCE(MAX(id),0) FROM series),

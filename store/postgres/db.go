@@ -47,6 +47,7 @@ type DB struct {
 	dump     string
 	now      func() time.Time
 	progress atomic.Pointer[func(store.Progress)]
+	version  versionFlight // DataVersion's query, shared by concurrent callers
 }
 
 // IsURL reports whether dsn names a PostgreSQL warehouse (postgres:// or
