@@ -7,6 +7,7 @@
 -- estate, 2.2× SQLite's p95 at 8 clients (bench/engines.sh). This index
 -- answers the order and the keyset directly. restore_series stays: its
 -- equality lookups (a series' restores) use the database's collation.
--- (0035 is another change's number.)
+-- (After 0035, restore is partitioned by month: the index is made on each
+-- month's partition and on every partition made later.)
 CREATE INDEX restore_series_bytewise ON restore
     (instance_id, database_name COLLATE "C", kind COLLATE "C", at_utc, id);
