@@ -47,6 +47,9 @@ type DB struct {
 	dump     string
 	now      func() time.Time
 	progress atomic.Pointer[func(store.Progress)]
+	// For tests: instances derived from a window (store/window), the
+	// facts windows read, and the restores derivations made.
+	windows, windowFacts, derivedRestores atomic.Int64
 }
 
 // IsURL reports whether dsn names a PostgreSQL warehouse (postgres:// or
