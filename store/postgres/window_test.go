@@ -10,13 +10,13 @@ import (
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/postgres"
-	"github.com/restorewatch/restorewatch/store/storetest"
+	"github.com/restorewatch/restorewatch/store/window/windowtest"
 )
 
 // pgWindows is PostgreSQL's side of the shared window tests.
-var pgWindows = storetest.WindowEngine{
-	Open: func(tb testing.TB) store.Warehouse { return open(tb) },
-	State: func(tb testing.TB, w store.Warehouse) []string {
+var pgWindows = windowtest.Engine{
+	Open: func(tb testing.TB) windowtest.Warehouse { return open(tb) },
+	State: func(tb testing.TB, w windowtest.Warehouse) []string {
 		tb.Helper()
 		s, err := w.(*postgres.DB).DerivedState(context.Background())
 		if err != nil {
@@ -24,7 +24,7 @@ var pgWindows = storetest.WindowEngine{
 		}
 		return s
 	},
-	Windows: func(w store.Warehouse) int64 {
+	Windows: func(w windowtest.Warehouse) int64 {
 		n, _, _ := w.(*postgres.DB).WindowStats()
 		return n
 	},
@@ -32,7 +32,7 @@ var pgWindows = storetest.WindowEngine{
 
 // TestWindowEqualsWhole: random imports, late and out of order, derived
 // from windows on PostgreSQL, leave what a whole derivation leaves.
-func TestWindowEqualsWhole(t *testing.T) { storetest.WindowEqualsWhole(t, pgWindows) }
+func TestWindowEqualsWhole(t *testing.T) { windowtest.EqualsWhole(t, pgWindows) }
 
 // TestWindowReadsOnlyItsDay: a day's import of two restores into an
 // instance of 1,440 derives from a window: it reads the new facts and the
@@ -44,11 +44,11 @@ func TestWindowReadsOnlyItsDay(t *testing.T) {
 	T := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 	off := 0
 	var lsn, id int64
-	restore := func(at time.Time) []storetest.WindowFact {
+	restore := func(at time.Time) []windowtest.Fact {
 		id, lsn = id+1, lsn+10
 		first, last := fmt.Sprint(lsn), fmt.Sprint(lsn+10)
 		dev := []string{fmt.Sprintf(`\\nas\Shipped_%d.trn`, lsn)}
-		return []storetest.WindowFact{
+		return []windowtest.Fact{
 			{Hist: &store.HistoryRow{Instance: "SQLBIG", RestoreHistoryID: id, RestoreDate: at, Database: "Shipped",
 				RestoreType: "L", FirstLSN: first, LastLSN: last, Devices: dev, Origin: store.Origin{Source: "history", File: "h.csv"}}},
 			{Log: &store.LogRestore{Instance: "SQLBIG", Database: "Shipped", Kind: store.KindLog, MessageID: 18268,
@@ -58,13 +58,13 @@ func TestWindowReadsOnlyItsDay(t *testing.T) {
 		}
 	}
 	const days, perDay = 30, 48
-	var old []storetest.WindowFact
+	var old []windowtest.Fact
 	for d := range days {
 		for q := range perDay {
 			old = append(old, restore(T.AddDate(0, 0, d).Add(time.Duration(q)*30*time.Minute))...)
 		}
 	}
-	storetest.ImportWindowFacts(t, db, old)
+	windowtest.Import(t, db, old)
 	if err := db.Reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestWindowReadsOnlyItsDay(t *testing.T) {
 		t.Fatalf("first derivation: %d windows, %d restores derived, want 0 and %d", windows, restores, days*perDay)
 	}
 	day := T.AddDate(0, 0, days)
-	storetest.ImportWindowFacts(t, db, append(restore(day.Add(2*time.Hour)), restore(day.Add(3*time.Hour))...))
+	windowtest.Import(t, db, append(restore(day.Add(2*time.Hour)), restore(day.Add(3*time.Hour))...))
 	if err := db.Reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}

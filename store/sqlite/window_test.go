@@ -10,140 +10,24 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/window/windowtest"
 )
 
-// windowFact is one record of the synthetic instance of the window tests,
-// with the day of the import that brings it.
-type windowFact struct {
-	day  int
-	hist *store.HistoryRow
-	log  *store.LogRestore
-	host *store.HostSnapshot
-}
-
-// windowFacts makes an instance's facts over days: full restores of three
-// databases (some of the same backup twice: rival partners for a completion
-// line; some of the last full backup again days later, as a daily test
-// restore of one backup does), log restores every few hours with LSN chains, history rows without
-// a completion line and completion lines without a history row, and a host
-// snapshot now and then. Completion lines often arrive days late, and now
-// and then a day's whole history arrives weeks late.
-//
-// From day flipDay on, most restore_dates are the restores' ends: the
-// instance's semantics changes on the way, which changes every restore.
-func windowFacts(rng *rand.Rand, inst string, days, flipDay int) []windowFact {
-	base := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
-	off := 60
-	var out []windowFact
-	out = append(out, windowFact{day: 0, host: &store.HostSnapshot{Instance: inst, ObservedAt: base.Add(-time.Hour), UTCOffset: &off,
-		Version: "15.0.4236.7", Origin: store.Origin{Source: "errorlog", File: "ERRORLOG"}}})
-	lsn, lastFull := map[string]int64{}, map[string]int64{}
-	hid := int64(0)
-	for d := range days {
-		arrive := func() int {
-			switch x := rng.IntN(20); {
-			case x < 12:
-				return d
-			case x < 17:
-				return d + 1 + rng.IntN(3)
-			default:
-				return d + rng.IntN(days)
-			}
-		}
-		if d > 0 && rng.IntN(9) == 0 {
-			v := fmt.Sprintf("15.0.%d.1", 4236+d)
-			var o *int
-			if rng.IntN(2) == 0 {
-				o = &off
-			}
-			out = append(out, windowFact{day: arrive(), host: &store.HostSnapshot{Instance: inst,
-				ObservedAt: base.AddDate(0, 0, d).Add(time.Duration(rng.IntN(24)) * time.Hour), UTCOffset: o,
-				Version: v, Origin: store.Origin{Source: "errorlog", File: "ERRORLOG"}}})
-		}
-		for db := range 3 {
-			name := fmt.Sprintf("DB%d", db)
-			restores := 1 + rng.IntN(3)
-			for range restores {
-				kind, rtype, msg, stmt := store.KindFull, "D", 18267, "RESTORE DATABASE"
-				if rng.IntN(3) > 0 {
-					kind, rtype, msg, stmt = store.KindLog, "L", 18268, "RESTORE LOG"
-				}
-				start := base.AddDate(0, 0, d).Add(time.Duration(rng.IntN(86400)) * time.Second)
-				secs := float64(5 + rng.IntN(3000))
-				if rng.IntN(40) == 0 {
-					secs = float64(30000 + rng.IntN(100000)) // a restore of hours: pairs far from its restore_date
-				}
-				end := start.Add(time.Duration(secs * float64(time.Second))).Truncate(10 * time.Millisecond)
-				first := lsn[name] + 1
-				if kind == store.KindFull && rng.IntN(4) == 0 && lsn[name] > 100 {
-					first = lsn[name] - 100 // the same backup again
-				}
-				if kind == store.KindFull && lastFull[name] > 0 && rng.IntN(3) == 0 {
-					first = lastFull[name] // the last full backup restored again, a day or more later
-				}
-				if kind == store.KindFull {
-					lastFull[name] = first
-				}
-				last := first + 100
-				lsn[name] = max(lsn[name], last)
-				fl, ll := fmt.Sprint(first*1000), fmt.Sprint(last*1000)
-				if rng.IntN(6) == 0 {
-					fl, ll = "", ""
-				}
-				rd := start
-				if rng.IntN(12) == 0 || d >= flipDay && rng.IntN(4) > 0 {
-					rd = end.Truncate(time.Second) // a restore_date at the end: a contrary vote
-				}
-				pages := int64(1000 + rng.IntN(100000))
-				if rng.IntN(10) > 0 {
-					hid++
-					h := &store.HistoryRow{Instance: inst, RestoreHistoryID: hid, RestoreDate: rd.Truncate(time.Second), Database: name,
-						RestoreType: rtype, FirstLSN: fl, LastLSN: ll, Devices: []string{fmt.Sprintf(`\\nas\%s_%d.bak`, name, first)},
-						Origin: store.Origin{Source: "history", File: "h.csv"}}
-					out = append(out, windowFact{day: arrive(), hist: h})
-				}
-				if rng.IntN(10) > 0 {
-					l := &store.LogRestore{Instance: inst, Database: name, Kind: kind, MessageID: msg, CompletedAt: end,
-						UTCOffset: &off, FirstLSN: fl, LastLSN: ll, DeviceCount: 1, DeviceType: "DISK",
-						Devices: []string{fmt.Sprintf(`\\nas\%s_%d.bak`, name, first)}, Has3014: true, Statement: stmt,
-						Pages: pages, Seconds: secs, MBps: float64(pages) * 8192 / (1 << 20) / secs,
-						Origin: store.Origin{Source: "errorlog", File: "ERRORLOG"}}
-					out = append(out, windowFact{day: arrive(), log: l})
-				}
-			}
-		}
-	}
-	return out
-}
+// windowFact is one record of the window tests (windowtest.Fact).
+type windowFact = windowtest.Fact
 
 // importFacts imports facts in one import.
 func importFacts(t *testing.T, db *DB, facts []windowFact) {
 	t.Helper()
-	im, err := db.NewImport(context.Background(), "test", "window")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range facts {
-		switch {
-		case f.hist != nil:
-			err = im.History(*f.hist)
-		case f.log != nil:
-			err = im.LogRestore(*f.log)
-		default:
-			err = im.Host(*f.host)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := im.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	windowtest.Import(t, db, facts)
 }
+
+// windowFacts makes an instance's facts over days (windowtest.Facts).
+var windowFacts = windowtest.Facts
 
 // derivedState is what reconciliation leaves: every restore by natural key
 // with its content hash, and each instance's semantics and vote total.
-func derivedState(t *testing.T, db *DB) []string {
+func derivedState(t testing.TB, db *DB) []string {
 	t.Helper()
 	var out []string
 	rows, err := db.write.Query(`SELECT i.name, r.natural_key, r.content_hash FROM restore r JOIN instance i ON i.id = r.instance_id`)
@@ -178,63 +62,17 @@ func derivedState(t *testing.T, db *DB) []string {
 	return out
 }
 
-// TestWindowEqualsWhole imports random instances' facts day by day, late
-// and out of order, reconciling after each import (windows wherever they
-// are allowed), and compares the restores with those of a warehouse that
-// imported the same facts in the same order and derived every instance
-// whole once.
-func TestWindowEqualsWhole(t *testing.T) {
-	ctx := context.Background()
-	for seed := range uint64(4) {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(seed, 16))
-			const days = 40
-			var facts []windowFact
-			for i := range 3 {
-				flip := days + 1
-				if i == 1 {
-					flip = days / 4 // the second instance's semantics flips, once its votes turn
-				}
-				facts = append(facts, windowFacts(rng, fmt.Sprintf("SQL%d", i), days, flip)...)
-			}
-			byDay := make([][]windowFact, 2*days)
-			for _, f := range facts {
-				byDay[f.day] = append(byDay[f.day], f)
-			}
-			win, whole := openTestDB(t), openTestDB(t)
-			for _, day := range byDay {
-				if len(day) == 0 {
-					continue
-				}
-				importFacts(t, win, day)
-				if err := win.Reconcile(ctx); err != nil {
-					t.Fatal(err)
-				}
-				importFacts(t, whole, day)
-			}
-			if err := whole.ReconcileAll(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if win.windows.Load() == 0 {
-				t.Fatal("no instance was derived from a window: the test proves nothing")
-			}
-			got, want := derivedState(t, win), derivedState(t, whole)
-			if !slices.Equal(got, want) {
-				for _, s := range want {
-					if !slices.Contains(got, s) {
-						t.Errorf("missing after windows: %s", s)
-					}
-				}
-				for _, s := range got {
-					if !slices.Contains(want, s) {
-						t.Errorf("only after windows: %s", s)
-					}
-				}
-			}
-			t.Logf("%d facts, %d restores, %d windowed derivations", len(facts), len(want), win.windows.Load())
-		})
-	}
+// sqliteWindows is SQLite's side of the shared window tests.
+var sqliteWindows = windowtest.Engine{
+	Open:    func(tb testing.TB) windowtest.Warehouse { return openTestDB(tb) },
+	State:   func(tb testing.TB, w windowtest.Warehouse) []string { return derivedState(tb, w.(*DB)) },
+	Windows: func(w windowtest.Warehouse) int64 { return w.(*DB).windows.Load() },
 }
+
+// TestWindowEqualsWhole: random imports, late and out of order, derived
+// from windows, leave what a whole derivation leaves (windowtest.EqualsWhole,
+// which store/postgres runs too).
+func TestWindowEqualsWhole(t *testing.T) { windowtest.EqualsWhole(t, sqliteWindows) }
 
 // salesFacts makes the facts of the hand-written window tests, hours from
 // its time: history rows and completion lines of one backup of Sales (the
@@ -247,14 +85,14 @@ var salesBackup = salesFacts{time.Date(2025, 3, 20, 12, 0, 0, 0, time.UTC)}
 func (s salesFacts) at(h float64) time.Time { return s.T.Add(time.Duration(h * float64(time.Hour))) }
 
 func (s salesFacts) hist(id int64, h float64) windowFact {
-	return windowFact{hist: &store.HistoryRow{Instance: "SQLX", RestoreHistoryID: id, RestoreDate: s.at(h), Database: "Sales",
+	return windowFact{Hist: &store.HistoryRow{Instance: "SQLX", RestoreHistoryID: id, RestoreDate: s.at(h), Database: "Sales",
 		RestoreType: "D", FirstLSN: "1000", LastLSN: "2000", Devices: []string{`\\nas\Sales.bak`},
 		Origin: store.Origin{Source: "history", File: "h.csv"}}}
 }
 
 func (s salesFacts) line(h float64) windowFact {
 	off := 0
-	return windowFact{log: &store.LogRestore{Instance: "SQLX", Database: "Sales", Kind: store.KindFull, MessageID: 18267,
+	return windowFact{Log: &store.LogRestore{Instance: "SQLX", Database: "Sales", Kind: store.KindFull, MessageID: 18267,
 		CompletedAt: s.at(h), UTCOffset: &off, FirstLSN: "1000", LastLSN: "2000", DeviceCount: 1, DeviceType: "DISK",
 		Devices: []string{`\\nas\Sales.bak`}, Has3014: true, Statement: "RESTORE DATABASE", Pages: 1000, Seconds: 5, MBps: 1.56, // under 10 s: no semantics votes
 		Origin: store.Origin{Source: "errorlog", File: "ERRORLOG"}}}
@@ -262,7 +100,7 @@ func (s salesFacts) line(h float64) windowFact {
 
 func (s salesFacts) other(id int64, h float64) windowFact {
 	f := s.hist(id, h)
-	f.hist.FirstLSN, f.hist.LastLSN, f.hist.Database = fmt.Sprint(id), fmt.Sprint(id+1), "Ledger"
+	f.Hist.FirstLSN, f.Hist.LastLSN, f.Hist.Database = fmt.Sprint(id), fmt.Sprint(id+1), "Ledger"
 	return f
 }
 
@@ -329,10 +167,10 @@ func TestWindowOfOneBackupRestoredDaily(t *testing.T) {
 	day := func(d int) []windowFact {
 		at := T.AddDate(0, 0, d)
 		return []windowFact{
-			{hist: &store.HistoryRow{Instance: "SQLX", RestoreHistoryID: int64(d + 1), RestoreDate: at, Database: "Training",
+			{Hist: &store.HistoryRow{Instance: "SQLX", RestoreHistoryID: int64(d + 1), RestoreDate: at, Database: "Training",
 				RestoreType: "D", FirstLSN: "1000", LastLSN: "2000", Devices: []string{`\\nas\Golden.bak`},
 				Origin: store.Origin{Source: "history", File: "h.csv"}}},
-			{log: &store.LogRestore{Instance: "SQLX", Database: "Training", Kind: store.KindFull, MessageID: 18267,
+			{Log: &store.LogRestore{Instance: "SQLX", Database: "Training", Kind: store.KindFull, MessageID: 18267,
 				CompletedAt: at.Add(40 * time.Second), UTCOffset: &off, FirstLSN: "1000", LastLSN: "2000", DeviceCount: 1,
 				DeviceType: "DISK", Devices: []string{`\\nas\Golden.bak`}, Has3014: true, Statement: "RESTORE DATABASE",
 				Pages: 1000, Seconds: 5, MBps: 1.56, Origin: store.Origin{Source: "errorlog", File: "ERRORLOG"}}},
@@ -450,7 +288,7 @@ func TestWindowOfLogShippingReadsItsDay(t *testing.T) {
 	T := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 	off := 0
 	row := func(id int64, at time.Time, kind, rtype string, lsn int64) windowFact {
-		return windowFact{hist: &store.HistoryRow{Instance: "SQLX", RestoreHistoryID: id, RestoreDate: at, Database: "Shipped",
+		return windowFact{Hist: &store.HistoryRow{Instance: "SQLX", RestoreHistoryID: id, RestoreDate: at, Database: "Shipped",
 			RestoreType: rtype, FirstLSN: fmt.Sprint(lsn), LastLSN: fmt.Sprint(lsn + 10), Devices: []string{fmt.Sprintf(`\\nas\Shipped_%d.%s`, lsn, kind)},
 			Origin: store.Origin{Source: "history", File: "h.csv"}}}
 	}
@@ -459,7 +297,7 @@ func TestWindowOfLogShippingReadsItsDay(t *testing.T) {
 		if kind == store.KindFull {
 			msg, stmt = 18267, "RESTORE DATABASE"
 		}
-		return windowFact{log: &store.LogRestore{Instance: "SQLX", Database: "Shipped", Kind: kind, MessageID: msg,
+		return windowFact{Log: &store.LogRestore{Instance: "SQLX", Database: "Shipped", Kind: kind, MessageID: msg,
 			CompletedAt: at, UTCOffset: &off, FirstLSN: fmt.Sprint(lsn), LastLSN: fmt.Sprint(lsn + 10), DeviceCount: 1,
 			DeviceType: "DISK", Devices: []string{fmt.Sprintf(`\\nas\Shipped_%d.%s`, lsn, ext)}, Has3014: true, Statement: stmt,
 			Pages: 1000, Seconds: secs, MBps: 1.56, Origin: store.Origin{Source: "errorlog", File: "ERRORLOG"}}}
@@ -479,9 +317,9 @@ func TestWindowOfLogShippingReadsItsDay(t *testing.T) {
 	for d := range days {
 		at := T.AddDate(0, 0, d).Add(5 * time.Hour)
 		copyRow := row(20_000+int64(d), at, "bak", "D", 1)
-		copyRow.hist.Database = "Copy"
+		copyRow.Hist.Database = "Copy"
 		copyLine := line(at.Add(40*time.Second), store.KindFull, "bak", 1, 5) // under 10 s: no semantics votes
-		copyLine.log.Database = "Copy"
+		copyLine.Log.Database = "Copy"
 		steps[d] = append(steps[d], copyRow, copyLine)
 	}
 	// Day 4's full restore starts at 06:00 and ends 30 h later; its line

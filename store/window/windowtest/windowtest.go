@@ -1,4 +1,8 @@
-package storetest
+// Package windowtest holds the window tests both engines run
+// (store/window): random imports, late and out of order, whose windowed
+// derivation must equal a whole one. It imports no engine, so that each
+// engine's own tests, internal ones too, run it.
+package windowtest
 
 import (
 	"context"
@@ -11,30 +15,37 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 )
 
-// WindowEngine is what the window tests need of an engine beyond
-// store.Warehouse: what only its tests read.
-type WindowEngine struct {
+// Warehouse is what the window tests need of a warehouse.
+type Warehouse interface {
+	store.ImportSink
+	Reconcile(ctx context.Context) error
+	ReconcileAll(ctx context.Context) error
+}
+
+// Engine is what the window tests need of an engine: its warehouses, and
+// what only its tests read of them.
+type Engine struct {
 	// Open returns a new, empty warehouse closed when its test ends.
-	Open func(testing.TB) store.Warehouse
+	Open func(testing.TB) Warehouse
 	// State lists, sorted, every restore by instance name, natural key and
 	// content hash, and each instance's restore_date semantics, samples,
 	// stored vote totals, dirty counter and windowable flag.
-	State func(testing.TB, store.Warehouse) []string
+	State func(testing.TB, Warehouse) []string
 	// Windows counts the instances the warehouse derived from a window
 	// (store/window) so far.
-	Windows func(store.Warehouse) int64
+	Windows func(Warehouse) int64
 }
 
-// WindowFact is one record of the synthetic instance of the window tests,
+// Fact is one record of the synthetic instance of the window tests,
 // with the day of the import that brings it.
-type WindowFact struct {
+type Fact struct {
 	Day  int
 	Hist *store.HistoryRow
 	Log  *store.LogRestore
 	Host *store.HostSnapshot
 }
 
-// WindowFacts makes an instance's facts over days: full restores of three
+// Facts makes an instance's facts over days: full restores of three
 // databases (some of the same backup twice: rival partners for a completion
 // line; some of the last full backup again days later, as a daily test
 // restore of one backup does), log restores every few hours with LSN
@@ -45,11 +56,11 @@ type WindowFact struct {
 //
 // From day flipDay on, most restore_dates are the restores' ends: the
 // instance's semantics changes on the way, which changes every restore.
-func WindowFacts(rng *rand.Rand, inst string, days, flipDay int) []WindowFact {
+func Facts(rng *rand.Rand, inst string, days, flipDay int) []Fact {
 	base := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 	off := 60
-	var out []WindowFact
-	out = append(out, WindowFact{Day: 0, Host: &store.HostSnapshot{Instance: inst, ObservedAt: base.Add(-time.Hour), UTCOffset: &off,
+	var out []Fact
+	out = append(out, Fact{Day: 0, Host: &store.HostSnapshot{Instance: inst, ObservedAt: base.Add(-time.Hour), UTCOffset: &off,
 		Version: "15.0.4236.7", Origin: store.Origin{Source: "errorlog", File: "ERRORLOG"}}})
 	lsn, lastFull := map[string]int64{}, map[string]int64{}
 	hid := int64(0)
@@ -70,7 +81,7 @@ func WindowFacts(rng *rand.Rand, inst string, days, flipDay int) []WindowFact {
 			if rng.IntN(2) == 0 {
 				o = &off
 			}
-			out = append(out, WindowFact{Day: arrive(), Host: &store.HostSnapshot{Instance: inst,
+			out = append(out, Fact{Day: arrive(), Host: &store.HostSnapshot{Instance: inst,
 				ObservedAt: base.AddDate(0, 0, d).Add(time.Duration(rng.IntN(24)) * time.Hour), UTCOffset: o,
 				Version: v, Origin: store.Origin{Source: "errorlog", File: "ERRORLOG"}}})
 		}
@@ -114,7 +125,7 @@ func WindowFacts(rng *rand.Rand, inst string, days, flipDay int) []WindowFact {
 					h := &store.HistoryRow{Instance: inst, RestoreHistoryID: hid, RestoreDate: rd.Truncate(time.Second), Database: name,
 						RestoreType: rtype, FirstLSN: fl, LastLSN: ll, Devices: []string{fmt.Sprintf(`\\nas\%s_%d.bak`, name, first)},
 						Origin: store.Origin{Source: "history", File: "h.csv"}}
-					out = append(out, WindowFact{Day: arrive(), Hist: h})
+					out = append(out, Fact{Day: arrive(), Hist: h})
 				}
 				if rng.IntN(10) > 0 {
 					l := &store.LogRestore{Instance: inst, Database: name, Kind: kind, MessageID: msg, CompletedAt: end,
@@ -122,7 +133,7 @@ func WindowFacts(rng *rand.Rand, inst string, days, flipDay int) []WindowFact {
 						Devices: []string{fmt.Sprintf(`\\nas\%s_%d.bak`, name, first)}, Has3014: true, Statement: stmt,
 						Pages: pages, Seconds: secs, MBps: float64(pages) * 8192 / (1 << 20) / secs,
 						Origin: store.Origin{Source: "errorlog", File: "ERRORLOG"}}
-					out = append(out, WindowFact{Day: arrive(), Log: l})
+					out = append(out, Fact{Day: arrive(), Log: l})
 				}
 			}
 		}
@@ -130,8 +141,8 @@ func WindowFacts(rng *rand.Rand, inst string, days, flipDay int) []WindowFact {
 	return out
 }
 
-// ImportWindowFacts imports facts in one import, committed, not derived.
-func ImportWindowFacts(tb testing.TB, db store.ImportSink, facts []WindowFact) {
+// Import imports facts in one import, committed, not derived.
+func Import(tb testing.TB, db store.ImportSink, facts []Fact) {
 	tb.Helper()
 	im, err := db.NewImport(context.Background(), "test", "window")
 	if err != nil {
@@ -155,26 +166,26 @@ func ImportWindowFacts(tb testing.TB, db store.ImportSink, facts []WindowFact) {
 	}
 }
 
-// WindowEqualsWhole imports random instances' facts day by day, late and
+// EqualsWhole imports random instances' facts day by day, late and
 // out of order, reconciling after each import (windows wherever they are
 // allowed), and compares the restores with those of a warehouse that
 // imported the same facts in the same order and derived every instance
 // whole once.
-func WindowEqualsWhole(t *testing.T, e WindowEngine) {
+func EqualsWhole(t *testing.T, e Engine) {
 	ctx := context.Background()
 	for seed := range uint64(4) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 16))
 			const days = 40
-			var facts []WindowFact
+			var facts []Fact
 			for i := range 3 {
 				flip := days + 1
 				if i == 1 {
 					flip = days / 4 // the second instance's semantics flips, once its votes turn
 				}
-				facts = append(facts, WindowFacts(rng, fmt.Sprintf("SQL%d", i), days, flip)...)
+				facts = append(facts, Facts(rng, fmt.Sprintf("SQL%d", i), days, flip)...)
 			}
-			byDay := make([][]WindowFact, 2*days)
+			byDay := make([][]Fact, 2*days)
 			for _, f := range facts {
 				byDay[f.Day] = append(byDay[f.Day], f)
 			}
@@ -183,11 +194,11 @@ func WindowEqualsWhole(t *testing.T, e WindowEngine) {
 				if len(day) == 0 {
 					continue
 				}
-				ImportWindowFacts(t, win, day)
+				Import(t, win, day)
 				if err := win.Reconcile(ctx); err != nil {
 					t.Fatal(err)
 				}
-				ImportWindowFacts(t, whole, day)
+				Import(t, whole, day)
 			}
 			if err := whole.ReconcileAll(ctx); err != nil {
 				t.Fatal(err)
