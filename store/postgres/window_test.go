@@ -28,11 +28,28 @@ var pgWindows = windowtest.Engine{
 		n, _, _ := w.(*postgres.DB).WindowStats()
 		return n
 	},
+	FactsRead: func(w windowtest.Warehouse) int64 {
+		_, n, _ := w.(*postgres.DB).WindowStats()
+		return n
+	},
 }
 
 // TestWindowEqualsWhole: random imports, late and out of order, derived
 // from windows on PostgreSQL, leave what a whole derivation leaves.
 func TestWindowEqualsWhole(t *testing.T) { windowtest.EqualsWhole(t, pgWindows) }
+
+// The hand-written window tests (windowtest), as store/sqlite runs them.
+func TestWindowFollowsAComponentBack(t *testing.T) { windowtest.FollowsAComponentBack(t, pgWindows) }
+func TestWindowOfOneBackupRestoredDaily(t *testing.T) {
+	windowtest.OfOneBackupRestoredDaily(t, pgWindows)
+}
+func TestWindowSeesThePartnerASettledPairTook(t *testing.T) {
+	windowtest.SeesThePartnerASettledPairTook(t, pgWindows)
+}
+func TestWindowSettledPairsRandom(t *testing.T) { windowtest.SettledPairsRandom(t, pgWindows) }
+func TestWindowOfLogShippingReadsItsDay(t *testing.T) {
+	windowtest.OfLogShippingReadsItsDay(t, pgWindows)
+}
 
 // TestWindowReadsOnlyItsDay: a day's import of two restores into an
 // instance of 1,440 derives from a window: it reads the new facts and the
