@@ -48,6 +48,9 @@ type DB struct {
 	now      func() time.Time
 	progress atomic.Pointer[func(store.Progress)]
 	version  versionFlight // DataVersion's query, shared by concurrent callers
+	// For tests: instances derived from a window (store/window), the
+	// facts windows read, and the restores derivations made.
+	windows, windowFacts, derivedRestores atomic.Int64
 }
 
 // IsURL reports whether dsn names a PostgreSQL warehouse (postgres:// or

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -14,15 +15,17 @@ import (
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/derive"
 	"github.com/restorewatch/restorewatch/store/row"
+	"github.com/restorewatch/restorewatch/store/window"
 )
 
 // Derivation on PostgreSQL. Every import marks the instances it added
-// facts to dirty (a counter); Reconcile derives each dirty instance whole
-// (store/derive), in one transaction of its own, and writes only the
-// restores that changed: upserted by natural key, so a restore keeps its id,
-// and the ones no longer derived deleted. It does not derive windows as
-// store/sqlite does: one instance's facts are read on the server's side in
-// one query each, and several replicas share the work.
+// facts to dirty (a counter) and records the earliest local time of a fact
+// it added (dirty_from); Reconcile derives each dirty instance in one
+// transaction of its own, from that time onwards where store/window allows
+// it (the same windows as store/sqlite's, the same outcome as a whole
+// derivation), else whole, and writes only the restores that changed:
+// upserted by natural key, so a restore keeps its id, and the ones no
+// longer derived deleted.
 //
 // Several replicas (serve, import, a collector) may reconcile at once. An
 // instance is derived under a transaction-scoped advisory lock keyed by its
@@ -134,51 +137,84 @@ func (db *DB) checkDerivation(ctx context.Context) error {
 }
 
 // deriveInstance derives instance id in one transaction, under its
-// advisory lock; locked false says another replica holds the lock.
+// advisory lock; locked false says another replica holds the lock. It
+// derives the window from the instance's first changed fact onwards
+// (store/window) when the last whole derivation found it windowable, the
+// whole instance otherwise.
+//
+// The transaction reads at READ COMMITTED, as the whole derivation always
+// did: an import that commits between its reads leaves the dirty counter
+// unequal to the one read here, so the instance stays dirty, its
+// dirty_from the earliest of both imports', and the next pass derives
+// again every restore whose component those facts reach.
 func (db *DB) deriveInstance(ctx context.Context, id int64) (locked bool, err error) {
 	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1, $2)`, deriveLockClass, lockKey(id)).Scan(&locked); err != nil || !locked {
 			return err
 		}
-		var version int64
-		var def sql.NullInt64
-		err := tx.QueryRow(ctx, `SELECT dirty, default_utc_offset FROM instance WHERE id = $1`, id).Scan(&version, &def)
+		var version, canWindow int64
+		var def, dirtyFrom sql.NullInt64
+		var semantics string
+		err := tx.QueryRow(ctx, `SELECT dirty, default_utc_offset, dirty_from, windowable, restore_date_semantics
+			FROM instance WHERE id = $1`, id).Scan(&version, &def, &dirtyFrom, &canWindow, &semantics)
 		if errors.Is(err, pgx.ErrNoRows) || (err == nil && version == 0) {
 			return nil // deleted, or derived by another replica since the list was read
 		}
 		if err != nil {
 			return err
 		}
-		in, err := loadFacts(ctx, tx, id, def)
-		if err != nil {
-			return err
+		// from is the local time from which out replaces the instance's
+		// restores (by anchor), wholeInstance for all of them; votes are
+		// out's by day; a window leaves windowable as it was (true).
+		from, windowable := int64(wholeInstance), true
+		var out derive.Instance
+		var votes window.DayVotes
+		if dirtyFrom.Valid && canWindow != 0 {
+			res, ok, err := window.Derive(ctx, windowSource{db, tx, id, def}, dirtyFrom.Int64, semantics)
+			if err != nil {
+				return err
+			}
+			if ok {
+				from, out, votes = res.Start, res.Out, res.Votes
+				db.windows.Add(1)
+			}
 		}
-		out := derive.Derive(in)
-		upserted, deleted, err := writeRestores(ctx, tx, id, &out)
+		if from == wholeInstance {
+			in, err := loadFacts(ctx, tx, id, def, wholeInstance, window.NoBound)
+			if err != nil {
+				return err
+			}
+			out = derive.Derive(in)
+			votes = window.VotesOf(out.Restores)
+			windowable = window.Windowable(in) && len(out.Untimed) == 0
+		}
+		db.derivedRestores.Add(int64(len(out.Restores)))
+		upserted, deleted, err := writeRestores(ctx, tx, id, &out, from)
 		if err != nil {
 			return err
 		}
 		// Cleared only if no import added facts since they were read; the
 		// findings are stale now: the analysis is marked pending in the
-		// same transaction. PostgreSQL derives no windows, so windowable
-		// and the per-day votes a window needs stay unset.
+		// same transaction.
 		if _, err := tx.Exec(ctx, `UPDATE instance SET restore_date_semantics = $1, semantics_samples = $2,
 			dirty = CASE WHEN dirty = $3 THEN 0 ELSE dirty END, dirty_from = CASE WHEN dirty = $3 THEN NULL ELSE dirty_from END,
-			windowable = 0, analysis_pending = analysis_pending + 1, derived = derived + 1
-			WHERE id = $4`, out.Semantics, out.SemanticsN, version, id); err != nil {
+			windowable = $4, analysis_pending = analysis_pending + 1, derived = derived + 1
+			WHERE id = $5`, out.Semantics, out.SemanticsN, version, flag(windowable), id); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM derive_vote WHERE instance_id = $1`, id); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM untimed_record WHERE instance_id = $1`, id); err != nil {
-			return err
-		}
-		for src, n := range out.Untimed {
-			if _, err := tx.Exec(ctx, `INSERT INTO untimed_record (instance_id, source, records) VALUES ($1, $2, $3)`,
-				id, string(src), n); err != nil {
+		if from == wholeInstance {
+			if _, err := tx.Exec(ctx, `DELETE FROM untimed_record WHERE instance_id = $1`, id); err != nil {
 				return err
 			}
+			for src, n := range out.Untimed {
+				if _, err := tx.Exec(ctx, `INSERT INTO untimed_record (instance_id, source, records) VALUES ($1, $2, $3)`,
+					id, string(src), n); err != nil {
+					return err
+				}
+			}
+		}
+		if err := writeVotes(ctx, tx, id, window.Day(from), votes); err != nil {
+			return err
 		}
 		// Last: it holds the change log's lock until the commit.
 		return recordRestoreChanges(ctx, tx, upserted, deleted)
@@ -186,16 +222,54 @@ func (db *DB) deriveInstance(ctx context.Context, id int64) (locked bool, err er
 	return locked, err
 }
 
+// writeVotes replaces the votes of instance id's days from day on by
+// votes, in one statement.
+func writeVotes(ctx context.Context, tx pgx.Tx, id, day int64, votes window.DayVotes) error {
+	if _, err := tx.Exec(ctx, `DELETE FROM derive_vote WHERE instance_id = $1 AND day >= $2`, id, day); err != nil {
+		return err
+	}
+	if len(votes) == 0 {
+		return nil
+	}
+	days := slices.Sorted(maps.Keys(votes))
+	starts, ends := make([]int64, len(days)), make([]int64, len(days))
+	for i, d := range days {
+		starts[i], ends[i] = int64(votes[d][0]), int64(votes[d][1])
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO derive_vote (instance_id, day, start_votes, end_votes)
+		SELECT $1, d, s, e FROM unnest($2::bigint[], $3::bigint[], $4::bigint[]) AS v (d, s, e)`, id, days, starts, ends)
+	return err
+}
+
 // loadFacts reads an instance's raw records for derivation; def is its
 // default_utc_offset.
-func loadFacts(ctx context.Context, tx pgx.Tx, id int64, def sql.NullInt64) (*derive.Facts, error) {
+//
+// from, unless it is wholeInstance, reads only the history rows and log
+// restores at or after that local time and, unless to is window.NoBound,
+// before to (a window, store/window); host snapshots are read whole, but
+// for a read bounded by to, which leaves them to the read that follows it.
+// A range also names its months, so that only their partitions are read
+// (part_month is the month of the column read: migration 0035).
+func loadFacts(ctx context.Context, tx pgx.Tx, id int64, def sql.NullInt64, from, to int64) (*derive.Facts, error) {
 	f := &derive.Facts{}
 	if def.Valid {
 		v := int(def.Int64)
 		f.DefaultOffset = &v
 	}
+	args := []any{id}
+	within := func(string) string { return "" }
+	if from != wholeInstance {
+		args = append(args, from, monthOf(from))
+		within = func(col string) string { return " AND " + col + " >= $2 AND part_month >= $3" }
+		if to != window.NoBound {
+			args = append(args, to, monthOf(to-1))
+			within = func(col string) string {
+				return " AND " + col + " >= $2 AND part_month >= $3 AND " + col + " < $4 AND part_month <= $5"
+			}
+		}
+	}
 	rows, err := tx.Query(ctx, `SELECT id, restore_history_id, restore_local, facts
-		FROM history_row WHERE instance_id = $1 ORDER BY restore_local, id`, id)
+		FROM history_row WHERE instance_id = $1`+within("restore_local")+` ORDER BY restore_local, id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +289,7 @@ func loadFacts(ctx context.Context, tx pgx.Tx, id int64, def sql.NullInt64) (*de
 	rows, err = tx.Query(ctx, `SELECT id, source, database_name, kind, message_id, completed_local, utc_offset,
 		COALESCE(first_lsn,''), COALESCE(last_lsn,''), COALESCE(device_type,''), device_count, devices, has_3014 <> 0, pages,
 		seconds, mbps, upper_bound_s, COALESCE(buffer,'')
-		FROM log_restore WHERE instance_id = $1 ORDER BY completed_local, id`, id)
+		FROM log_restore WHERE instance_id = $1`+within("completed_local")+` ORDER BY completed_local, id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -238,6 +312,9 @@ func loadFacts(ctx context.Context, tx pgx.Tx, id int64, def sql.NullInt64) (*de
 	if err != nil {
 		return nil, err
 	}
+	if to != window.NoBound {
+		return f, nil
+	}
 	rows, err = tx.Query(ctx, `SELECT observed_local, utc_offset, COALESCE(version,''), ifi <> 0, cores, memory_mb,
 		trace_flags, modules FROM host_snapshot WHERE instance_id = $1 ORDER BY observed_local, id`, id)
 	if err != nil {
@@ -249,20 +326,30 @@ func loadFacts(ctx context.Context, tx pgx.Tx, id int64, def sql.NullInt64) (*de
 	return f, err
 }
 
-// writeRestores compares an instance's derivation with its stored
-// restores and writes the difference: new and changed rows upserted by
+// writeRestores compares an instance's derivation, whose restores
+// anchored at or after from (wholeInstance: all of them) replace the
+// stored ones, with its stored restores and writes the difference: new and changed rows upserted by
 // natural key, rows no longer derived deleted. It returns the natural keys
 // upserted and the ids deleted, for the change log.
-func writeRestores(ctx context.Context, tx pgx.Tx, id int64, out *derive.Instance) (upserted, deleted []int64, err error) {
+func writeRestores(ctx context.Context, tx pgx.Tx, id int64, out *derive.Instance, from int64) (upserted, deleted []int64, err error) {
 	type stored struct{ id, hash int64 }
 	existing := map[int64]stored{}
-	rows, err := tx.Query(ctx, `SELECT natural_key, content_hash, id FROM restore WHERE instance_id = $1`, id)
+	query, qargs := `SELECT natural_key, content_hash, id, restore_date_local, finished_local FROM restore WHERE instance_id = $1`, []any{id}
+	if from != wholeInstance {
+		// A restore's time is at most a day (its time zone) before its
+		// anchor.
+		query, qargs = query+` AND at_utc >= $2`, append(qargs, from-2*window.DayMS)
+	}
+	rows, err := tx.Query(ctx, query, qargs...)
 	if err != nil {
 		return nil, nil, err
 	}
 	var k, h, rid int64
-	if _, err := pgx.ForEachRow(rows, []any{&k, &h, &rid}, func() error {
-		existing[k] = stored{rid, h}
+	var rd, fin *int64
+	if _, err := pgx.ForEachRow(rows, []any{&k, &h, &rid, &rd, &fin}, func() error {
+		if from == wholeInstance || window.Anchor(rd, fin) >= from {
+			existing[k] = stored{rid, h}
+		}
 		return nil
 	}); err != nil {
 		return nil, nil, err

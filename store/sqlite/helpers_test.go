@@ -8,7 +8,7 @@ import (
 
 // openTestDB opens a new warehouse in the test's temporary directory,
 // closed when the test ends.
-func openTestDB(t *testing.T) *DB {
+func openTestDB(t testing.TB) *DB {
 	t.Helper()
 	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "w.db"))
 	if err != nil {

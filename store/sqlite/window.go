@@ -1,288 +1,84 @@
 package sqlite
 
-// Derivation from the first changed fact onwards.
-//
-// Every import records, per instance, the local time of the earliest fact it
-// added (instance.dirty_from; NULL when a fact concerns the whole instance).
-// Reconciliation then derives a window instead of the whole instance when
-// the last whole derivation found the instance windowable (error-log and
-// msdb facts only, all dated):
-//
-//   - the facts are read from an hour before the earliest new one (a new
-//     history row pairs with a completion line up to an hour before it);
-//     a completion line at or after it that states LSNs pairs with a
-//     history row of the same LSNs up to 72 h before it, so one query asks
-//     for such rows (markLSNRowsRead) and, if there is one, the facts are
-//     read from the hour before its day; then, as far as the components
-//     below reach, the older ones: a day of history rows or of error logs
-//     reads that day and the hour before it;
-//   - derive ties them into components (derive.components: the facts that
-//     could pair, whose derivation depends on nothing else); the window
-//     starts at the day of the earliest fact of any component holding a
-//     fact at or after the earliest new one;
-//   - every component with a fact in the window must be whole among the
-//     facts read: none may reach before the first fact read (else the read
-//     starts earlier and derivation runs again);
-//   - the restores anchored in the window (a restore's anchor is the
-//     earliest local time of its facts) replace the stored ones anchored
-//     there; those before it stay, their components untouched;
-//   - the restore_date semantics is the whole instance's: votes are kept by
-//     day (derive_vote), the window's days replace theirs, and a total that
-//     changes the semantics derives the whole instance (every restore's
-//     start time depends on it).
-//
-// The outcome equals a whole derivation's; TestWindowEqualsWhole checks it
-// on random imports, late and out of order. Measured gain: a pass on one
-// instance of 100,000 restores derived in 19 s whole; a secondary's day at
-// 10 M now shows in 0.87 s (docs/scale-log.md, docs/benchmarks-log.md).
+// Derivation from the first changed fact onwards: the rules, and the
+// derivation itself, are store/window's, shared with store/postgres; this
+// file reads what a window asks for in SQLite.
 
 import (
 	"context"
 	"database/sql"
-	"math"
-	"slices"
-	"time"
 
 	"github.com/restorewatch/restorewatch/store/derive"
+	"github.com/restorewatch/restorewatch/store/window"
 )
 
 const (
-	dayMS = int64(24 * time.Hour / time.Millisecond)
-	// windowRead is how far before the earliest new fact a window's facts
-	// are read at first: a new history row's reach back to a completion
-	// line. Reading 73 h at first, a completion line's reach (72 h) and
-	// that row's, cost a day of history rows four days of facts read and
-	// derived, much of a large fleet's day (docs/benchmarks-log.md).
-	windowRead    = int64(time.Hour / time.Millisecond)
-	lsnRowReach   = int64(72 * time.Hour / time.Millisecond) // a row before a line stating its LSNs
-	windowTries   = 4
-	wholeInstance = math.MinInt64
-	noBound       = math.MaxInt64
+	dayMS         = window.DayMS
+	wholeInstance = window.Whole
+	noBound       = window.NoBound
 )
 
-// anchor is a restore's earliest local time among restore_date and its
-// completion (the earliest time of the facts it was derived from), or
-// wholeInstance when it has neither.
-func anchor(restoreDate, finished any) int64 {
-	a := int64(math.MaxInt64)
-	for _, v := range []any{restoreDate, finished} {
-		switch v := v.(type) {
-		case int64:
-			a = min(a, v)
-		case sql.NullInt64:
-			if v.Valid {
-				a = min(a, v.Int64)
-			}
-		}
-	}
-	if a == math.MaxInt64 {
-		return wholeInstance
-	}
-	return a
+// dayVotes are restore_date semantics votes by local day.
+type dayVotes = window.DayVotes
+
+var (
+	anchor     = window.Anchor
+	votesOf    = window.VotesOf
+	windowable = window.Windowable
+)
+
+// windowSource is a window's reads of one instance in a snapshot.
+type windowSource struct {
+	db  *DB
+	q   querier
+	id  int64
+	def sql.NullInt64
 }
 
-// dayVotes are restore_date semantics votes by local day: start, end.
-type dayVotes map[int64][2]int
-
-// votesOf counts the votes of the restores anchored at or after from.
-func votesOf(rs []derive.Derived) dayVotes {
-	v := dayVotes{}
-	for i := range rs {
-		d := &rs[i]
-		if d.Vote == 0 {
-			continue
-		}
-		day := derive.FloorDiv(anchor(d.RestoreDateLocal, d.FinishedLocal), dayMS)
-		c := v[day]
-		if d.Vote > 0 {
-			c[0]++
-		} else {
-			c[1]++
-		}
-		v[day] = c
+func (s windowSource) Facts(ctx context.Context, from, to int64) (*derive.Facts, error) {
+	f, err := loadFacts(ctx, s.q, s.id, s.def, from, to)
+	if err == nil {
+		s.db.windowFacts.Add(int64(len(f.History) + len(f.Logs)))
 	}
-	return v
+	return f, err
 }
 
 // lsnRowsSQL finds the history rows of an instance within a time range
 // that state one of a set of last LSNs (a JSON array): on the rows' time
 // index, the LSN read from their facts (position 16) in SQLite, only the
-// rows found handed over. A row counts whatever its database: a row it
-// wrongly counts costs only a read it would have spared.
+// rows found handed over.
 const lsnRowsSQL = `SELECT facts ->> 16, restore_local FROM history_row WHERE instance_id = ? AND restore_local >= ? AND restore_local < ?
 	AND facts ->> 16 IN (SELECT value FROM json_each(?))`
 
-// markLSNRowsRead sets Log.LSNRowsRead on each line read that states LSNs
-// when no history row of the 72 h before it, up to read (the first fact
-// read), states its last LSN: every row that could pair with it by LSNs
-// was read, and a window need not read those 72 h (a day of log-shipping
-// facts, or three days) to learn it. A line at or after dirtyFrom (a new
-// one) whose LSNs such a row does state needs the facts from an hour before
-// the day of the earliest of them (where the window will start); need is
-// the earliest of those, or noBound. A line older than dirtyFrom needs
-// nothing: its component reaches back only if it holds a new fact.
-func markLSNRowsRead(ctx context.Context, tx querier, id int64, in *derive.Facts, read, dirtyFrom int64) (need int64, err error) {
-	need = noBound
-	// The lines of the day the window starts on at the latest, and of the
-	// hour before it: older ones, read to reach a row, pair by LSNs with
-	// what was read with them, and asking for them would scan days more.
-	since := derive.FloorDiv(dirtyFrom, dayMS)*dayMS - windowRead
-	asked := func(l *derive.Log) bool {
-		return l.Completed.Valid && l.Completed.Int64 >= since && l.FirstLSN != "" && l.LastLSN != "" && !l.LSNRowsRead
+func (s windowSource) LSNRows(ctx context.Context, from, to int64, lsns []string) (map[string][]int64, error) {
+	found := map[string][]int64{}
+	rows, err := s.q.QueryContext(ctx, lsnRowsSQL, s.id, from, to, jsonText(lsns))
+	if err != nil {
+		return nil, err
 	}
-	from := int64(noBound)
-	var lsns []string
-	for i := range in.Logs {
-		if l := &in.Logs[i]; asked(l) {
-			from = min(from, l.Completed.Int64-lsnRowReach)
-			lsns = append(lsns, l.LastLSN)
+	defer rows.Close()
+	for rows.Next() {
+		var lsn string
+		var at int64
+		if err := rows.Scan(&lsn, &at); err != nil {
+			return nil, err
 		}
+		found[lsn] = append(found[lsn], at)
 	}
-	if len(lsns) == 0 {
-		return need, nil
-	}
-	found := map[string][]int64{} // last LSN -> the times of the rows stating it
-	if from < read {
-		rows, err := tx.QueryContext(ctx, lsnRowsSQL, id, from, read, jsonText(lsns))
-		if err != nil {
-			return 0, err
-		}
-		for rows.Next() {
-			var lsn string
-			var at int64
-			if err := rows.Scan(&lsn, &at); err != nil {
-				rows.Close()
-				return 0, err
-			}
-			found[lsn] = append(found[lsn], at)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return 0, err
-		}
-	}
-	for i := range in.Logs {
-		l := &in.Logs[i]
-		if !asked(l) {
-			continue
-		}
-		earliest := int64(noBound)
-		for _, at := range found[l.LastLSN] {
-			if at >= l.Completed.Int64-lsnRowReach {
-				earliest = min(earliest, at)
-			}
-		}
-		switch {
-		case earliest == noBound:
-			l.LSNRowsRead = true
-		case l.Completed.Int64 >= dirtyFrom:
-			// The window will start on that row's day, if it pairs: the
-			// facts of the hour before the day, which its first restores
-			// may pair with, are read at once too. The caller reads from
-			// need before deriving, and no row before the earliest states
-			// the line's LSNs: the line is marked for that read.
-			need = min(need, derive.FloorDiv(earliest, dayMS)*dayMS-windowRead)
-			l.LSNRowsRead = true
-		}
-	}
-	return need, nil
+	return found, rows.Err()
 }
 
-// windowable says whether an instance's facts allow windows: error-log
-// and msdb facts only, every completion line dated (and, the caller
-// checks, none left untimed by derivation).
-func windowable(in *derive.Facts) bool {
-	for i := range in.Logs {
-		l := &in.Logs[i]
-		if !l.Source.ErrorLog() || !l.Completed.Valid {
-			return false
-		}
-	}
-	return true
+func (s windowSource) VotesBefore(ctx context.Context, day int64) (start, end int, err error) {
+	err = s.q.QueryRowContext(ctx, `SELECT COALESCE(SUM(start_votes), 0), COALESCE(SUM(end_votes), 0) FROM derive_vote
+		WHERE instance_id = ? AND day < ?`, s.id, day).Scan(&start, &end)
+	return start, end, err
 }
 
 // deriveWindow derives the restores of instance id from the window that
-// holds every fact at or after dirtyFrom (see above): the restores anchored
-// at or after start, their votes, or ok false when the whole instance must
-// be derived.
+// holds every fact at or after dirtyFrom (window.Derive): the restores
+// anchored at or after start, their votes, or ok false when the whole
+// instance must be derived.
 func (db *DB) deriveWindow(ctx context.Context, tx querier, id int64, def sql.NullInt64, dirtyFrom int64, semantics string) (out derive.Instance, votes dayVotes, start int64, ok bool, err error) {
-	read := dirtyFrom - windowRead
-	var in *derive.Facts
-	until := int64(noBound) // the facts read so far begin there
-	for range windowTries {
-		// The facts before those read so far, ahead of them: both are in
-		// time order.
-		older, err := loadFacts(ctx, tx, id, def, read, until)
-		if err != nil {
-			return out, nil, 0, false, err
-		}
-		db.windowFacts.Add(int64(len(older.History) + len(older.Logs)))
-		if in != nil {
-			older.History, older.Logs, older.Hosts = append(older.History, in.History...), append(older.Logs, in.Logs...), in.Hosts
-		}
-		in, until = older, read
-		in.Semantics, in.Components, in.ReadFrom, in.NewFrom = semantics, true, read, dirtyFrom
-		if !windowable(in) {
-			return out, nil, 0, false, nil
-		}
-		// A completion line that states LSNs reaches 72 h back, unless one
-		// query shows that no row there states its LSNs. A new one that
-		// such a row does: read back to the row before deriving anything,
-		// rather than derive what was read only to learn it; an older one
-		// reaches as far only if its component holds a new fact.
-		if need, err := markLSNRowsRead(ctx, tx, id, in, read, dirtyFrom); err != nil {
-			return out, nil, 0, false, err
-		} else if need < read {
-			read = need
-			continue
-		}
-		// Derived from copies: Derive fills a history row's missing facts
-		// from its duplicate's, and the facts read are read again with
-		// older ones if the window reaches further back.
-		work := *in
-		work.History, work.Logs = slices.Clone(in.History), slices.Clone(in.Logs)
-		all := derive.Derive(&work)
-		if len(all.Untimed) > 0 {
-			return out, nil, 0, false, nil
-		}
-		start = dirtyFrom
-		for i := range all.Restores {
-			if d := &all.Restores[i]; d.CompTo >= dirtyFrom {
-				start = min(start, d.CompFrom)
-			}
-		}
-		start = derive.FloorDiv(start, dayMS) * dayMS // votes are kept by day
-		need := min(read, start-windowRead)           // the day's first restores reach an hour before it
-		for i := range all.Restores {
-			if d := &all.Restores[i]; d.CompTo >= start {
-				need = min(need, d.CompReach)
-			}
-		}
-		if need < read {
-			read = need
-			continue // a component reaches before the facts read
-		}
-		for _, d := range all.Restores {
-			if anchor(d.RestoreDateLocal, d.FinishedLocal) >= start {
-				out.Restores = append(out.Restores, d)
-			}
-		}
-		// The semantics, from the stored votes before the window and the
-		// window's own.
-		votes = votesOf(out.Restores)
-		var sv, ev int
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(SUM(start_votes), 0), COALESCE(SUM(end_votes), 0) FROM derive_vote
-			WHERE instance_id = ? AND day < ?`, id, derive.FloorDiv(start, dayMS)).Scan(&sv, &ev); err != nil {
-			return out, nil, 0, false, err
-		}
-		for _, c := range votes {
-			sv, ev = sv+c[0], ev+c[1]
-		}
-		if derive.SemanticsOf(sv, ev) != semantics {
-			return derive.Instance{}, nil, 0, false, nil
-		}
-		out.Semantics, out.SemanticsN = semantics, sv+ev
-		return out, votes, start, true, nil
-	}
-	return derive.Instance{}, nil, 0, false, nil
+	res, ok, err := window.Derive(ctx, windowSource{db, tx, id, def}, dirtyFrom, semantics)
+	return res.Out, res.Votes, res.Start, ok, err
 }
