@@ -41,23 +41,23 @@ func TestTwoZonesPushIntoOneServe(t *testing.T) {
 	all := collectorConfig(t, dir, "all.toml", tdsCAFile, ports, "SQL-A1", "SQL-A2", "SQL-B1")
 
 	// The central server: tokens made with the CLI, then serve over TLS.
-	central := filepath.Join(dir, "central.db")
+	central := newDB(t, "central.db")
 	tokA, tokB := createToken(t, central, "zone-a"), createToken(t, central, "zone-b")
 	tokAFile, tokBFile := writeFile(t, dir, "a.token", []byte(tokA+"\n")), writeFile(t, dir, "b.token", []byte(tokB+"\n"))
 	caFile, certFile, keyFile := serverCA(t, dir)
 	addr := serveWarehouse(t, central, "--addr", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile)
 	proxy := newCutProxy(t, addr)
 
-	direct := filepath.Join(dir, "direct.db")
+	direct := newDB(t, "direct.db")
 	collectA := func(wait string) (string, int) {
-		return pushOnce(t, zoneA, filepath.Join(dir, "a-local.db"), "https://"+addr, tokAFile, caFile, wait)
+		return pushOnce(t, zoneA, newDB(t, "a-local.db"), "https://"+addr, tokAFile, caFile, wait)
 	}
 	collectB := func() (string, int) {
 		wait := "500ms" // cut off: give up soon
 		if proxy.forwarding() {
 			wait = "2m"
 		}
-		return pushOnce(t, zoneB, filepath.Join(dir, "b-local.db"), "https://"+proxy.addr(), tokBFile, caFile, wait)
+		return pushOnce(t, zoneB, newDB(t, "b-local.db"), "https://"+proxy.addr(), tokBFile, caFile, wait)
 	}
 	collectDirect := func() {
 		if _, stderr, code := runMain(t, "collect", "--db", direct, "--config", all, "--once"); code != 0 {
@@ -194,7 +194,7 @@ func TestTwoZonesPushIntoOneServe(t *testing.T) {
 // and keeps only its hash; list shows names and dates and never a token;
 // revoke refuses an unknown name; --push never takes the token as a flag.
 func TestTokenCommands(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "central.db")
+	db := newDB(t, "central.db")
 	tok := createToken(t, db, "zone-a")
 	if !strings.HasPrefix(tok, "rwc_") || strings.ContainsAny(tok, " \n") {
 		t.Fatalf("token create printed %q", tok)
@@ -225,12 +225,8 @@ func TestTokenCommands(t *testing.T) {
 	if _, stderr, code := runMain(t, "token", "revoke", "--db", db, "nobody"); code != 1 || !strings.Contains(stderr, "no valid token") {
 		t.Errorf("revoking an unknown collector: exit %d: %s", code, stderr)
 	}
-	b, err := os.ReadFile(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Contains(b, []byte(tok)) {
-		t.Error("the warehouse file holds the token itself")
+	if bytes.Contains(warehouseBytes(t, db), []byte(tok)) {
+		t.Error("the warehouse holds the token itself")
 	}
 
 	cfg := writeFile(t, t.TempDir(), "c.toml", []byte("[[instance]]\nname = \"X\"\nhost = \"127.0.0.1\"\nuser = \"u\"\npassword_env = \"P\"\n"))
@@ -245,7 +241,7 @@ func TestTokenCommands(t *testing.T) {
 		{[]string{"--push", "http://central.example:8080", "--push-token-file", cfg}, 1, "plain HTTP beyond loopback"},
 		{[]string{"--push-token", "x"}, 2, "unknown flag"},
 	} {
-		args := append([]string{"collect", "--db", filepath.Join(t.TempDir(), "l.db"), "--config", cfg, "--once"}, tc.args...)
+		args := append([]string{"collect", "--db", newDB(t, "l.db"), "--config", cfg, "--once"}, tc.args...)
 		_, stderr, code := runMain(t, args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, want %d saying %q: %s", tc.args, code, tc.code, tc.want, stderr)

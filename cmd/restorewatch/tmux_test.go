@@ -34,7 +34,7 @@ func TestCLIFitsAnEightyColumnTerminal(t *testing.T) {
 	if out, err := exec.Command(goCmd, "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	db := filepath.Join(dir, "w.db")
+	db := newDB(t, "w.db")
 	if _, stderr, code := runMain(t, "demo", "--db", db); code != 0 {
 		t.Fatalf("demo: %s", stderr)
 	}

@@ -67,7 +67,7 @@ func regressionsJSON(t *testing.T, db string) []watchRow {
 // is a watch that closes at the next restore, never a regression.
 func TestWatchedAtFirstSlowRestoreConfirmedAtSecond(t *testing.T) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "w.db")
+	db := newDB(t, "w.db")
 	usual := make([]float64, 40)
 	for i := range usual {
 		usual[i] = 51.2 * (1 + 0.04*float64(i%5-2)) // 20 GiB at ~400 MB/s, ±8 %
