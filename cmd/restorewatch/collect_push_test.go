@@ -50,14 +50,14 @@ func TestTwoZonesPushIntoOneServe(t *testing.T) {
 
 	direct := newDB(t, "direct.db")
 	collectA := func(wait string) (string, int) {
-		return pushOnce(t, zoneA, newDB(t, "a-local.db"), "https://"+addr, tokAFile, caFile, wait)
+		return pushOnce(t, zoneA, filepath.Join(dir, "a-local.db"), "https://"+addr, tokAFile, caFile, wait)
 	}
 	collectB := func() (string, int) {
 		wait := "500ms" // cut off: give up soon
 		if proxy.forwarding() {
 			wait = "2m"
 		}
-		return pushOnce(t, zoneB, newDB(t, "b-local.db"), "https://"+proxy.addr(), tokBFile, caFile, wait)
+		return pushOnce(t, zoneB, filepath.Join(dir, "b-local.db"), "https://"+proxy.addr(), tokBFile, caFile, wait)
 	}
 	collectDirect := func() {
 		if _, stderr, code := runMain(t, "collect", "--db", direct, "--config", all, "--once"); code != 0 {
@@ -241,7 +241,7 @@ func TestTokenCommands(t *testing.T) {
 		{[]string{"--push", "http://central.example:8080", "--push-token-file", cfg}, 1, "plain HTTP beyond loopback"},
 		{[]string{"--push-token", "x"}, 2, "unknown flag"},
 	} {
-		args := append([]string{"collect", "--db", newDB(t, "l.db"), "--config", cfg, "--once"}, tc.args...)
+		args := append([]string{"collect", "--db", filepath.Join(t.TempDir(), "l.db"), "--config", cfg, "--once"}, tc.args...)
 		_, stderr, code := runMain(t, args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, want %d saying %q: %s", tc.args, code, tc.code, tc.want, stderr)

@@ -141,7 +141,7 @@ func TestCollectAndPushKeepTheAggregates(t *testing.T) {
 	caFile, certFile, keyFile := serverCA(t, dir)
 	addr = serveWarehouseWith(t, central, func(m *Main) { m.cli.Serve.keepEvery = 50 * time.Millisecond },
 		"--addr", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile)
-	if stderr, code := pushOnce(t, config, newDB(t, "local.db"), "https://"+addr, tokFile, caFile, "2m"); code != 0 {
+	if stderr, code := pushOnce(t, config, filepath.Join(dir, "local.db"), "https://"+addr, tokFile, caFile, "2m"); code != 0 {
 		t.Fatalf("collect --push: exit %d: %s", code, stderr)
 	}
 	if f := keptCurrent(t, central, "a push"); f.Empty {
