@@ -136,8 +136,8 @@ func TestTwoZonesPushIntoOneServe(t *testing.T) {
 
 	// So does msdb's backup history, for restore plans.
 	sets := func(path string) string {
-		return countRows(t, path, `SELECT count(*) || ':' || group_concat(k, ';') FROM (SELECT i.name || '/' || b.database_name || '/' || b.backup_set_uuid || '/' || b.first_lsn AS k
-			FROM backup_set b JOIN instance i ON i.id = b.instance_id ORDER BY k)`)
+		return countRows(t, path, `SELECT count(*) || ':' || string_agg(k, ';') FROM (SELECT i.name || '/' || b.database_name || '/' || b.backup_set_uuid || '/' || b.first_lsn AS k
+			FROM backup_set b JOIN instance i ON i.id = b.instance_id ORDER BY k) AS s`)
 	}
 	if got, want := sets(central), sets(direct); got != want || !strings.HasPrefix(want, "9:") {
 		t.Errorf("central's backup sets %s, a direct collection's %s (want 9)", got, want)
@@ -145,15 +145,15 @@ func TestTwoZonesPushIntoOneServe(t *testing.T) {
 
 	// And each pass's run record, for the central collector page: zone B's
 	// three passes, the two made while cut off included.
-	runs := countRows(t, central, `SELECT group_concat(k, ',') FROM (SELECT instance || ':' || count(*) || ':' || min(status) AS k
-		FROM collector_run GROUP BY instance ORDER BY instance)`)
+	runs := countRows(t, central, `SELECT string_agg(k, ',') FROM (SELECT instance || ':' || count(*) || ':' || min(status) AS k
+		FROM collector_run GROUP BY instance ORDER BY instance) AS s`)
 	if runs != "SQL-A1:2:ok,SQL-A2:2:ok,SQL-B1:3:ok" {
 		t.Errorf("central's run records by instance: %s", runs)
 	}
 
 	// The configured tags (rto, zone) travel with the batches.
 	tags := func(path string) string {
-		return countRows(t, path, `SELECT group_concat(name || '=' || tags, ';') FROM (SELECT name, tags FROM instance ORDER BY name)`)
+		return countRows(t, path, `SELECT string_agg(name || '=' || tags, ';') FROM (SELECT name, tags FROM instance ORDER BY name) AS s`)
 	}
 	if got, want := tags(central), tags(direct); got != want || !strings.Contains(got, `"rto":"2h"`) {
 		t.Errorf("central's instance tags %s, a direct collection's %s", got, want)
