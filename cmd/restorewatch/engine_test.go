@@ -102,3 +102,13 @@ func queryPostgres(t *testing.T, u string, fn func(context.Context, *pgx.Conn) e
 		t.Fatal(err)
 	}
 }
+
+// ranInTheDefaultPass skips, when the suite runs on PostgreSQL, a test
+// that uses PostgreSQL on either engine: the default pass ran it already,
+// and running it twice only lengthens CI.
+func ranInTheDefaultPass(t *testing.T, why string) {
+	t.Helper()
+	if storetest.OnPostgres() {
+		t.Skip("ran in the default pass: " + why)
+	}
+}
