@@ -68,24 +68,28 @@ func warehouseBytes(t *testing.T, where string) []byte {
 	return out
 }
 
+// rawDB opens the warehouse at a --db behind the program's back, for
+// checks of its tables in SQL both engines read alike; closed when t ends.
+func rawDB(t *testing.T, where string) *sql.DB {
+	t.Helper()
+	driver, dsn := "sqlite", "file:"+where+"?_pragma=busy_timeout(10000)"
+	if postgres.IsURL(where) {
+		driver, dsn = "pgx", where
+	}
+	d, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
 // execSQL runs one statement on the warehouse at a --db behind the
 // program's back (a hand edit, a warehouse an older version wrote), in SQL
 // both engines read alike.
 func execSQL(t *testing.T, where, statement string) {
 	t.Helper()
-	if postgres.IsURL(where) {
-		queryPostgres(t, where, func(ctx context.Context, conn *pgx.Conn) error {
-			_, err := conn.Exec(ctx, statement)
-			return err
-		})
-		return
-	}
-	raw, err := sql.Open("sqlite", "file:"+where+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	if _, err := raw.ExecContext(t.Context(), statement); err != nil {
+	if _, err := rawDB(t, where).ExecContext(t.Context(), statement); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -55,7 +55,7 @@ func TestCLIFitsAnEightyColumnTerminal(t *testing.T) {
 	} {
 		done := filepath.Join(dir, fmt.Sprintf("done%d", i))
 		name := fmt.Sprintf("w%d", i)
-		cmd := bin + " " + strings.Join(args, " ") + " --db " + db + "; touch " + done + "; sleep 60"
+		cmd := bin + " " + strings.Join(args, " ") + " --db '" + db + "'; touch " + done + "; sleep 60"
 		tmux("new-session", "-d", "-x", "80", "-y", "50", "-s", name, "sh", "-c", cmd)
 		deadline := time.Now().Add(time.Minute)
 		for {

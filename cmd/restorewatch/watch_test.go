@@ -1,7 +1,6 @@
 package main
 
 import (
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -114,11 +113,7 @@ func TestWatchedAtFirstSlowRestoreConfirmedAtSecond(t *testing.T) {
 		t.Errorf("Billing's regression %+v, want one dated to the watched restore (%s) on 2 restores", r, watched["Billing"].ChangedAt)
 	}
 	// The history keeps both watches: Billing's confirmed, HR's closed.
-	conn, err := sql.Open("sqlite", db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := rawDB(t, db)
 	rows, err := conn.Query(`SELECT database_name, state FROM watch ORDER BY database_name`)
 	if err != nil {
 		t.Fatal(err)
