@@ -11,7 +11,6 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
@@ -50,7 +49,7 @@ func folderFixture(t *testing.T) string {
 }
 
 // restoreSet lists every restore of a warehouse in a comparable form.
-func restoreSet(t *testing.T, db *sqlite.DB) []string {
+func restoreSet(t *testing.T, db store.Warehouse) []string {
 	t.Helper()
 	var out []string
 	err := storetest.EachRestore(context.Background(), db, store.RestoreFilter{}, func(r *store.Restore) error {
@@ -78,7 +77,7 @@ func TestFolderImportDetectsKindsAndNamesInstances(t *testing.T) {
 	if len(files) != 7 {
 		t.Fatalf("expanded %d files, want 7: %+v", len(files), files)
 	}
-	db := storetest.OpenAt(t, filepath.Join(t.TempDir(), "folder.db"))
+	db := storetest.OpenEngine(t)
 	l := ingest.NewLoader(db, ingest.LoaderOptions{})
 	run, err := l.StoreFiles(ctx, files, ingest.FilesOptions{InstanceFromDir: true, Workers: 2})
 	if err != nil {
@@ -140,7 +139,7 @@ func TestFolderImportDetectsKindsAndNamesInstances(t *testing.T) {
 
 	// The same files imported one at a time with their kind and instance
 	// given, the way the README did it before, give the same restores.
-	one := storetest.OpenAt(t, filepath.Join(t.TempDir(), "one.db"))
+	one := storetest.OpenEngine(t)
 	for _, f := range []struct {
 		path     string
 		kind     ingest.FileKind

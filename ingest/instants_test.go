@@ -3,7 +3,6 @@ package ingest_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -44,7 +43,7 @@ func TestOutOfRangeInstantsRejectedAtEveryDoor(t *testing.T) {
 		{ingest.Backups, edit("backups/testdata/export_sqlcmd.csv", 3, "2026-11-01 22:20:31.000", "9999-12-31 23:59:59.000"), 3, ingest.Options{}},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {
-			db := storetest.OpenAt(t, filepath.Join(t.TempDir(), "w.db"))
+			db := storetest.OpenEngine(t)
 			l := ingest.NewLoader(db, ingest.LoaderOptions{})
 			st, err := l.Store(context.Background(), ingest.Input{Kind: tc.kind, Name: "in." + string(tc.kind), R: strings.NewReader(tc.text), Options: tc.opt})
 			if err != nil {

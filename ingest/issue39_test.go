@@ -45,7 +45,7 @@ func TestIssue39Folder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := storetest.OpenAt(t, filepath.Join(t.TempDir(), "issue39.db"))
+	db := storetest.OpenEngine(t)
 	l := ingest.NewLoader(db, ingest.LoaderOptions{})
 	run, err := l.StoreFiles(ctx, files, ingest.FilesOptions{InstanceFromDir: true,
 		Options: ingest.Options{At: time.Date(2025, 3, 1, 2, 0, 0, 0, time.UTC)}})
@@ -104,7 +104,7 @@ func TestIssue39Folder(t *testing.T) {
 // console capture reads it as such, and says so.
 func TestConsoleWhateverKindNamed(t *testing.T) {
 	ctx := context.Background()
-	db := storetest.OpenAt(t, filepath.Join(t.TempDir(), "k.db"))
+	db := storetest.OpenEngine(t)
 	for _, k := range []ingest.FileKind{ingest.Messages, ingest.History} {
 		f, err := os.Open(filepath.Join("..", "testdata", "issue39", "dbatools", "es-ES_restore_and_history_formatlist.txt"))
 		if err != nil {
@@ -130,7 +130,7 @@ func TestConsoleWhateverKindNamed(t *testing.T) {
 // other's differential, and says that is how it joined them.
 func TestReplicasJoinedByLSN(t *testing.T) {
 	ctx := context.Background()
-	db := storetest.OpenAt(t, filepath.Join(t.TempDir(), "ag.db"))
+	db := storetest.OpenEngine(t)
 	l := ingest.NewLoader(db, ingest.LoaderOptions{})
 	for _, name := range []string{"SQLAG1_full_diff_no_ag_column.csv", "SQLAG2_logs_no_ag_column.csv", "SQLPROD03_logs_during_full.csv"} {
 		f, err := os.Open(filepath.Join("..", "testdata", "issue39", "msdb", name))

@@ -24,7 +24,7 @@ func TestPastedFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := storetest.OpenAt(t, filepath.Join(t.TempDir(), "pasted.db"))
+	db := storetest.OpenEngine(t)
 	l := ingest.NewLoader(db, ingest.LoaderOptions{})
 	run, err := l.StoreFiles(ctx, files, ingest.FilesOptions{InstanceFromDir: true,
 		Options: ingest.Options{At: time.Date(2025, 3, 1, 2, 0, 0, 0, time.UTC)}})

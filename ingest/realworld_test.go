@@ -30,7 +30,7 @@ func TestRealWorldFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := storetest.OpenAt(t, filepath.Join(t.TempDir(), "realworld.db"))
+	db := storetest.OpenEngine(t)
 	l := ingest.NewLoader(db, ingest.LoaderOptions{})
 	at := time.Date(2025, 3, 1, 2, 0, 0, 0, time.UTC)
 	run, err := l.StoreFiles(ctx, files, ingest.FilesOptions{InstanceFromDir: true,

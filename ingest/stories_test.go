@@ -8,7 +8,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
 // TestDemoStoriesAreFound imports the demo fleet through the real importers
@@ -21,11 +21,7 @@ func TestDemoStoriesAreFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "w.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.OpenEngine(t)
 	sum, err := demo.Import(ctx, db, fleet, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -13,7 +12,7 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
 // versionStore is a Store whose only working method is DataVersion.
@@ -141,7 +140,7 @@ func TestUpdatesFollowEachOther(t *testing.T) {
 // ordersStore is a warehouse that remembers which orders each update of the
 // fleet's orders started from.
 type ordersStore struct {
-	*sqlite.DB
+	Store
 	mu   sync.Mutex
 	olds []store.FleetOrders
 }
@@ -150,7 +149,7 @@ func (o *ordersStore) UpdateOrders(ctx context.Context, old store.FleetOrders) (
 	o.mu.Lock()
 	o.olds = append(o.olds, old)
 	o.mu.Unlock()
-	return o.DB.UpdateOrders(ctx, old)
+	return o.Store.UpdateOrders(ctx, old)
 }
 
 func (o *ordersStore) lastOld() store.FleetOrders {
@@ -164,12 +163,8 @@ func (o *ordersStore) lastOld() store.FleetOrders {
 // of its many keys, and show what a rebuild shows.
 func TestRestoreOrdersFollowImports(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	st := &ordersStore{DB: db}
+	db := storetest.OpenEngine(t)
+	st := &ordersStore{Store: db.(Store)}
 	s := &Server{db: st, cache: newCache(), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	next := 0
 	importSome := func(n int) {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest/mssql"
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/store/storetest"
 	"github.com/restorewatch/restorewatch/web"
 	"github.com/restorewatch/restorewatch/web/view"
@@ -28,7 +27,7 @@ const (
 const loginError = `login failed for user 'restorewatch' <script>alert(1)</script> (password=[redacted])`
 
 // addRun records one finished (or, with finished zero, running) run.
-func addRun(t *testing.T, db *sqlite.DB, instance, status string, started, finished time.Time,
+func addRun(t *testing.T, db warehouse, instance, status string, started, finished time.Time,
 	rows map[string]int64, errs map[string]string, notes []string) {
 	t.Helper()
 	id, err := db.StartRun(t.Context(), instance, started)
@@ -102,7 +101,7 @@ func TestCollectorPage(t *testing.T) {
 // sampleSlowdown stores the progress of a restore sampled every 2.5 min:
 // two samples of zeroing at 0 %, copying at 2 %/min to 55 %, then
 // 0.1 %/min to 70 % (seed 000's shape), the last sample at liveNow.
-func sampleSlowdown(t *testing.T, db *sqlite.DB) {
+func sampleSlowdown(t *testing.T, db warehouse) {
 	t.Helper()
 	var pcts []float64
 	pcts = append(pcts, 0)
@@ -125,7 +124,7 @@ func sampleSlowdown(t *testing.T, db *sqlite.DB) {
 }
 
 // sampleFinished stores a short restore of etlInstance that ended an hour ago.
-func sampleFinished(t *testing.T, db *sqlite.DB) {
+func sampleFinished(t *testing.T, db warehouse) {
 	t.Helper()
 	start := liveNow.Add(-90 * time.Minute)
 	for i, p := range []float64{10, 40, 80, 100} {

@@ -24,7 +24,6 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/web"
 )
 
@@ -43,7 +42,7 @@ func started(t *testing.T, cfg web.Config) (*web.Server, string) {
 		cfg.Now = func() time.Time { return demo.DefaultNow }
 	}
 	cfg.Addr = "127.0.0.1:0"
-	if db, ok := cfg.DB.(*sqlite.DB); ok && cfg.Importer == nil {
+	if db, ok := cfg.DB.(store.Warehouse); ok && cfg.Importer == nil {
 		cfg.Importer = uploads{db}
 	}
 	s := web.New(cfg)

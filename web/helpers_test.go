@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -20,7 +21,9 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/analysis"
+	"github.com/restorewatch/restorewatch/store/postgres/pgtest"
 	"github.com/restorewatch/restorewatch/store/sqlite"
+	"github.com/restorewatch/restorewatch/store/storetest"
 	"github.com/restorewatch/restorewatch/web"
 )
 
@@ -41,35 +44,34 @@ const (
 // The demo warehouse is built once and shared by the read-only tests.
 var (
 	demoOnce sync.Once
-	demoPath string
+	demoDir  string // the demo fleet's files and, on SQLite, the warehouse
 	demoErr  error
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if demoPath != "" {
-		os.RemoveAll(filepath.Dir(demoPath))
+	dir, err := os.MkdirTemp("", "rw-web-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
+	demoDir = dir
+	code := pgtest.Main(m) // stops the PostgreSQL tests' cluster, if they started one
+	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
 // demoDB returns the shared demo warehouse: the demo fleet imported through
 // the real importers, plus instances and databases with hostile names.
-func demoDB(t testing.TB) *sqlite.DB {
+func demoDB(t testing.TB) warehouse {
 	t.Helper()
-	demoOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "rw-web-")
-		if err != nil {
-			demoErr = err
-			return
-		}
-		demoPath = filepath.Join(dir, "demo.db")
-		demoErr = buildDemo(dir, demoPath)
-	})
+	if storetest.OnPostgres() {
+		return openPostgres(t, demoOnPostgres(t))
+	}
+	demoOnce.Do(func() { demoErr = buildDemo(demoDir, demoPath()) })
 	if demoErr != nil {
 		t.Fatal(demoErr)
 	}
-	db, err := sqlite.Open(context.Background(), demoPath)
+	db, err := sqlite.Open(context.Background(), demoPath())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,13 +79,21 @@ func demoDB(t testing.TB) *sqlite.DB {
 	return db
 }
 
+func demoPath() string { return filepath.Join(demoDir, "demo.db") }
+
 func buildDemo(dir, path string) error {
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, path)
+	db, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	return fillDemo(dir, db)
+}
+
+// fillDemo imports the demo fleet, the hostile names and the analysis into
+// db.
+func fillDemo(dir string, db store.Warehouse) error {
+	ctx := context.Background()
 	fleet, err := demo.Generate(demo.Config{Seed: 1, Dir: filepath.Join(dir, "fleet")})
 	if err != nil {
 		return err
@@ -100,7 +110,7 @@ func buildDemo(dir, path string) error {
 
 // importHostile adds two instances whose names and databases test
 // escaping, each with a measured series of full restores.
-func importHostile(ctx context.Context, db *sqlite.DB) error {
+func importHostile(ctx context.Context, db store.Warehouse) error {
 	im, err := db.NewImport(ctx, "test", "hostile.txt")
 	if err != nil {
 		return err
@@ -157,8 +167,12 @@ func importHostile(ctx context.Context, db *sqlite.DB) error {
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 // copyDemo gives a test that writes its own copy of the demo warehouse.
-func copyDemo(t testing.TB) *sqlite.DB {
+func copyDemo(t testing.TB) warehouse {
 	t.Helper()
+	if storetest.OnPostgres() {
+		demoOnPostgres(t)
+		return openPostgres(t, pgtest.CopyOf(t, pgDemo))
+	}
 	src := demoDB(t)
 	path := filepath.Join(t.TempDir(), "copy.db")
 	if err := src.Backup(context.Background(), path); err != nil {
@@ -182,7 +196,7 @@ func serve(t testing.TB, cfg web.Config) (*web.Server, *httptest.Server) {
 		cfg.Now = func() time.Time { return demo.DefaultNow }
 	}
 	cfg.Version = "test"
-	if db, ok := cfg.DB.(*sqlite.DB); ok && cfg.Importer == nil {
+	if db, ok := cfg.DB.(store.Warehouse); ok && cfg.Importer == nil {
 		cfg.Importer = uploads{db}
 	}
 	s := web.New(cfg)
@@ -192,7 +206,7 @@ func serve(t testing.TB, cfg web.Config) (*web.Server, *httptest.Server) {
 }
 
 // uploads wires the one import pipeline to the dashboard, as serve does.
-type uploads struct{ db *sqlite.DB }
+type uploads struct{ db store.Warehouse }
 
 func (u uploads) Import(ctx context.Context, up web.Upload) (web.Imported, error) {
 	sum, err := ingest.Import(ctx, u.db, ingest.FileKind(up.Kind), up.Name, up.R, -1,
@@ -244,7 +258,7 @@ func csrf(t testing.TB, c *http.Client, base string) string {
 	return ""
 }
 
-func webConfig(db *sqlite.DB) web.Config { return web.Config{DB: db} }
+func webConfig(db warehouse) web.Config { return web.Config{DB: db} }
 
 // historyCSV is an upload of the export query's CSV whose line 3 has an
 // impossible date, so the summary must name upload-history.csv:3.

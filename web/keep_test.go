@@ -4,14 +4,12 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/keep"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/web"
 )
 
@@ -70,15 +68,7 @@ func (s *slowWarehouse) LoadOrders(ctx context.Context) (store.FleetOrders, erro
 // the same bytes as that run served, with no read of every restore.
 func TestRestartShowsWhatWasKept(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "w.db")
-	if err := demoDB(t).Backup(ctx, path); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := copyDemo(t)
 	pages := []string{"/", "/builds", "/api/builds", "/restores", "/restores?sort=longest&kind=full", "/restores?page=3",
 		"/compare?a=build:13.0.4474.0&b=build:13.0.5026.0"}
 	run := func(w *slowWarehouse) map[string]string {
@@ -164,21 +154,7 @@ func TestRestartShowsWhatWasKept(t *testing.T) {
 // computed them; the orders load from the command's snapshot.
 func TestFirstStartAfterAnImportReadsWhatItKept(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	open := func(name string) *sqlite.DB {
-		t.Helper()
-		path := filepath.Join(dir, name)
-		if err := demoDB(t).Backup(ctx, path); err != nil {
-			t.Fatal(err)
-		}
-		db, err := sqlite.Open(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db
-	}
-	computed, imported := open("computed.db"), open("imported.db")
+	computed, imported := copyDemo(t), copyDemo(t)
 	if _, err := keep.Refresh(ctx, imported, "test", time.Now(), true); err != nil {
 		t.Fatal(err)
 	}
@@ -224,15 +200,7 @@ func TestFirstStartAfterAnImportReadsWhatItKept(t *testing.T) {
 // waits for the orders.
 func TestRestoresFirstPagesWhileTheOrdersLoad(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "w.db")
-	if err := demoDB(t).Backup(ctx, path); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := copyDemo(t)
 	if _, err := keep.Refresh(ctx, db, "test", time.Now(), false); err != nil {
 		t.Fatal(err)
 	}
@@ -301,15 +269,7 @@ func (h *headlessWarehouse) SaveOrders(ctx context.Context, o store.FleetOrders)
 // so that the next start's first restores page does not wait for them.
 func TestServerSavesASnapshotWithoutHeads(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "w.db")
-	if err := demoDB(t).Backup(ctx, path); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := copyDemo(t)
 	if _, err := keep.Refresh(ctx, db, "test", time.Now(), false); err != nil {
 		t.Fatal(err)
 	}

@@ -10,13 +10,12 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/web"
 	"github.com/restorewatch/restorewatch/web/view"
 )
 
 // pagesOf lists one URL of every page for the demo warehouse.
-func pagesOf(t *testing.T, db *sqlite.DB) []string {
+func pagesOf(t *testing.T, db warehouse) []string {
 	t.Helper()
 	regs, err := db.ListRegressions(t.Context(), store.RegressionFilter{})
 	if err != nil {

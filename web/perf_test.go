@@ -92,7 +92,7 @@ func TestPerfWarehouse(t *testing.T) {
 	}
 }
 
-func perfURLs(t *testing.T, db *sqlite.DB) []string {
+func perfURLs(t *testing.T, db warehouse) []string {
 	t.Helper()
 	ctx := context.Background()
 	is, err := db.ListInstances(ctx, "")

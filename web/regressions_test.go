@@ -7,7 +7,6 @@ import (
 	"html"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,7 +16,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/web"
 	"github.com/restorewatch/restorewatch/web/view"
 )
@@ -33,14 +31,10 @@ const manyRegressions = 250
 // with k's remainder by 7, so the API's order (by ratio) is another one.
 // The regressions of the hostile instance are on hostileDB; every fourth
 // one is a log restore's, the others a full restore's.
-func manyRegressionsDB(t testing.TB) *sqlite.DB {
+func manyRegressionsDB(t testing.TB) warehouse {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "many.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := emptyDB(t)
 	names := []string{"SQL-PAGE-A", hostileInstance, "SQL-PAGE-B"}
 	im, err := db.NewImport(ctx, "test", "hosts.txt")
 	if err != nil {
@@ -105,7 +99,7 @@ func listed(t *testing.T, body string) []int64 {
 
 // byCost is the store's regressions of a status in the list's order (the
 // most hours lost a year first), their ids only.
-func byCost(t *testing.T, db *sqlite.DB, status string, keep func(store.Regression) bool) []int64 {
+func byCost(t *testing.T, db warehouse, status string, keep func(store.Regression) bool) []int64 {
 	t.Helper()
 	regs, err := db.ListRegressions(t.Context(), store.RegressionFilter{Status: status})
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/store/storetest"
 	"github.com/restorewatch/restorewatch/web"
 )
@@ -50,7 +49,7 @@ func postForm(t *testing.T, c *http.Client, u string, form url.Values, header ma
 	return resp
 }
 
-func firstRegression(t *testing.T, db *sqlite.DB) store.Regression {
+func firstRegression(t *testing.T, db warehouse) store.Regression {
 	t.Helper()
 	regs, err := db.ListRegressions(t.Context(), store.RegressionFilter{Status: store.StatusOpen})
 	if err != nil || len(regs) == 0 {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 	"github.com/restorewatch/restorewatch/web/view"
 )
 
@@ -130,7 +129,7 @@ func TestBrowserEveryWidth(t *testing.T) {
 // every database's restore plan, every regression's evidence and report,
 // a restore of each kind (issue 30 item 1: the plan pages were missing,
 // and each of them scrolled sideways).
-func everyRoute(t *testing.T, db *sqlite.DB) []string {
+func everyRoute(t *testing.T, db warehouse) []string {
 	t.Helper()
 	pages := pagesOf(t, db)
 	series, err := db.ListSeries(t.Context(), store.SeriesFilter{})

@@ -92,7 +92,7 @@ func planJSON(t *testing.T, db, instance string) (agPlan, string) {
 func TestPlanAcrossAvailabilityGroupReplicas(t *testing.T) {
 	for _, withAG := range []bool{false, true} {
 		dir := t.TempDir()
-		db := filepath.Join(dir, "w.db")
+		db := newDB(t, "w.db")
 		a, b := agExport(t, dir, withAG)
 		if out, stderr, code := runMain(t, "import", "backups", "--db", db, a, b); code != 0 || !strings.Contains(out, "rejected 0") {
 			t.Fatalf("import exit %d: %s %s", code, stderr, out)
@@ -136,7 +136,7 @@ func TestPlanAcrossAvailabilityGroupReplicas(t *testing.T) {
 // the rest of the file is imported.
 func TestImportRejectsImpossibleLSNs(t *testing.T) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "w.db")
+	db := newDB(t, "w.db")
 	_, b := agExport(t, dir, false)
 	text, err := os.ReadFile(b)
 	if err != nil {

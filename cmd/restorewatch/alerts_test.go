@@ -16,13 +16,12 @@ import (
 
 	"github.com/restorewatch/restorewatch/alert/alerttest"
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // queueAlerts writes n confirmed-regression events to a new warehouse.
 func queueAlerts(t *testing.T, path string, n int) []string {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), path)
+	db, err := openWarehouse(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +49,7 @@ func queueAlerts(t *testing.T, path string, n int) []string {
 // the rest once, and the warehouse shows every delivery sent.
 func TestAlertsSurviveSIGKILL(t *testing.T) {
 	dir := t.TempDir()
-	dbPath := filepath.Join(dir, "w.db")
+	dbPath := newDB(t, "w.db")
 	keys := queueAlerts(t, dbPath, 30)
 	hook := alerttest.StartWebhook(t, "kill-test-secret")
 	held, release := make(chan struct{}), make(chan struct{})
@@ -137,7 +136,7 @@ secret_env = "RW_TEST_HOOK_SECRET"
 // and until when; a secret's value is never printed.
 func TestAlertsCLI(t *testing.T) {
 	dir := t.TempDir()
-	dbPath := filepath.Join(dir, "w.db")
+	dbPath := newDB(t, "w.db")
 	keys := queueAlerts(t, dbPath, 3)
 	hook := alerttest.StartWebhook(t, "")
 	relay := alerttest.StartSMTP(t, false, "", "")
@@ -218,7 +217,7 @@ func writeAlertFile(t *testing.T, dir, name, body string) string {
 // alerts queued before it started reach the webhook, and /alerts says so.
 func TestServeSendsAlerts(t *testing.T) {
 	dir := t.TempDir()
-	dbPath := filepath.Join(dir, "w.db")
+	dbPath := newDB(t, "w.db")
 	keys := queueAlerts(t, dbPath, 4)
 	hook := alerttest.StartWebhook(t, "")
 	t.Setenv("RW_TEST_HOOK_URL", hook.URL)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"database/sql"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
@@ -16,19 +14,12 @@ import (
 // left them (re-deriving a large warehouse takes long), and --rederive
 // rebuilds them from the raw facts.
 func TestAnalyzeRederivesOnlyWhenAsked(t *testing.T) {
-	dbPath := filepath.Join(t.TempDir(), "w.db")
+	dbPath := newDB(t, "w.db")
 	logs, _ := filepath.Glob("../../ingest/errorlog/testdata/full_diff_log_norecovery_2023.log")
 	if _, stderr, code := runMain(t, "import", "errorlog", "--db", dbPath, "--instance", "LNX01", logs[0]); code != 0 {
 		t.Fatalf("import exit %d: %s", code, stderr)
 	}
-	raw, err := sql.Open("sqlite", "file:"+dbPath+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	if _, err := raw.ExecContext(context.Background(), `UPDATE restore SET source_server = 'TAMPERED', content_hash = 0`); err != nil {
-		t.Fatal(err)
-	}
+	execSQL(t, dbPath, `UPDATE restore SET source_server = 'TAMPERED', content_hash = 0`)
 	sources := func() []string {
 		t.Helper()
 		out, stderr, code := runMain(t, "restores", "--db", dbPath, "--format", "json")

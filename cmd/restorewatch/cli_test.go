@@ -12,11 +12,13 @@ import (
 	"time"
 
 	"github.com/restorewatch/restorewatch/store/human"
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
 // TestReadCommandsNeedAWarehouse: a command that only reads (or analyses
 // what is there) says how to make a warehouse and leaves no file behind.
 func TestReadCommandsNeedAWarehouse(t *testing.T) {
+	storetest.SQLiteOnly(t, "a warehouse file that does not exist yet and must not be left behind; a PostgreSQL warehouse's database exists before any command runs")
 	dir := t.TempDir()
 	db := filepath.Join(dir, "missing.db")
 	for _, args := range [][]string{
@@ -119,7 +121,7 @@ func tableRows(out string) [][]string {
 // duration format, filters by prefix and case, and messages that say what
 // exists when a filter matches nothing.
 func TestRestoresList(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "w.db")
+	db := newDB(t, "w.db")
 	if _, stderr, code := runMain(t, "demo", "--db", db); code != 0 {
 		t.Fatalf("demo: exit %d: %s", code, stderr)
 	}
@@ -338,7 +340,7 @@ func TestRestoresList(t *testing.T) {
 // TestRegressionsInWords: the regressions table names factors in words and
 // its cost as a duration; JSON and CSV keep the keys and add the words.
 func TestRegressionsInWords(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "w.db")
+	db := newDB(t, "w.db")
 	if _, stderr, code := runMain(t, "demo", "--db", db); code != 0 {
 		t.Fatalf("demo: exit %d: %s", code, stderr)
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/mssql/tdstest"
 	"github.com/restorewatch/restorewatch/ingest/push"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/postgres"
 )
 
 // backupSet is the nth backup set of database Sales, finished at finish.
@@ -162,7 +163,11 @@ func spoolFiles(t *testing.T, dir string) []string {
 
 func countRows(t *testing.T, path, q string) string {
 	t.Helper()
-	d, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)")
+	driver, dsn := "sqlite", "file:"+path+"?_pragma=query_only(1)"
+	if postgres.IsURL(path) {
+		driver, dsn = "pgx", path // SQL both engines read alike: string_agg, an alias on each subquery
+	}
+	d, err := sql.Open(driver, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

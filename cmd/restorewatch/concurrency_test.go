@@ -20,7 +20,6 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/ingest/demo"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // busy are the words of SQLite's lock errors; neither a page nor a log line
@@ -68,7 +67,7 @@ func TestImportsWhileServing(t *testing.T) {
 
 	// The reference: the same imports, one after another.
 	began := time.Now()
-	seq := filepath.Join(dir, "sequential.db")
+	seq := newDB(t, "sequential.db")
 	for _, files := range [][]demo.File{seed, logs, batch} {
 		if err := importFiles(ctx, seq, files); err != nil {
 			t.Fatalf("sequential import: %v", err)
@@ -79,7 +78,7 @@ func TestImportsWhileServing(t *testing.T) {
 	began = time.Now()
 
 	// The live warehouse holds the history, served while the rest imports.
-	live := filepath.Join(dir, "live.db")
+	live := newDB(t, "live.db")
 	if err := importFiles(ctx, live, seed); err != nil {
 		t.Fatalf("seed import: %v", err)
 	}
@@ -218,7 +217,7 @@ func TestImportsWhileServing(t *testing.T) {
 // importFiles opens the warehouse, imports the files in order through
 // ingest.ImportFile (as `restorewatch import` does) and closes it.
 func importFiles(ctx context.Context, path string, files []demo.File) error {
-	db, err := sqlite.Open(ctx, path)
+	db, err := openWarehouse(ctx, path)
 	if err != nil {
 		return err
 	}

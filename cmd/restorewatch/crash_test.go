@@ -23,6 +23,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/sqlite"
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
 const historyHeader = "instance,restore_history_id,restore_date,destination_database_name,user_name,restore_type,replace,recovery,stop_at,device_count,backup_set_uuid,family_guid,source_server_name,source_machine_name,source_database_name,backup_type,backup_start_date,backup_finish_date,first_lsn,last_lsn,backup_size,compressed_backup_size,software_major_version,software_minor_version,software_build_version,is_copy_only,has_backup_checksums,key_algorithm,media_family_count,device_type,physical_device_names"
@@ -75,6 +76,7 @@ func counts(t *testing.T, path string) (history, restores, dirty int) {
 // checks that the warehouse is intact, holds whole batches only, and that
 // rerunning the import gives the same warehouse as an uninterrupted run.
 func TestImportSurvivesSIGKILL(t *testing.T) {
+	storetest.SQLiteOnly(t, "checks a SIGKILLed import's SQLite file (its integrity check, counts through SQLite's driver); PostgreSQL's own crash safety is the server's, a killed replica is TestReplicaKilledMidPush's")
 	if testing.Short() {
 		t.Skip("kills processes; skipped with -short")
 	}
@@ -137,6 +139,7 @@ func TestImportSurvivesSIGKILL(t *testing.T) {
 // The error logs and messages are imported first, whole, so the history
 // brings the regressions their attribution (source build, devices …).
 func TestKilledImportEqualsCleanImport(t *testing.T) {
+	storetest.SQLiteOnly(t, "copies a SQLite file per kill and dumps it through SQLite's catalogue (sqlite_master, its indexes)")
 	if testing.Short() {
 		t.Skip("kills processes; skipped with -short")
 	}

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
 // handover lays out a folder as a DBA hands it over: one folder per server
@@ -37,7 +39,7 @@ func handover(t *testing.T) string {
 var summaryRE = regexp.MustCompile(`(\d+) files \(([^)]*)\), (\d+) skipped, (\d+) failed: read (\d+), added (\d+), duplicates (\d+), rejected (\d+)`)
 
 func TestImportFolderInOneCommand(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "w.db")
+	db := newDB(t, "w.db")
 	dir := handover(t)
 	out, stderr, code := runMain(t, "import", "--db", db, "--instance-from-dir", "--verbose", dir)
 	if code != 0 {
@@ -74,7 +76,14 @@ func sum(t *testing.T, path string) [32]byte {
 
 func TestImportDryRunWritesNothing(t *testing.T) {
 	dir := handover(t)
-	db := filepath.Join(t.TempDir(), "w.db")
+	db := newDB(t, "w.db")
+	if storetest.OnPostgres() {
+		_, stderr, code := runMain(t, "import", "--db", db, "--instance-from-dir", "--dry-run", dir)
+		if code == 0 || !strings.Contains(stderr, "cannot copy a PostgreSQL one") {
+			t.Errorf("a dry run on PostgreSQL: exit %d, %q; want a refusal saying why", code, stderr)
+		}
+		t.Skip("SQLite-only: --dry-run imports into a copy of the warehouse file (on PostgreSQL it refuses, as checked)")
+	}
 	// No warehouse yet: a dry run does not create one.
 	dry, stderr, code := runMain(t, "import", "--db", db, "--instance-from-dir", "--dry-run", dir)
 	if code != 0 {
@@ -111,8 +120,9 @@ func TestImportDryRunWritesNothing(t *testing.T) {
 // the copy stops it before it starts, naming the folder and the sizes, and
 // leaves nothing behind (a large warehouse's copy is tens of GB).
 func TestImportDryRunNeedsRoomForItsCopy(t *testing.T) {
+	storetest.SQLiteOnly(t, "--dry-run copies the warehouse file (on PostgreSQL it refuses: TestImportDryRunWritesNothing)")
 	dir := handover(t)
-	db := filepath.Join(t.TempDir(), "w.db")
+	db := newDB(t, "w.db")
 	if _, stderr, code := runMain(t, "import", "--db", db, "--instance-from-dir", dir); code != 0 {
 		t.Fatalf("import exit %d: %s", code, stderr)
 	}
@@ -146,7 +156,7 @@ func TestImportDryRunNeedsRoomForItsCopy(t *testing.T) {
 }
 
 func TestImportUsage(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "w.db")
+	db := newDB(t, "w.db")
 	if _, stderr, code := runMain(t, "import", "--db", db, "history"); code != 2 || !strings.Contains(stderr, "give the files") {
 		t.Errorf("a kind without files: exit %d, %q", code, stderr)
 	}

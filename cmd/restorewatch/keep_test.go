@@ -11,19 +11,18 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/mssql/mssqltest"
 	"github.com/restorewatch/restorewatch/ingest/mssql/tdstest"
 	"github.com/restorewatch/restorewatch/store/keep"
-	"github.com/restorewatch/restorewatch/store/sqlite"
 )
 
 // After an import, and after analyze, the dashboard's aggregates are kept
 // at the warehouse's data version (issue 42), the cohorts at least at an
 // earlier one: the next serve reads them instead of every restore.
 func TestImportAndAnalyzeKeepTheAggregates(t *testing.T) {
-	dbPath := filepath.Join(t.TempDir(), "w.db")
+	dbPath := newDB(t, "w.db")
 	logs, _ := filepath.Glob("../../ingest/errorlog/testdata/full_diff_log_norecovery_2023.log")
 	current := func(step string) {
 		t.Helper()
 		ctx := context.Background()
-		db, err := sqlite.Open(ctx, dbPath)
+		db, err := openWarehouse(ctx, dbPath)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +59,7 @@ func TestImportAndAnalyzeKeepTheAggregates(t *testing.T) {
 func keptCurrent(t *testing.T, path, step string) keep.Figures {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, path)
+	db, err := openWarehouse(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +127,7 @@ func TestCollectAndPushKeepTheAggregates(t *testing.T) {
 	p, _ := strconv.Atoi(port)
 	config := collectorConfig(t, dir, "k.toml", tdsCAFile, map[string]int{"SQL-K1": p}, "SQL-K1")
 
-	direct := filepath.Join(dir, "direct.db")
+	direct := newDB(t, "direct.db")
 	if _, stderr, code := runMain(t, "collect", "--db", direct, "--config", config, "--once"); code != 0 {
 		t.Fatalf("collect --once: exit %d: %s", code, stderr)
 	}
@@ -136,7 +135,7 @@ func TestCollectAndPushKeepTheAggregates(t *testing.T) {
 		t.Error("collect --once kept the figures of no restore")
 	}
 
-	central := filepath.Join(dir, "central.db")
+	central := newDB(t, "central.db")
 	tok := createToken(t, central, "zone-k")
 	tokFile := writeFile(t, dir, "k.token", []byte(tok+"\n"))
 	caFile, certFile, keyFile := serverCA(t, dir)
@@ -152,7 +151,7 @@ func TestCollectAndPushKeepTheAggregates(t *testing.T) {
 
 // So does the demo: `serve --demo` shows its first pages from what it kept.
 func TestDemoKeepsTheAggregates(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "demo.db")
+	db := newDB(t, "demo.db")
 	if _, stderr, code := runMain(t, "demo", "--db", db, "--instances", "3", "--restores", "600"); code != 0 {
 		t.Fatalf("demo: exit %d: %s", code, stderr)
 	}

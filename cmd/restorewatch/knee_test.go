@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +12,7 @@ import (
 // 002's Archive) with their knee in the JSON and the table; `regressions
 // --format json` gives next steps to the one regression no factor explains.
 func TestKneesAndNextStepsInTheCLI(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "w.db")
+	db := newDB(t, "w.db")
 	if _, stderr, code := runMain(t, "demo", "--db", db); code != 0 {
 		t.Fatalf("demo: exit %d: %s", code, stderr)
 	}

@@ -51,7 +51,7 @@ func runMain(t *testing.T, args ...string) (string, string, int) {
 }
 
 func TestImportThenListAsJSON(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "w.db")
+	db := newDB(t, "w.db")
 	logs, _ := filepath.Glob("../../ingest/errorlog/testdata/full_diff_log_norecovery_2023.log")
 	out, stderr, code := runMain(t, "import", "errorlog", "--db", db, "--instance", "LNX01", logs[0])
 	if code != 0 {
@@ -78,7 +78,7 @@ func TestImportThenListAsJSON(t *testing.T) {
 }
 
 func TestExitCodes(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "w.db")
+	db := newDB(t, "w.db")
 	if _, _, code := runMain(t, "import", "bogus", "x", "--db", db); code != 2 {
 		t.Errorf("unknown kind: exit %d, want 2", code)
 	}

@@ -15,7 +15,7 @@ import (
 // least 3 restores" (issue 14 item 4).
 func TestMethodFollowsTheFlags(t *testing.T) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "w.db")
+	db := newDB(t, "w.db")
 	if _, stderr, code := runMain(t, "demo", "--db", db, "--ratio", "0.45", "--min-each", "4"); code != 0 {
 		t.Fatalf("demo: exit %d: %s", code, stderr)
 	}

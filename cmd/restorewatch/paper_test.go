@@ -53,7 +53,7 @@ func TestReportOnPaper(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	db := filepath.Join(dir, "w.db")
+	db := newDB(t, "w.db")
 	if _, stderr, code := runMain(t, "demo", "--db", db); code != 0 {
 		t.Fatalf("demo: %s", stderr)
 	}

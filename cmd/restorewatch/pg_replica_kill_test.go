@@ -35,6 +35,7 @@ import (
 // collection's, each pass's run recorded once, and a replica started
 // afterwards shows the pages B shows.
 func TestKilledReplicaMidPushLosesNothing(t *testing.T) {
+	ranInTheDefaultPass(t, "its replicas share a PostgreSQL warehouse whatever the engine")
 	if testing.Short() {
 		t.Skip("kills a process; skipped with -short")
 	}

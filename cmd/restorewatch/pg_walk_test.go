@@ -13,6 +13,7 @@ import (
 // RTO's and knee's figures alike on every page and the CLI, as on SQLite
 // (TestWalkerOnTheDemo; the printed report is left to that one).
 func TestWalkerOnTheDemoOnPostgres(t *testing.T) {
+	ranInTheDefaultPass(t, "TestWalkerOnTheDemo walks the demo on PostgreSQL in this pass, the printed report too")
 	u := pgtest.URL(t)
 	start := time.Now()
 	if _, stderr, code := runMain(t, "demo", "--db", u, "--dir", t.TempDir()); code != 0 {

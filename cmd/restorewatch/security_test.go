@@ -40,7 +40,7 @@ func serveFor(t *testing.T, tune func(*web.Config), args ...string) (string, *lo
 	m := NewMain()
 	m.Stdout, m.Stderr, m.IsTerminal = &out, &out, false
 	m.Logger = slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	args = append([]string{"serve", "--db", filepath.Join(t.TempDir(), "rw.db")}, args...)
+	args = append([]string{"serve", "--db", newDB(t, "rw.db")}, args...)
 	if err := m.ParseFlags(args); err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestServeTLS(t *testing.T) {
 
 	m := NewMain()
 	m.Stdout, m.Stderr = io.Discard, io.Discard
-	err = m.ParseFlags([]string{"serve", "--db", filepath.Join(t.TempDir(), "x.db"), "--tls-cert", certFile})
+	err = m.ParseFlags([]string{"serve", "--db", newDB(t, "x.db"), "--tls-cert", certFile})
 	if err == nil {
 		err = m.Run(t.Context())
 	}

@@ -34,7 +34,7 @@ func TestCLIFitsAnEightyColumnTerminal(t *testing.T) {
 	if out, err := exec.Command(goCmd, "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	db := filepath.Join(dir, "w.db")
+	db := newDB(t, "w.db")
 	if _, stderr, code := runMain(t, "demo", "--db", db); code != 0 {
 		t.Fatalf("demo: %s", stderr)
 	}
@@ -55,7 +55,7 @@ func TestCLIFitsAnEightyColumnTerminal(t *testing.T) {
 	} {
 		done := filepath.Join(dir, fmt.Sprintf("done%d", i))
 		name := fmt.Sprintf("w%d", i)
-		cmd := bin + " " + strings.Join(args, " ") + " --db " + db + "; touch " + done + "; sleep 60"
+		cmd := bin + " " + strings.Join(args, " ") + " --db '" + db + "'; touch " + done + "; sleep 60"
 		tmux("new-session", "-d", "-x", "80", "-y", "50", "-s", name, "sh", "-c", cmd)
 		deadline := time.Now().Add(time.Minute)
 		for {

@@ -78,7 +78,7 @@ func canPrint(t *testing.T) bool {
 // TestWalkerOnTheDemo: every surface of the demo states each regression's,
 // watch's, RTO's and knee's figures as the API does (issue 38).
 func TestWalkerOnTheDemo(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "w.db")
+	db := newDB(t, "w.db")
 	if _, stderr, code := runMain(t, "demo", "--db", db); code != 0 {
 		t.Fatalf("demo: %s", stderr)
 	}
@@ -100,7 +100,7 @@ func TestWalkerOnAGeneratedFleet(t *testing.T) {
 		t.Skip("generates a 40-instance fleet: the full suite runs it")
 	}
 	dir := t.TempDir()
-	db := filepath.Join(dir, "w.db")
+	db := newDB(t, "w.db")
 	if _, stderr, code := runMain(t, "demo", "--db", db, "--instances", "40", "--seed", "7", "--months", "3", "--dir", filepath.Join(dir, "files")); code != 0 {
 		t.Fatalf("demo: %s", stderr)
 	}
@@ -137,7 +137,7 @@ func report(t *testing.T, res *walk.Result) {
 // surface states a figure from another source — the report's speed now
 // taken from somewhere else, the overview's change as a bare ratio.
 func TestWalkerCatchesASurfaceReadingElsewhere(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "w.db")
+	db := newDB(t, "w.db")
 	if _, stderr, code := runMain(t, "demo", "--db", db); code != 0 {
 		t.Fatalf("demo: %s", stderr)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -67,7 +66,7 @@ func regressionsJSON(t *testing.T, db string) []watchRow {
 // is a watch that closes at the next restore, never a regression.
 func TestWatchedAtFirstSlowRestoreConfirmedAtSecond(t *testing.T) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "w.db")
+	db := newDB(t, "w.db")
 	usual := make([]float64, 40)
 	for i := range usual {
 		usual[i] = 51.2 * (1 + 0.04*float64(i%5-2)) // 20 GiB at ~400 MB/s, ±8 %
@@ -114,11 +113,7 @@ func TestWatchedAtFirstSlowRestoreConfirmedAtSecond(t *testing.T) {
 		t.Errorf("Billing's regression %+v, want one dated to the watched restore (%s) on 2 restores", r, watched["Billing"].ChangedAt)
 	}
 	// The history keeps both watches: Billing's confirmed, HR's closed.
-	conn, err := sql.Open("sqlite", db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := rawDB(t, db)
 	rows, err := conn.Query(`SELECT database_name, state FROM watch ORDER BY database_name`)
 	if err != nil {
 		t.Fatal(err)

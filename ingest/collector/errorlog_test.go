@@ -13,7 +13,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/mssql/mssqltest"
 	"github.com/restorewatch/restorewatch/ingest/mssql/tdstest"
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
 // fixtureHistory is what msdb holds for the Sales restores of the fixture.
@@ -76,11 +76,8 @@ func TestErrorLogMatchesFileImport(t *testing.T) {
 	text := string(b)
 	const name = `SQLPROD01\PROD` // as the log's "Server name is" line says
 
-	fileDB, err := sqlite.Open(ctx, t.TempDir()+"/file.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fileDB.Close()
+	filePath := storetest.Location(t, "file.db")
+	fileDB := storetest.OpenLocation(t, filePath)
 	im, err := fileDB.NewImport(ctx, "errorlog", "ERRORLOG")
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +115,7 @@ func TestErrorLogMatchesFileImport(t *testing.T) {
 		t.Fatalf("run %s rows %v errors %v", r.Status, r.Rows, r.Errors)
 	}
 
-	fileSQL, liveSQL := openSQLite(t, fileDB.Path()), f.sqlite()
+	fileSQL, liveSQL := openSQLite(t, filePath), f.sqlite()
 	const logQ = `SELECT database_name, kind, message_id, completed_local, utc_offset, first_lsn, last_lsn, device_count,
 		device_type, devices, has_3014, statement, pages, seconds, mbps, upper_bound_s, buffer, phases, recovery, dedupe_key
 		FROM log_restore ORDER BY completed_local, database_name, kind`

@@ -13,6 +13,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/mssql"
 	"github.com/restorewatch/restorewatch/ingest/mssql/tdstest"
 	"github.com/restorewatch/restorewatch/store"
+	"github.com/restorewatch/restorewatch/store/postgres"
 )
 
 func TestWrongPasswordFailsOnlyThatInstance(t *testing.T) {
@@ -49,6 +50,10 @@ func TestWrongPasswordFailsOnlyThatInstance(t *testing.T) {
 	runsJSON, _ := json.Marshal(runs)
 	places := map[string]string{"run records": string(runsJSON), "log": f.logs.String()}
 	read := func(tag string) {
+		if postgres.IsURL(f.path) {
+			places[tag+" warehouse"] = tablesText(t, f.path)
+			return
+		}
 		for _, suffix := range []string{"", "-wal", "-shm"} {
 			if b, err := os.ReadFile(f.path + suffix); err == nil {
 				places[tag+" warehouse"+suffix] = string(b)

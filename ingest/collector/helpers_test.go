@@ -4,21 +4,31 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/stdlib" // database/sql's "pgx", for raw checks on PostgreSQL
 
 	"github.com/restorewatch/restorewatch/ingest/collector"
 	"github.com/restorewatch/restorewatch/ingest/mssql"
 	"github.com/restorewatch/restorewatch/ingest/mssql/mssqltest"
 	"github.com/restorewatch/restorewatch/ingest/mssql/tdstest"
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
+	"github.com/restorewatch/restorewatch/store/postgres"
+	"github.com/restorewatch/restorewatch/store/postgres/pgtest"
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
+
+// TestMain stops the PostgreSQL tests' cluster, if they started one
+// (RW_TEST_ENGINE=postgres).
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // The password is chosen to need escaping in a URL and to be easy to find
 // in bytes: it must appear nowhere the collector writes.
@@ -37,7 +47,7 @@ var base = time.Date(2026, 3, 2, 6, 0, 0, 0, time.UTC)
 // fleet is a warehouse plus scripted instances served over TDS.
 type fleet struct {
 	t    *testing.T
-	db   *sqlite.DB
+	db   store.Warehouse
 	path string
 	cfg  *mssql.Config
 	inst map[string]*mssqltest.Instance
@@ -53,12 +63,8 @@ func newFleet(t *testing.T) *fleet {
 	t.Helper()
 	t.Setenv(passEnv, testPass)
 	t.Setenv(wrongEnv, wrongPass)
-	path := t.TempDir() + "/warehouse.db"
-	db, err := sqlite.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	path := storetest.Location(t, "warehouse.db")
+	db := storetest.OpenLocation(t, path)
 	jitter := time.Duration(0)
 	ca, err := tdstest.NewCA("restorewatch test CA")
 	if err != nil {
@@ -164,7 +170,9 @@ func (f *fleet) restores(instance string) []store.Restore {
 	return rs
 }
 
-// sqlite opens the warehouse file read-only for checks of raw tables.
+// sqlite opens the warehouse read-only for checks of raw tables: the
+// SQLite file, or the PostgreSQL database (its queries in SQL both read
+// alike).
 func (f *fleet) sqlite() *sql.DB {
 	f.t.Helper()
 	return openSQLite(f.t, f.path)
@@ -172,7 +180,11 @@ func (f *fleet) sqlite() *sql.DB {
 
 func openSQLite(t *testing.T, path string) *sql.DB {
 	t.Helper()
-	d, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)")
+	driver, dsn := "sqlite", "file:"+path+"?_pragma=query_only(1)"
+	if postgres.IsURL(path) {
+		driver, dsn = "pgx", path
+	}
+	d, err := sql.Open(driver, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,10 +192,84 @@ func openSQLite(t *testing.T, path string) *sql.DB {
 	return d
 }
 
+// tablesText returns every row of the PostgreSQL warehouse at u as text,
+// to search for what it must not hold.
+func tablesText(t *testing.T, u string) string {
+	t.Helper()
+	d := openSQLite(t, u)
+	rows, err := d.Query(`SELECT table_name::text FROM information_schema.tables
+		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, name)
+	}
+	rows.Close()
+	var b strings.Builder
+	for _, name := range tables {
+		var text string
+		if err := d.QueryRow(`SELECT COALESCE(string_agg(t::text, E'\n'), '') FROM "` + name + `" AS t`).Scan(&text); err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(text)
+	}
+	if b.Len() == 0 {
+		t.Fatal("the PostgreSQL warehouse holds nothing to search")
+	}
+	return b.String()
+}
+
+// onPostgres reports whether d is a PostgreSQL warehouse.
+func onPostgres(d *sql.DB) bool {
+	_, ok := d.Driver().(*stdlib.Driver)
+	return ok
+}
+
+// rebind numbers a raw check's ? placeholders for PostgreSQL.
+func rebind(d *sql.DB, q string) string {
+	if !onPostgres(d) {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// utcText is SQL for a stored millisecond time as "2006-01-02 15:04:05".
+func utcText(d *sql.DB, column string) string {
+	if onPostgres(d) {
+		return "to_char(to_timestamp(" + column + " / 1000) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')"
+	}
+	return "datetime(" + column + "/1000, 'unixepoch')"
+}
+
+// fact is SQL for position i of a history row's facts (a JSON array kept
+// as text).
+func fact(d *sql.DB, i int) string {
+	if onPostgres(d) {
+		return fmt.Sprintf("facts::jsonb ->> %d", i)
+	}
+	return fmt.Sprintf("facts ->> %d", i)
+}
+
 func count(t *testing.T, d *sql.DB, q string, args ...any) int {
 	t.Helper()
 	var n int
-	if err := d.QueryRow(q, args...).Scan(&n); err != nil {
+	if err := d.QueryRow(rebind(d, q), args...).Scan(&n); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
 	return n

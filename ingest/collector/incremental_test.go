@@ -126,7 +126,7 @@ func TestAgentStepRestores(t *testing.T) {
 	d := f.sqlite()
 	var upper, secs float64
 	var db, completed string
-	err := d.QueryRow(`SELECT database_name, upper_bound_s, seconds, datetime(completed_local/1000, 'unixepoch')
+	err := d.QueryRow(`SELECT database_name, upper_bound_s, seconds, `+utcText(d, "completed_local")+`
 		FROM log_restore WHERE source = 'agent'`).Scan(&db, &upper, &secs, &completed)
 	if err != nil {
 		t.Fatal(err)

@@ -10,11 +10,16 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest/csv"
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
+	"github.com/restorewatch/restorewatch/store/postgres/pgtest"
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
+// TestMain stops the PostgreSQL tests' cluster, if they started one
+// (RW_TEST_ENGINE=postgres).
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
 // importReal imports one dbatools fixture into db and returns the summary.
-func importReal(t *testing.T, db *sqlite.DB, name string) store.ImportSummary {
+func importReal(t *testing.T, db store.Warehouse, name string) store.ImportSummary {
 	t.Helper()
 	f, err := os.Open(filepath.Join(realworld, name))
 	if err != nil {
@@ -43,11 +48,7 @@ func importReal(t *testing.T, db *sqlite.DB, name string) store.ImportSummary {
 // imported.
 func TestDbatoolsIntoWarehouse(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.OpenEngine(t)
 
 	if sum := importReal(t, db, "restorehistory_ps51_en-GB_utf16.csv"); sum.Added != 5 || len(sum.Rejects) != 0 {
 		t.Fatalf("first import: %+v", sum)

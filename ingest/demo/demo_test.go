@@ -19,6 +19,7 @@ import (
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/buildref"
+	"github.com/restorewatch/restorewatch/store/postgres/pgtest"
 )
 
 // The default fleet is generated once and shared: the tests only read it.
@@ -44,7 +45,7 @@ func defaultFleet(t *testing.T) (demo.Fleet, string) {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := pgtest.Main(m) // stops the PostgreSQL tests' cluster, if they started one
 	if fleetDir != "" {
 		os.RemoveAll(fleetDir)
 	}

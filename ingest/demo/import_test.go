@@ -3,7 +3,6 @@ package demo_test
 import (
 	"context"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,7 +10,7 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
 // TestImportFindsEveryRestore imports the default fleet into a real
@@ -21,11 +20,7 @@ import (
 func TestImportFindsEveryRestore(t *testing.T) {
 	f, _ := defaultFleet(t)
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.OpenEngine(t)
 	calls := 0
 	sum, err := demo.Import(ctx, db, f, func(done, total int) {
 		calls++
@@ -56,7 +51,7 @@ func TestImportFindsEveryRestore(t *testing.T) {
 	}
 }
 
-func checkRestores(t *testing.T, db *sqlite.DB, f demo.Fleet) {
+func checkRestores(t *testing.T, db store.Warehouse, f demo.Fleet) {
 	ctx := context.Background()
 	restores, total, err := db.ListRestores(ctx, store.RestoreFilter{})
 	if err != nil {
@@ -133,7 +128,7 @@ func checkRestore(r store.Restore, tr truthRow, endDates bool) string {
 // checkStories holds the analysis to the stories' truth: every planted
 // regression is found at the restore the story changed at, with its factor
 // and known issue; nothing else is flagged as a regression.
-func checkStories(t *testing.T, db *sqlite.DB, f demo.Fleet) {
+func checkStories(t *testing.T, db store.Warehouse, f demo.Fleet) {
 	regs, err := db.ListRegressions(context.Background(), store.RegressionFilter{})
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +175,7 @@ func checkStories(t *testing.T, db *sqlite.DB, f demo.Fleet) {
 // checkInstances checks what the error logs say of the instances: the build
 // history (a CU at a restart shows as the newest build) and the measured
 // restore_date semantics (the end on DWH-SQL02, the start elsewhere).
-func checkInstances(t *testing.T, db *sqlite.DB, f demo.Fleet) {
+func checkInstances(t *testing.T, db store.Warehouse, f demo.Fleet) {
 	ins, err := db.ListInstances(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)

@@ -8,12 +8,17 @@ import (
 
 	"github.com/restorewatch/restorewatch/ingest/messages"
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
+	"github.com/restorewatch/restorewatch/store/postgres/pgtest"
+	"github.com/restorewatch/restorewatch/store/storetest"
 )
+
+// TestMain stops the PostgreSQL tests' cluster, if they started one
+// (RW_TEST_ENGINE=postgres).
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // importFile parses one realworld file into the warehouse, as the import
 // command does, and returns the summary.
-func importFile(t *testing.T, db *sqlite.DB, name string, opt messages.Options) store.ImportSummary {
+func importFile(t *testing.T, db store.Warehouse, name string, opt messages.Options) store.ImportSummary {
 	t.Helper()
 	ctx := context.Background()
 	f, err := os.Open(filepath.Join(realworld, name))
@@ -45,11 +50,7 @@ func importFile(t *testing.T, db *sqlite.DB, name string, opt messages.Options) 
 // added a second, dated copy of each beside the invisible one.)
 func TestUntimedNeverStoredInvisibly(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.OpenEngine(t)
 	const name = "norecovery_chain_northwind.txt"
 
 	sum := importFile(t, db, name, messages.Options{})

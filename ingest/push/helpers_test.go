@@ -15,11 +15,15 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql's "pgx", for count on PostgreSQL
+
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/ingest/errorlog"
 	"github.com/restorewatch/restorewatch/ingest/push"
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
+	"github.com/restorewatch/restorewatch/store/postgres"
+	"github.com/restorewatch/restorewatch/store/postgres/pgtest"
+	"github.com/restorewatch/restorewatch/store/storetest"
 	"github.com/restorewatch/restorewatch/web"
 )
 
@@ -73,15 +77,22 @@ func feed(c *store.Collect) func(store.Sink) error {
 	}
 }
 
-func openDB(t *testing.T) (*sqlite.DB, string) {
+// warehouse is the central warehouse on the engine RW_TEST_ENGINE names:
+// what the receiver writes and the dashboard serves.
+type warehouse interface {
+	store.Warehouse
+	web.Store
+}
+
+// TestMain stops the PostgreSQL tests' cluster, if they started one.
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// openDB opens a new central warehouse on the test engine and returns it
+// with its location (a file or a URL), for count.
+func openDB(t *testing.T) (warehouse, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "central.db")
-	db, err := sqlite.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db, path
+	path := storetest.Location(t, "central.db")
+	return storetest.OpenLocation(t, path).(warehouse), path
 }
 
 // spooledOne returns the only batch in cl's spool.
@@ -113,7 +124,7 @@ func (s sink) Push(ctx context.Context, collector string, r io.Reader) (web.Push
 
 // central serves a real web.Server with the receiver over TLS. reads
 // counts the calls the server made to read request bodies.
-func central(t *testing.T, db *sqlite.DB) (ts *httptest.Server, reads *atomic.Int64) {
+func central(t *testing.T, db warehouse) (ts *httptest.Server, reads *atomic.Int64) {
 	t.Helper()
 	srv := web.New(web.Config{DB: db, Push: sink{push.NewReceiver(db, ingest.LoaderOptions{}, nil)}})
 	reads = new(atomic.Int64)
@@ -149,7 +160,11 @@ func caFile(t *testing.T, ts *httptest.Server) string {
 
 func count(t *testing.T, path, q string) int {
 	t.Helper()
-	d, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)")
+	driver, dsn := "sqlite", "file:"+path+"?_pragma=query_only(1)"
+	if postgres.IsURL(path) {
+		driver, dsn = "pgx", path
+	}
+	d, err := sql.Open(driver, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

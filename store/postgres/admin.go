@@ -11,8 +11,8 @@ import (
 )
 
 // DataVersion changes whenever an import, a reconciliation (the restores'
-// change log), an analysis or a status change could have changed what a
-// page shows, on any replica: every part is read from the database, so a
+// change log), an analysis, a status change or a change of an instance's
+// tags could have changed what a page shows, on any replica: every part is read from the database, so a
 // replica sees the others' writes. The status changes' times are summed,
 // not their maximum taken: each is stamped by its replica's clock, and one
 // whose clock is behind the newest stamp must still move the version.
@@ -21,18 +21,18 @@ func (db *DB) DataVersion(ctx context.Context) (string, error) {
 }
 
 func (db *DB) dataVersion(ctx context.Context) (string, error) {
-	var imp, ser, reg, status, inst, changes, backups int64
+	var imp, ser, reg, status, inst, changes, backups, tags int64
 	err := db.pool.QueryRow(ctx, `SELECT
 		(SELECT COALESCE(MAX(id),0) FROM import_run), (SELECT COALESCE(MAX(id),0) FROM series),
 		(SELECT COALESCE(MAX(id),0) FROM regression), (SELECT COALESCE(SUM(status_at),0)::bigint FROM regression),
 		(SELECT COALESCE(MAX(id),0) FROM instance),
 		GREATEST((SELECT COALESCE(MAX(seq),0) FROM restore_change), (SELECT COALESCE(MAX(last_value),0) FROM pg_sequences
 			WHERE schemaname = current_schema() AND sequencename = 'restore_change_seq_seq')),
-		(SELECT COALESCE(MAX(id),0) FROM backup_set)`).Scan(&imp, &ser, &reg, &status, &inst, &changes, &backups)
+		(SELECT COALESCE(MAX(id),0) FROM backup_set), (SELECT COALESCE(SUM(tags_rev),0)::bigint FROM instance)`).Scan(&imp, &ser, &reg, &status, &inst, &changes, &backups, &tags)
 	if err != nil {
 		return "", fmt.Errorf("store: data version: %w", err)
 	}
-	return fmt.Sprintf("%d.%d.%d.%d.%d.%d.%d", imp, ser, reg, status, inst, changes, backups), nil
+	return fmt.Sprintf("%d.%d.%d.%d.%d.%d.%d.%d", imp, ser, reg, status, inst, changes, backups, tags), nil
 }
 
 // Check checks what PostgreSQL leaves to its user: the schema is the one

@@ -147,7 +147,8 @@ func (db *DB) SetWatermark(ctx context.Context, instance, source, value string) 
 // instance, creating its row if needed.
 func (db *DB) SetInstanceTags(ctx context.Context, instance string, tags map[string]string) error {
 	_, err := db.write.ExecContext(ctx, `INSERT INTO instance (name, tags, created_at) VALUES (?, ?, ?)
-		ON CONFLICT (name) DO UPDATE SET tags = excluded.tags`, store.InstanceName(instance), jsonText(nonNilMap(tags)), db.now().UnixMilli())
+		ON CONFLICT (name) DO UPDATE SET tags = excluded.tags, tags_rev = instance.tags_rev + 1
+		WHERE instance.tags <> excluded.tags`, store.InstanceName(instance), jsonText(nonNilMap(tags)), db.now().UnixMilli())
 	if err != nil {
 		return fmt.Errorf("store: set tags of %s: %w", instance, err)
 	}

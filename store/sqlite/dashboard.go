@@ -29,13 +29,14 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // DataVersion changes whenever an import, a reconciliation (the restores'
 // change log, so new restores show before their analysis ends), an analysis
-// run or a status change could have changed what a page shows. Each part is a primary-key or
-// indexed maximum, so asking costs well under a millisecond, but the status
-// changes': their times are summed (a scan of the regressions, a small
-// table), so a change moves the version even when the clock has gone back
-// since the last one.
+// run, a status change or a change of an instance's tags could have changed
+// what a page shows. Each part is a primary-key or indexed maximum, so
+// asking costs well under a millisecond, but two sums of small tables: the
+// status changes' times (so a change moves the version even when the clock
+// has gone back since the last one) and the instances' counts of tag
+// changes.
 func (db *DB) DataVersion(ctx context.Context) (string, error) {
-	var imp, ser, reg, status, inst, changes, backups int64
+	var imp, ser, reg, status, inst, changes, backups, tags int64
 	// backup_set's newest id: the collector and pushes store backup history
 	// without an import_run, and plans (and the overview's RTO figures)
 	// rest on it.
@@ -44,11 +45,11 @@ func (db *DB) DataVersion(ctx context.Context) (string, error) {
 		(SELECT COALESCE(MAX(id),0) FROM regression), (SELECT COALESCE(SUM(status_at),0) FROM regression),
 		(SELECT COALESCE(MAX(id),0) FROM instance),
 		(SELECT COALESCE(MAX(seq),0) FROM sqlite_sequence WHERE name = 'restore_change'),
-		(SELECT COALESCE(MAX(id),0) FROM backup_set)`).Scan(&imp, &ser, &reg, &status, &inst, &changes, &backups)
+		(SELECT COALESCE(MAX(id),0) FROM backup_set), (SELECT COALESCE(SUM(tags_rev),0) FROM instance)`).Scan(&imp, &ser, &reg, &status, &inst, &changes, &backups, &tags)
 	if err != nil {
 		return "", fmt.Errorf("store: data version: %w", err)
 	}
-	return fmt.Sprintf("%d.%d.%d.%d.%d.%d.%d", imp, ser, reg, status, inst, changes, backups), nil
+	return fmt.Sprintf("%d.%d.%d.%d.%d.%d.%d.%d", imp, ser, reg, status, inst, changes, backups, tags), nil
 }
 
 // HasTable reports whether the warehouse has a table of that name, so a page

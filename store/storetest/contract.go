@@ -176,6 +176,36 @@ func contractCollector(t *testing.T, db store.Warehouse) {
 	if tags, err := db.InstanceTags(ctx, "nowhere"); err != nil || len(tags) != 0 {
 		t.Errorf("tags of an unknown instance = %v, %v; want none", tags, err)
 	}
+
+	// A change of an existing instance's tags alone moves the data version
+	// (the overview's RTO targets and the instances page show them), within
+	// the same millisecond too; setting the same tags again (every collector
+	// pass does) leaves it, so the dashboard's cache survives the passes.
+	version := func() string {
+		t.Helper()
+		v, err := db.DataVersion(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	before := version()
+	for _, env := range []string{"test", "prod"} {
+		if err := db.SetInstanceTags(ctx, "SQL01", map[string]string{"env": env, "rto": "1h"}); err != nil {
+			t.Fatal(err)
+		}
+		after := version()
+		if after == before {
+			t.Errorf("SQL01's tags set to env=%s: the data version stayed %s", env, before)
+		}
+		before = after
+	}
+	if err := db.SetInstanceTags(ctx, "SQL01", map[string]string{"env": "prod", "rto": "1h"}); err != nil {
+		t.Fatal(err)
+	}
+	if after := version(); after != before {
+		t.Errorf("the same tags set again (every collector pass does): the data version moved from %s to %s", before, after)
+	}
 }
 
 func contractPush(t *testing.T, db store.Warehouse) {

@@ -34,21 +34,21 @@ func OpenAt(tb testing.TB, path string) *sqlite.DB {
 
 // PageRestores returns one page of the restores matching f and how many
 // match, counted up to countCap (0: all), and whether that count is whole.
-func PageRestores(ctx context.Context, db *sqlite.DB, f store.RestoreFilter, countCap int) ([]store.Restore, int, bool, error) {
+func PageRestores(ctx context.Context, db store.Pages, f store.RestoreFilter, countCap int) ([]store.Restore, int, bool, error) {
 	p, err := db.Restores(ctx, store.RestoreQuery{Filter: f, CountCap: countCap})
 	return p.Restores, p.Total, p.Exact, err
 }
 
 // EachRestore calls fn for every restore matching f in series order,
 // streamed.
-func EachRestore(ctx context.Context, db *sqlite.DB, f store.RestoreFilter, fn func(*store.Restore) error) error {
+func EachRestore(ctx context.Context, db store.Pages, f store.RestoreFilter, fn func(*store.Restore) error) error {
 	_, err := db.Restores(ctx, store.RestoreQuery{Filter: f, Series: true, Each: fn})
 	return err
 }
 
 // ImportBackupSets imports sets the way every source hands them in (one
 // import from file, through its Sink) and returns the import's summary.
-func ImportBackupSets(ctx context.Context, db *sqlite.DB, file string, sets []store.BackupSet) (store.ImportSummary, error) {
+func ImportBackupSets(ctx context.Context, db store.ImportSink, file string, sets []store.BackupSet) (store.ImportSummary, error) {
 	im, err := db.NewImport(ctx, "test", file)
 	if err != nil {
 		return store.ImportSummary{}, err
@@ -63,7 +63,7 @@ func ImportBackupSets(ctx context.Context, db *sqlite.DB, file string, sets []st
 
 // BackupSets imports sets (ImportBackupSets) and returns how many were
 // new; a set the import rejected is an EINVALID error naming it.
-func BackupSets(ctx context.Context, db *sqlite.DB, sets []store.BackupSet) (int64, error) {
+func BackupSets(ctx context.Context, db store.ImportSink, sets []store.BackupSet) (int64, error) {
 	sum, err := ImportBackupSets(ctx, db, "backups", sets)
 	if err == nil && len(sum.Rejects) > 0 {
 		err = store.Errorf(store.EINVALID, "%d backup sets rejected, the first %s", len(sum.Rejects), sum.Rejects[0])

@@ -54,6 +54,9 @@ var (
 // Main runs the package's tests and stops the cluster they started, if any.
 func Main(m *testing.M) int {
 	code := m.Run()
+	for _, name := range kept {
+		drop(name)
+	}
 	if stop != nil {
 		stop()
 	}
@@ -64,6 +67,54 @@ func Main(m *testing.M) int {
 // password, if any, in the URL), dropped when tb ends. Without a server it
 // skips tb, or fails it when CI=true.
 func URL(tb testing.TB) string {
+	tb.Helper()
+	name := create(tb, "")
+	tb.Cleanup(func() { drop(name) })
+	return withDatabase(admin, name)
+}
+
+// Kept returns the URL of a new database kept until Main returns: for what
+// a package's tests build once and share. It is empty, or a copy of the
+// database at from (CopyOf) when from is not "".
+func Kept(tb testing.TB, from string) string {
+	tb.Helper()
+	var name string
+	if from != "" {
+		copyMu.Lock()
+		name = create(tb, databaseOf(from))
+		copyMu.Unlock()
+	} else {
+		name = create(tb, "")
+	}
+	keptMu.Lock()
+	kept = append(kept, name)
+	keptMu.Unlock()
+	return withDatabase(admin, name)
+}
+
+// CopyOf returns the URL of a new database holding what the database at
+// src (a URL this package gave) holds, dropped when tb ends: a copy made
+// by the server (CREATE DATABASE … TEMPLATE), far quicker than building
+// the data again. Nothing may be connected to src meanwhile (PostgreSQL
+// refuses to copy a database in use); copies are made one at a time.
+func CopyOf(tb testing.TB, src string) string {
+	tb.Helper()
+	copyMu.Lock()
+	name := create(tb, databaseOf(src))
+	copyMu.Unlock()
+	tb.Cleanup(func() { drop(name) })
+	return withDatabase(admin, name)
+}
+
+var (
+	keptMu sync.Mutex
+	kept   []string // databases Kept, dropped by Main
+	copyMu sync.Mutex
+)
+
+// create creates a database, empty or copied from template, and returns
+// its name.
+func create(tb testing.TB, template string) string {
 	tb.Helper()
 	once.Do(start)
 	if admin == "" {
@@ -80,18 +131,35 @@ func URL(tb testing.TB) string {
 	}
 	defer conn.Close(ctx)
 	name := fmt.Sprintf("rwtest_%d_%d", os.Getpid(), seq.Add(1))
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+	q := "CREATE DATABASE " + name
+	if template != "" {
+		// FILE_COPY: the files copied whole, not written through the WAL
+		// page by page (the default since PostgreSQL 15, slow for a
+		// filled database).
+		q += " TEMPLATE " + pgx.Identifier{template}.Sanitize() + " STRATEGY FILE_COPY"
+	}
+	if _, err := conn.Exec(ctx, q); err != nil {
 		tb.Fatalf("pgtest: create database: %v", err)
 	}
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if c, err := pgx.Connect(ctx, admin); err == nil {
-			_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-			c.Close(ctx)
-		}
-	})
-	return withDatabase(admin, name)
+	return name
+}
+
+// drop drops a database, closing whatever is still connected to it.
+func drop(name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if c, err := pgx.Connect(ctx, admin); err == nil {
+		_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		c.Close(ctx)
+	}
+}
+
+// databaseOf returns the database a URL names.
+func databaseOf(u string) string {
+	_, rest, _ := strings.Cut(u, "://")
+	_, path, _ := strings.Cut(rest, "/")
+	name, _, _ := strings.Cut(path, "?")
+	return name
 }
 
 // withDatabase replaces the database of a URL.
