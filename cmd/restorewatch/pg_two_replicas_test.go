@@ -20,6 +20,7 @@ import (
 // both replicas answer every page of the dashboard alike, byte for byte,
 // whichever replica a collector wrote through.
 func TestTwoReplicasTakePushesFromTwoCollectors(t *testing.T) {
+	ranInTheDefaultPass(t, "its replicas share a PostgreSQL warehouse whatever the engine")
 	u := pgtest.URL(t)
 	t.Setenv(pushPassEnv, pushPass)
 	dir := t.TempDir()
