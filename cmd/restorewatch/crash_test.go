@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,8 +23,8 @@ import (
 	"github.com/restorewatch/restorewatch/ingest"
 	"github.com/restorewatch/restorewatch/ingest/demo"
 	"github.com/restorewatch/restorewatch/store"
-	"github.com/restorewatch/restorewatch/store/sqlite"
-	"github.com/restorewatch/restorewatch/store/storetest"
+	"github.com/restorewatch/restorewatch/store/postgres"
+	"github.com/restorewatch/restorewatch/store/postgres/pgtest"
 )
 
 const historyHeader = "instance,restore_history_id,restore_date,destination_database_name,user_name,restore_type,replace,recovery,stop_at,device_count,backup_set_uuid,family_guid,source_server_name,source_machine_name,source_database_name,backup_type,backup_start_date,backup_finish_date,first_lsn,last_lsn,backup_size,compressed_backup_size,software_major_version,software_minor_version,software_build_version,is_copy_only,has_backup_checksums,key_algorithm,media_family_count,device_type,physical_device_names"
@@ -49,10 +50,12 @@ func writeHistory(t *testing.T, path string, n int) {
 	f.Close()
 }
 
-// counts reads what the warehouse holds after a crash, checking integrity.
-func counts(t *testing.T, path string) (history, restores, dirty int) {
+// counts reads what the warehouse at a --db (file or URL) holds after a
+// crash, checking it first (SQLite: its integrity check; PostgreSQL: the
+// schema and no invalid index).
+func counts(t *testing.T, where string) (history, restores, dirty int) {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), path)
+	db, err := openWarehouse(context.Background(), where)
 	if err != nil {
 		t.Fatalf("reopen after kill: %v", err)
 	}
@@ -60,11 +63,7 @@ func counts(t *testing.T, path string) (history, restores, dirty int) {
 	if err := db.Check(context.Background()); err != nil {
 		t.Fatalf("after kill: %v", err)
 	}
-	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
+	raw := rawDB(t, where)
 	if err := raw.QueryRow(`SELECT (SELECT COUNT(*) FROM history_row), (SELECT COUNT(*) FROM restore),
 		(SELECT COUNT(*) FROM instance WHERE dirty = 1)`).Scan(&history, &restores, &dirty); err != nil {
 		t.Fatal(err)
@@ -74,9 +73,10 @@ func counts(t *testing.T, path string) (history, restores, dirty int) {
 
 // TestImportSurvivesSIGKILL kills a real import process at random points and
 // checks that the warehouse is intact, holds whole batches only, and that
-// rerunning the import gives the same warehouse as an uninterrupted run.
+// rerunning the import gives the same warehouse as an uninterrupted run —
+// on either engine (RW_TEST_ENGINE): on PostgreSQL the killed process's
+// open transaction is the server's to roll back.
 func TestImportSurvivesSIGKILL(t *testing.T) {
-	storetest.SQLiteOnly(t, "checks a SIGKILLed import's SQLite file (its integrity check, counts through SQLite's driver); PostgreSQL's own crash safety is the server's, a killed replica is TestReplicaKilledMidPush's")
 	if testing.Short() {
 		t.Skip("kills processes; skipped with -short")
 	}
@@ -89,7 +89,7 @@ func TestImportSurvivesSIGKILL(t *testing.T) {
 		c.Env = append(os.Environ(), "RW_AS_MAIN=1")
 		return c
 	}
-	ref := filepath.Join(dir, "ref.db")
+	ref := newDB(t, "ref.db")
 	start := time.Now()
 	if out, err := importCmd(ref).CombinedOutput(); err != nil {
 		t.Fatalf("uninterrupted import: %v\n%s", err, out)
@@ -103,7 +103,7 @@ func TestImportSurvivesSIGKILL(t *testing.T) {
 	const kills = 8
 	midway := 0
 	for k := 0; k < kills; k++ {
-		db := filepath.Join(dir, fmt.Sprintf("crash%d.db", k))
+		db := newDB(t, fmt.Sprintf("crash%d.db", k))
 		c := importCmd(db)
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
@@ -137,9 +137,10 @@ func TestImportSurvivesSIGKILL(t *testing.T) {
 // restores, series verdicts, regressions with what changed, known issues,
 // hours lost, exposure, indexes and pending marks — with a clean import's.
 // The error logs and messages are imported first, whole, so the history
-// brings the regressions their attribution (source build, devices …).
+// brings the regressions their attribution (source build, devices …). On
+// either engine (RW_TEST_ENGINE): on PostgreSQL each kill's warehouse is a
+// server-side copy of the base database.
 func TestKilledImportEqualsCleanImport(t *testing.T) {
-	storetest.SQLiteOnly(t, "copies a SQLite file per kill and dumps it through SQLite's catalogue (sqlite_master, its indexes)")
 	if testing.Short() {
 		t.Skip("kills processes; skipped with -short")
 	}
@@ -159,8 +160,8 @@ func TestKilledImportEqualsCleanImport(t *testing.T) {
 			rest.Files = append(rest.Files, f)
 		}
 	}
-	base := filepath.Join(dir, "base.db")
-	db, err := sqlite.Open(ctx, base)
+	base := newDB(t, "base.db")
+	db, err := openWarehouse(ctx, base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,11 +228,7 @@ func TestKilledImportEqualsCleanImport(t *testing.T) {
 // exited.
 func waitAnalysisPending(t *testing.T, path string, exited <-chan struct{}) {
 	t.Helper()
-	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)&_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
+	raw := rawDB(t, path)
 	for {
 		var pending, dirty int
 		err := raw.QueryRow(`SELECT (SELECT count(*) FROM instance WHERE analysis_pending > 0),
@@ -247,9 +244,13 @@ func waitAnalysisPending(t *testing.T, path string, exited <-chan struct{}) {
 	}
 }
 
-// copyWarehouse copies a closed warehouse file (and its WAL, if any).
+// copyWarehouse copies a closed warehouse: a file (and its WAL, if any) to
+// to, or a PostgreSQL database into a new one on the server (to unused).
 func copyWarehouse(t *testing.T, from, to string) string {
 	t.Helper()
+	if postgres.IsURL(from) {
+		return pgtest.CopyOf(t, from)
+	}
 	for _, suffix := range []string{"", "-wal"} {
 		b, err := os.ReadFile(from + suffix)
 		if errors.Is(err, fs.ErrNotExist) && suffix != "" {
@@ -268,20 +269,22 @@ func copyWarehouse(t *testing.T, from, to string) string {
 // pendingMarks describes what a crash left, read without changing anything.
 func pendingMarks(t *testing.T, path string) string {
 	t.Helper()
-	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)&_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	var hist, restores, dirty, scan int
+	raw := rawDB(t, path)
+	var hist, restores, dirty int
 	var dropped sql.NullString
 	if err := raw.QueryRow(`SELECT (SELECT count(*) FROM history_row), (SELECT count(*) FROM restore),
 		(SELECT count(*) FROM instance WHERE dirty > 0),
-		(SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'restore_scan'),
-		(SELECT value FROM setting WHERE key = 'dropped_restore_indexes')`).Scan(&hist, &restores, &dirty, &scan, &dropped); err != nil {
+		(SELECT value FROM setting WHERE key = 'dropped_restore_indexes')`).Scan(&hist, &restores, &dirty, &dropped); err != nil {
 		t.Fatal(err)
 	}
-	s := fmt.Sprintf("%d history rows, %d restores, %d instances to derive, restore_scan present: %t", hist, restores, dirty, scan == 1)
+	s := fmt.Sprintf("%d history rows, %d restores, %d instances to derive", hist, restores, dirty)
+	if !postgres.IsURL(path) {
+		var scan int
+		if err := raw.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'restore_scan'`).Scan(&scan); err != nil {
+			t.Fatal(err)
+		}
+		s += fmt.Sprintf(", restore_scan present: %t", scan == 1)
+	}
 	var pending int
 	if err := raw.QueryRow(`SELECT count(*) FROM instance WHERE analysis_pending > 0`).Scan(&pending); err == nil {
 		s += fmt.Sprintf(", %d instances to analyse", pending)
@@ -294,30 +297,44 @@ func pendingMarks(t *testing.T, path string) string {
 
 // dumpWarehouse reads what a user can see of a warehouse, table by table,
 // each row as text, sorted: restore ids (which a re-derivation may assign
-// differently) are replaced by the restore's natural key, and the times a
-// row was written are left out.
+// differently) are replaced by the restore's natural key, and natural keys
+// and fact ids by the facts they stand for; the times a row was written
+// are left out.
 func dumpWarehouse(t *testing.T, path string) map[string][]string {
 	t.Helper()
 	ctx := context.Background()
-	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)&_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	keys := map[int64]string{}
-	rows, err := raw.Query(`SELECT id, natural_key FROM restore`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id int64
-		var key string
-		if err := rows.Scan(&id, &key); err != nil {
-			t.Fatal(err)
+	raw := rawDB(t, path)
+	// A fact's identity is what it states, not its id: on PostgreSQL the
+	// ids a killed import's transaction drew from a sequence are not given
+	// again, so a restore's natural key (its history row's id, or minus its
+	// log record's) is named by the fact it stands for.
+	facts := map[string]string{}
+	for _, q := range []string{`SELECT 'h' || id, 'history ' || instance_id || '/' || restore_history_id || '/' || restore_local FROM history_row`,
+		`SELECT 'l' || id, 'log ' || dedupe_key FROM log_restore`} {
+		for _, r := range rawPairs(t, raw, q) {
+			facts[r[0]] = r[1]
 		}
-		keys[id] = key
 	}
-	rows.Close()
+	fact := func(prefix string) func(any) string {
+		return func(v any) string {
+			if id, ok := v.(int64); ok {
+				return facts[fmt.Sprintf("%s%d", prefix, id)]
+			}
+			return fmt.Sprint(v)
+		}
+	}
+	naturalKey := func(v any) string {
+		if k, ok := v.(int64); ok && k < 0 {
+			return fact("l")(-k)
+		}
+		return fact("h")(v)
+	}
+	keys := map[int64]string{}
+	for _, r := range rawPairs(t, raw, `SELECT CAST(id AS TEXT), CAST(natural_key AS TEXT) FROM restore`) {
+		id, _ := strconv.ParseInt(r[0], 10, 64)
+		k, _ := strconv.ParseInt(r[1], 10, 64)
+		keys[id] = naturalKey(k)
+	}
 	restoreKey := func(v any) string {
 		if id, ok := v.(int64); ok {
 			return "restore " + keys[id]
@@ -336,12 +353,16 @@ func dumpWarehouse(t *testing.T, path string) map[string][]string {
 		}
 		return strings.Join(out, " ")
 	}
-	// Skipped: ids and times, and instance.derived, the count of
+	// Skipped: ids and times, instance.derived, the count of
 	// reconciliations that wrote an instance (a killed import's instances
-	// are written once more).
-	skip := map[string]bool{"id": true, "created_at": true, "first_seen": true, "last_seen": true, "status_at": true, "derived": true}
+	// are written once more), and restore.content_hash, a hash of the row
+	// with its fact ids (the columns themselves are compared, ids named by
+	// their facts).
+	skip := map[string]bool{"id": true, "created_at": true, "first_seen": true, "last_seen": true, "status_at": true, "derived": true,
+		"content_hash": true}
 	mapped := map[string]func(any) string{"change_restore_id": restoreKey, "outliers": restoreKeys, "change_points": restoreKeys,
-		"instance_id": func(v any) string { return fmt.Sprint(v) }}
+		"instance_id": func(v any) string { return fmt.Sprint(v) }, "natural_key": naturalKey,
+		"history_id": fact("h"), "log_id": fact("l"), "extra_log_id": fact("l")}
 	dump := map[string][]string{}
 	for _, table := range []string{"instance", "restore", "series", "regression", "exposure", "setting"} {
 		rows, err := raw.Query(`SELECT * FROM ` + table)
@@ -373,7 +394,13 @@ func dumpWarehouse(t *testing.T, path string) map[string][]string {
 		}
 		rows.Close()
 	}
-	idx, err := raw.Query(`SELECT name, COALESCE(sql, '') FROM sqlite_master WHERE type = 'index'`)
+	indexes := `SELECT name, COALESCE(sql, '') FROM sqlite_master WHERE type = 'index'`
+	if postgres.IsURL(path) {
+		indexes = `SELECT c.relname::text, pg_get_indexdef(i.indexrelid) FROM pg_index AS i
+			JOIN pg_class AS c ON c.oid = i.indexrelid JOIN pg_namespace AS n ON n.oid = c.relnamespace
+			WHERE n.nspname = current_schema()`
+	}
+	idx, err := raw.Query(indexes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,12 +415,12 @@ func dumpWarehouse(t *testing.T, path string) map[string][]string {
 	// Through store, as the pages and the CLI read them: every restore
 	// visible in the fleet-wide orders (restore_scan), each regression's
 	// known issues and hours lost.
-	db, err := sqlite.Open(ctx, path)
+	db, err := openWarehouse(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	orders, err := db.RestoreOrders(ctx)
+	orders, err := db.UpdateOrders(ctx, nil) // read from every restore, as RestoreOrders
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,6 +440,28 @@ func dumpWarehouse(t *testing.T, path string) map[string][]string {
 		slices.Sort(rows)
 	}
 	return dump
+}
+
+// rawPairs is the two text columns of q's rows.
+func rawPairs(t *testing.T, raw *sql.DB, q string) [][2]string {
+	t.Helper()
+	rows, err := raw.Query(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out [][2]string
+	for rows.Next() {
+		var a, b string
+		if err := rows.Scan(&a, &b); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, [2]string{a, b})
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // diffDumps says how two dumps differ, a few rows per table; "" when equal.
