@@ -30,7 +30,8 @@
 # (a or b: one part), RW_BENCH_SCHEMA=1, RW_BENCH_PROFILE=1 to add a profiled
 # history import and print `pprof -top`, RW_BENCH_WRITEFLOOR=1 to add
 # bench/writefloor's two tables after each rw run (modernc writing only the
-# rows rw stored: the least such a warehouse writes). Needs sqlite3 (apt-get install
+# rows rw stored, restore_series kept while inserting: a reference, not a
+# floor for rw, which drops that index for the import). Needs sqlite3 (apt-get install
 # sqlite3). Writes $RW_BENCH_DIR/import-<UTC time>.md.
 set -euo pipefail
 export GOTOOLCHAIN=go1.27.3
@@ -174,7 +175,7 @@ note "|---:|---|---:|---:|---:|---:|---|---|"
 : >"$DIR/b-writefloor.txt"
 : >"$DIR/b-wpair.txt"
 if [ "${RW_BENCH_WRITEFLOOR:-}" = 1 ]; then
-	note "- writefloor: \`bench/writefloor -table both\` on the warehouse rw just filled: its history rows and restores, read into memory, written again by modernc alone (32 history rows per INSERT with their UNIQUE key; restores 20 per INSERT, NULL columns left out as rw's writer does, with their natural key and restore_series): what any warehouse keeping both the raw facts and the derived restores writes on SQLite's one connection, before parsing, deriving or analysing"
+	note "- writefloor: \`bench/writefloor -table both\` on the warehouse rw just filled: its history rows and restores, read into memory, written again by modernc alone (32 history rows per INSERT with their UNIQUE key; restores 20 per INSERT, NULL columns left out as rw's writer does, with their natural key and restore_series): modernc's cost of those writes alone with the index kept while inserting (rw drops it for a large import, so this is a reference, not rw's floor)"
 	note ""
 	go build -o "$DIR/writefloor" ./bench/writefloor
 fi
