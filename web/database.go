@@ -45,27 +45,63 @@ func (s *Server) handleDatabase(c echo.Context) error {
 		return s.render(c, http.StatusOK, view.DatabasePage(s.page(c, dbName+" on "+inst, "instances"), m))
 	}
 	se := pickSeries(series, c.QueryParam("kind"))
+	d, err := cached(ctx, s, "database\x00"+inst+"\x00"+dbName+"\x00"+string(se.Kind), func(ctx context.Context) (databaseData, error) {
+		return s.databaseData(ctx, inst, dbName, se.Kind)
+	})
+	if err != nil {
+		return err
+	}
+	m := d.m
+	m.Progress, m.Knees = progress, knees
+	m.Rows = slices.Clone(m.Rows) // the cached rows are shared: marks go on a copy
+	for i := range m.Rows {
+		m.Rows[i].Knee = marks[d.ids[i]]
+	}
+	return s.render(c, http.StatusOK, view.DatabasePage(s.page(c, dbName+" on "+inst, "instances"), m))
+}
+
+// databaseData is what a database page shows but for its progress curves
+// and knees (read on every view, as the instance page's): its charts drawn
+// once (a database's newest chartLimit restores, three charts, each for a
+// screen and a phone), its newest restores and the ids of those, cached
+// until the data change.
+type databaseData struct {
+	m   view.Database
+	ids []int64 // m.Rows' restores
+}
+
+func (s *Server) databaseData(ctx context.Context, inst, dbName string, kind store.Kind) (databaseData, error) {
+	// Read again at the version the result is kept under.
+	series, err := s.db.ListSeries(ctx, store.SeriesFilter{Instance: inst, Database: dbName})
+	if err != nil {
+		return databaseData{}, err
+	}
+	if len(series) == 0 {
+		return databaseData{}, store.Errorf(store.ENOTFOUND, "no restores of database %q on instance %q have been analysed", dbName, inst)
+	}
+	se := pickSeries(series, string(kind))
 	f := store.RestoreFilter{Instance: inst, Database: dbName, Kind: se.Kind, Limit: chartLimit}
 	pts, err := s.db.ChartPoints(ctx, f)
 	if err != nil {
-		return err
+		return databaseData{}, err
 	}
 	f.Limit = restoreRows
 	page, err := s.db.Restores(ctx, store.RestoreQuery{Filter: f, CountCap: 1})
 	if err != nil {
-		return err
+		return databaseData{}, err
 	}
 	rs := page.Restores
 	regs, err := s.activeRegressions(ctx, series[0].Instance, dbName)
 	if err != nil {
-		return err
+		return databaseData{}, err
 	}
 	m := s.databaseModel(series, se, pts, rs, regs)
-	m.Progress, m.Knees = progress, knees
-	for i := range m.Rows {
-		m.Rows[i].Knee = marks[rs[i].ID]
+	m.Throughput, m.Duration, m.Size = m.Throughput.Prerendered(), m.Duration.Prerendered(), m.Size.Prerendered()
+	ids := make([]int64, len(rs))
+	for i := range rs {
+		ids[i] = rs[i].ID
 	}
-	return s.render(c, http.StatusOK, view.DatabasePage(s.page(c, dbName+" on "+inst, "instances"), m))
+	return databaseData{m: m, ids: ids}, nil
 }
 
 // progressCurves is how many of a database's progress curves its page

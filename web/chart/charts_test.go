@@ -339,4 +339,17 @@ func TestPrerenderedDrawsTheSame(t *testing.T) {
 	if got.String() != want.String() || p.SVG() != want.String() {
 		t.Errorf("prerendered %d bytes, drawn %d", got.Len(), want.Len())
 	}
+	// For a screen and a phone: the same two drawings, the phone's drawn
+	// once by Prerendered and not again by each view.
+	want.Reset()
+	got.Reset()
+	if err := c.Responsive().Render(context.Background(), &want); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Responsive().Render(context.Background(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() || !strings.Contains(got.String(), `id="p-phone`) {
+		t.Errorf("prerendered responsive %d bytes, drawn %d", got.Len(), want.Len())
+	}
 }

@@ -53,14 +53,21 @@ func phoneFrame(f Frame, height float64) Frame {
 }
 
 // Responsive is c for a screen and for a phone; a prerendered c stays
-// prerendered in both.
+// prerendered in both, each drawn once (Prerendered drew the phone's too).
 func (c TimeScatter) Responsive() Responsive {
-	p := c
-	p.Frame = phoneFrame(c.Frame, 300)
+	p := c.phoneChart()
 	if c.svg != nil {
-		p = p.Prerendered()
+		p.svg, p.phone = c.phone, nil
 	}
 	return Responsive{Wide: c, Phone: p}
+}
+
+// phoneChart is c framed for a phone, not drawn.
+func (c TimeScatter) phoneChart() TimeScatter {
+	p := c
+	p.svg, p.phone = nil, nil
+	p.Frame = phoneFrame(c.Frame, 300)
+	return p
 }
 
 // Responsive is c for a screen and for a phone.

@@ -99,7 +99,8 @@ type TimeScatter struct {
 	// charts of one page share one time range.
 	From, To time.Time
 
-	svg []byte // set by Prerendered
+	svg   []byte // set by Prerendered
+	phone []byte // its phone drawing (Responsive), set by Prerendered
 }
 
 // Prerendered returns the chart with its SVG drawn once, written as it is
@@ -107,8 +108,10 @@ type TimeScatter struct {
 // instance page's 2,000 restores) is drawn once per data version, not per
 // view. Its fields must not change afterwards.
 func (c TimeScatter) Prerendered() TimeScatter {
-	c.svg = nil
+	c.svg, c.phone = nil, nil
+	p := c.phoneChart()
 	c.svg = renderBytes(c.Frame, c.opts(), c.draw)
+	c.phone = renderBytes(p.Frame, p.opts(), p.draw)
 	return c
 }
 

@@ -35,11 +35,13 @@ func Visible(s string) string { return string(VisibleBytes([]byte(s))) }
 // values, origins, messages) can hide a control character, whichever
 // template shows it. The pages' own markup holds none.
 func VisibleBytes(b []byte) []byte {
-	if !mayHide(b) {
+	i := firstInvisible(b)
+	if i < 0 {
 		return b
 	}
 	out := make([]byte, 0, len(b)+64)
-	for i := 0; i < len(b); {
+	out = append(out, b[:i]...)
+	for i < len(b) {
 		r, n := utf8.DecodeRune(b[i:])
 		if Invisible(r) {
 			out = fmt.Appendf(out, "⟨U+%04X⟩", r)
@@ -51,15 +53,21 @@ func VisibleBytes(b []byte) []byte {
 	return out
 }
 
-// mayHide is a byte scan for the bytes that start an Invisible character
-// (a control byte, or the lead byte of a C1 control, U+061C, U+180E or the
-// U+2000 and U+FEFF blocks), so a page without one is returned untouched.
-func mayHide(b []byte) bool {
-	for _, c := range b {
-		switch {
-		case c < 0x20 && c != '\t' && c != '\n' && c != '\r', c == 0x7f, c == 0xc2, c == 0xd8, c == 0xe1, c == 0xe2, c == 0xef:
-			return true
+// firstInvisible returns the offset of b's first Invisible character, or
+// -1. It decodes only at the bytes that can start one (a control byte, or
+// the lead byte of a C1 control, U+061C, U+180E or the U+2000 and U+FEFF
+// blocks): a page's markup holds many of them (a dash, an arrow, "≤"), its
+// text seldom an Invisible one, and every page passes through here.
+func firstInvisible(b []byte) int {
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c < 0x20 && c != '\t' && c != '\n' && c != '\r', c == 0x7f:
+			return i
+		case c == 0xc2, c == 0xd8, c == 0xe1, c == 0xe2, c == 0xef:
+			if r, _ := utf8.DecodeRune(b[i:]); Invisible(r) {
+				return i
+			}
 		}
 	}
-	return false
+	return -1
 }
