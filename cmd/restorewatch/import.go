@@ -164,7 +164,17 @@ func (c *ImportCmd) warehouse(ctx context.Context, m *Main) (store.Warehouse, fu
 		return db, func() {}, err
 	}
 	if postgres.IsURL(m.cli.DB) {
-		return nil, nil, store.Errorf(store.EINVALID, "--dry-run copies a SQLite warehouse and cannot copy a PostgreSQL one: import into a scratch database instead")
+		// A copy in a scratch database on the same server, dropped after.
+		fmt.Fprintf(m.Stderr, "dry run: copying the warehouse into a scratch database on its server first (pg_dump | pg_restore)\n")
+		db, drop, err := postgres.Scratch(ctx, m.cli.DB)
+		if err != nil {
+			return nil, nil, err
+		}
+		return db, func() {
+			if err := drop(ctx); err != nil {
+				fmt.Fprintf(m.Stderr, "dry run: %v\n", err)
+			}
+		}, nil
 	}
 	dir, err := os.MkdirTemp("", "restorewatch-dry-run-")
 	if err != nil {

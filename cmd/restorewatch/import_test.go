@@ -1,13 +1,19 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/restorewatch/restorewatch/store/postgres"
 	"github.com/restorewatch/restorewatch/store/storetest"
 )
 
@@ -77,19 +83,20 @@ func sum(t *testing.T, path string) [32]byte {
 func TestImportDryRunWritesNothing(t *testing.T) {
 	dir := handover(t)
 	db := newDB(t, "w.db")
-	if storetest.OnPostgres() {
-		_, stderr, code := runMain(t, "import", "--db", db, "--instance-from-dir", "--dry-run", dir)
-		if code == 0 || !strings.Contains(stderr, "cannot copy a PostgreSQL one") {
-			t.Errorf("a dry run on PostgreSQL: exit %d, %q; want a refusal saying why", code, stderr)
-		}
-		t.Skip("SQLite-only: --dry-run imports into a copy of the warehouse file (on PostgreSQL it refuses, as checked)")
-	}
-	// No warehouse yet: a dry run does not create one.
+	// No warehouse yet: a dry run does not create one (on PostgreSQL the
+	// database is there, with no tables).
 	dry, stderr, code := runMain(t, "import", "--db", db, "--instance-from-dir", "--dry-run", dir)
 	if code != 0 {
 		t.Fatalf("dry run exit %d: %s", code, stderr)
 	}
-	if _, err := os.Stat(db); !os.IsNotExist(err) {
+	if postgres.IsURL(db) {
+		if b := warehouseBytes(t, db); len(b) != 0 {
+			t.Fatalf("a dry run wrote %d bytes of rows into the warehouse", len(b))
+		}
+		if !strings.Contains(stderr, "scratch database") {
+			t.Errorf("a dry run on PostgreSQL does not say where it copies the warehouse: %q", stderr)
+		}
+	} else if _, err := os.Stat(db); !os.IsNotExist(err) {
 		t.Fatalf("a dry run created %s (%v)", db, err)
 	}
 	if !strings.Contains(dry, "dry run: nothing was written") {
@@ -106,21 +113,100 @@ func TestImportDryRunWritesNothing(t *testing.T) {
 	}
 	// An existing warehouse is left byte for byte as it was.
 	runMain(t, "analyze", "--db", db) // settle the WAL into the file
-	before := sum(t, db)
+	before := warehouseSum(t, db)
 	dry, _, code = runMain(t, "import", "--db", db, "--instance-from-dir", "--dry-run", dir)
 	if code != 0 || !strings.Contains(dry, "added 0") || !strings.Contains(dry, " files (none read), ") {
 		t.Errorf("dry run over the imported folder: exit %d\n%s", code, dry)
 	}
-	if sum(t, db) != before {
-		t.Error("a dry run changed the warehouse file")
+	if warehouseSum(t, db) != before {
+		t.Error("a dry run changed the warehouse")
 	}
+	// A new file: the dry run counts it as the import then adds it.
+	more := t.TempDir()
+	b, err := os.ReadFile("../../ingest/errorlog/testdata/restore_with_recovery_2024.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(more, "SQLNEW"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(more, "SQLNEW", "errorlog"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dry, stderr, code = runMain(t, "import", "--db", db, "--instance-from-dir", "--dry-run", more)
+	if code != 0 {
+		t.Fatalf("dry run of a new folder: exit %d: %s", code, stderr)
+	}
+	if warehouseSum(t, db) != before {
+		t.Error("a dry run of new files changed the warehouse")
+	}
+	real, stderr, code = runMain(t, "import", "--db", db, "--instance-from-dir", more)
+	if code != 0 {
+		t.Fatalf("import of a new folder: exit %d: %s", code, stderr)
+	}
+	if d, r := summaryRE.FindString(dry), summaryRE.FindString(real); d == "" || d != r || strings.Contains(d, "added 0") {
+		t.Errorf("dry run of new files said %q, the import did %q", d, r)
+	}
+	if postgres.IsURL(db) {
+		if left := scratchDatabases(t, db); len(left) != 0 {
+			t.Errorf("dry runs left scratch databases behind: %v", left)
+		}
+		// A role that may not create databases is told why, and what to do.
+		role := fmt.Sprintf("rw_dry_nocreatedb_%d", time.Now().UnixNano())
+		execSQL(t, db, "CREATE ROLE "+role+" LOGIN NOCREATEDB")
+		t.Cleanup(func() {
+			if conn, err := pgx.Connect(context.Background(), db); err == nil {
+				conn.Exec(context.Background(), "DROP ROLE IF EXISTS "+role) //nolint:errcheck // a role left behind in a test cluster harms nothing
+				conn.Close(context.Background())
+			}
+		})
+		u, err := url.Parse(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.User = url.User(role)
+		_, stderr, code := runMain(t, "import", "--db", u.String(), "--instance-from-dir", "--dry-run", more)
+		if code == 0 || !strings.Contains(stderr, "CREATEDB") || !strings.Contains(stderr, "scratch") {
+			t.Errorf("a dry run by a role without CREATEDB: exit %d, %q", code, stderr)
+		}
+	}
+}
+
+// warehouseSum is a digest of what the warehouse at a --db holds: its
+// SQLite file, or its PostgreSQL tables' rows.
+func warehouseSum(t *testing.T, where string) [32]byte {
+	t.Helper()
+	if postgres.IsURL(where) {
+		return sha256.Sum256(warehouseBytes(t, where))
+	}
+	return sum(t, where)
+}
+
+// scratchDatabases lists the dry runs' databases made from the one at u.
+func scratchDatabases(t *testing.T, u string) []string {
+	t.Helper()
+	cfg, err := postgres.Config(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	queryPostgres(t, u, func(ctx context.Context, conn *pgx.Conn) error {
+		rows, err := conn.Query(ctx, `SELECT datname::text FROM pg_database WHERE starts_with(datname, $1)`,
+			cfg.ConnConfig.Database+postgres.ScratchPrefix)
+		if err != nil {
+			return err
+		}
+		names, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	return names
 }
 
 // A dry run copies the warehouse first: a temporary folder without room for
 // the copy stops it before it starts, naming the folder and the sizes, and
 // leaves nothing behind (a large warehouse's copy is tens of GB).
 func TestImportDryRunNeedsRoomForItsCopy(t *testing.T) {
-	storetest.SQLiteOnly(t, "--dry-run copies the warehouse file (on PostgreSQL it refuses: TestImportDryRunWritesNothing)")
+	storetest.SQLiteOnly(t, "the room asked of TMPDIR for the copy of a warehouse file; on PostgreSQL the copy is a scratch database on the server (TestImportDryRunWritesNothing)")
 	dir := handover(t)
 	db := newDB(t, "w.db")
 	if _, stderr, code := runMain(t, "import", "--db", db, "--instance-from-dir", dir); code != 0 {

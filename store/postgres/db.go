@@ -166,11 +166,17 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	return open(ctx, cfg, withoutPassword(dsn))
+}
+
+// open is Open of a parsed configuration; dump is its URL without the
+// password (for pg_dump).
+func open(ctx context.Context, cfg *pgxpool.Config, dump string) (*DB, error) {
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, store.Errorf(store.EUNAVAILABLE, "store: connect to %s: %v", describe(cfg), err)
 	}
-	db := &DB{pool: pool, where: describe(cfg), now: time.Now, dump: withoutPassword(dsn)}
+	db := &DB{pool: pool, where: describe(cfg), now: time.Now, dump: dump}
 	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := pool.Ping(pctx); err != nil {
