@@ -9,6 +9,10 @@ import (
 // MonthOf is monthOf, for TestMonthOfAsInSQL.
 var MonthOf = monthOf
 
+// URL is the warehouse's URL without its password (the test cluster's
+// have none), for a second replica on it.
+func (db *DB) URL() string { return db.dump }
+
 // WindowStats are the counters of derivation, for the window tests:
 // instances derived from a window, facts windows read, restores derived.
 func (db *DB) WindowStats() (windows, facts, restores int64) {

@@ -32,7 +32,23 @@ var pgWindows = windowtest.Engine{
 		_, n, _ := w.(*postgres.DB).WindowStats()
 		return n
 	},
+	Again: func(tb testing.TB, w windowtest.Warehouse) windowtest.Warehouse {
+		tb.Helper()
+		db, err := postgres.Open(context.Background(), w.(*postgres.DB).URL())
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { db.Close() })
+		return db
+	},
 	Seeds: 4, // SQLite runs all 12: the rules are store/window's on both
+}
+
+// TestWindowConcurrentEqualsWhole: two replicas importing and deriving the
+// same instances at once, each under the instance's advisory lock, leave
+// what a whole derivation leaves.
+func TestWindowConcurrentEqualsWhole(t *testing.T) {
+	windowtest.ConcurrentEqualsWhole(t, pgWindows)
 }
 
 // TestWindowEqualsWhole: random imports, late and out of order, derived

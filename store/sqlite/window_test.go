@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -63,6 +64,23 @@ var sqliteWindows = windowtest.Engine{
 	State:     func(tb testing.TB, w windowtest.Warehouse) []string { return derivedState(tb, w.(*DB)) },
 	Windows:   func(w windowtest.Warehouse) int64 { return w.(*DB).windows.Load() },
 	FactsRead: func(w windowtest.Warehouse) int64 { return w.(*DB).windowFacts.Load() },
+	Again: func(tb testing.TB, w windowtest.Warehouse) windowtest.Warehouse {
+		tb.Helper()
+		db, err := Open(context.Background(), w.(*DB).path)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { db.Close() })
+		return db
+	},
+}
+
+// TestWindowConcurrentEqualsWhole: two handles on one warehouse file
+// importing and deriving at once leave what a whole derivation leaves
+// (windowtest.ConcurrentEqualsWhole, which store/postgres runs with two
+// replicas).
+func TestWindowConcurrentEqualsWhole(t *testing.T) {
+	windowtest.ConcurrentEqualsWhole(t, sqliteWindows)
 }
 
 // TestWindowEqualsWhole: random imports, late and out of order, derived

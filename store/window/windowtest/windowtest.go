@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,6 +38,10 @@ type Engine struct {
 	// FactsRead counts the facts (history rows and log restores) its
 	// windows read so far.
 	FactsRead func(Warehouse) int64
+	// Again opens a second handle on the warehouse w (another replica on
+	// PostgreSQL, another process's connection on SQLite), closed when its
+	// test ends.
+	Again func(tb testing.TB, w Warehouse) Warehouse
 	// Seeds bounds the seeds of SettledPairsRandom (0: all 12), whose
 	// every step also derives a second warehouse whole: a server's round
 	// trips make the 12 take minutes.
@@ -151,24 +156,7 @@ func Facts(rng *rand.Rand, inst string, days, flipDay int) []Fact {
 // Import imports facts in one import, committed, not derived.
 func Import(tb testing.TB, db store.ImportSink, facts []Fact) {
 	tb.Helper()
-	im, err := db.NewImport(context.Background(), "test", "window")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, f := range facts {
-		switch {
-		case f.Hist != nil:
-			err = im.History(*f.Hist)
-		case f.Log != nil:
-			err = im.LogRestore(*f.Log)
-		default:
-			err = im.Host(*f.Host)
-		}
-		if err != nil {
-			tb.Fatal(err)
-		}
-	}
-	if _, err := im.Commit(); err != nil {
+	if err := importFacts(db, facts); err != nil {
 		tb.Fatal(err)
 	}
 }
@@ -229,4 +217,115 @@ func EqualsWhole(t *testing.T, e Engine) {
 			t.Logf("%d facts, %d restores, %d windowed derivations", len(facts), len(want), e.Windows(win))
 		})
 	}
+}
+
+// ConcurrentEqualsWhole is EqualsWhole with two writers: each day's facts
+// are split between two handles on one warehouse (two replicas, or two
+// processes), which import their halves and derive at the same time, the
+// same instances from windows while the other's import lands. What they
+// leave must be what deriving every instance of that warehouse whole then
+// leaves (not another warehouse's: the order in which the halves commit
+// numbers the facts, and a restore known by its log line alone is named
+// by that number).
+func ConcurrentEqualsWhole(t *testing.T, e Engine) {
+	ctx := context.Background()
+	for seed := range uint64(2) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 32))
+			const days = 30
+			var facts []Fact
+			for i := range 3 {
+				flip := days + 1
+				if i == 2 {
+					flip = days / 3
+				}
+				facts = append(facts, Facts(rng, fmt.Sprintf("SQL%d", i), days, flip)...)
+			}
+			byDay := make([][]Fact, 2*days)
+			for _, f := range facts {
+				byDay[f.Day] = append(byDay[f.Day], f)
+			}
+			a := e.Open(t)
+			ws := [2]Warehouse{a, e.Again(t, a)}
+			for _, day := range byDay {
+				if len(day) == 0 {
+					continue
+				}
+				var halves [2][]Fact
+				for _, f := range day {
+					k := rng.IntN(2)
+					halves[k] = append(halves[k], f)
+				}
+				var wg sync.WaitGroup
+				errs := make([]error, 2)
+				for i, w := range ws {
+					wg.Go(func() {
+						if len(halves[i]) > 0 {
+							if errs[i] = importFacts(w, halves[i]); errs[i] != nil {
+								return
+							}
+						}
+						errs[i] = w.Reconcile(ctx)
+					})
+				}
+				wg.Wait()
+				for i, err := range errs {
+					if err != nil {
+						t.Fatalf("writer %d: %v", i, err)
+					}
+				}
+			}
+			// What one writer marked while the other derived is derived by
+			// the next reconciliation; after the last day there is none.
+			for _, w := range ws {
+				if err := w.Reconcile(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if e.Windows(ws[0])+e.Windows(ws[1]) == 0 {
+				t.Fatal("no instance was derived from a window: the test proves nothing")
+			}
+			got := e.State(t, ws[0])
+			if err := ws[1].ReconcileAll(ctx); err != nil {
+				t.Fatal(err)
+			}
+			want := e.State(t, ws[0])
+			if !slices.Equal(got, want) {
+				for _, s := range want {
+					if !slices.Contains(got, s) {
+						t.Errorf("missing after concurrent windows: %s", s)
+					}
+				}
+				for _, s := range got {
+					if !slices.Contains(want, s) {
+						t.Errorf("only after concurrent windows: %s", s)
+					}
+				}
+			}
+			t.Logf("%d facts, %d restores, %d+%d windowed derivations", len(facts), len(want), e.Windows(ws[0]), e.Windows(ws[1]))
+		})
+	}
+}
+
+// importFacts is Import returning its error, for a goroutine.
+func importFacts(db store.ImportSink, facts []Fact) error {
+	im, err := db.NewImport(context.Background(), "test", "window")
+	if err != nil {
+		return err
+	}
+	for _, f := range facts {
+		switch {
+		case f.Hist != nil:
+			err = im.History(*f.Hist)
+		case f.Log != nil:
+			err = im.LogRestore(*f.Log)
+		default:
+			err = im.Host(*f.Host)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	_, err = im.Commit()
+	return err
 }
