@@ -53,7 +53,7 @@ func (c *MigrateCmd) Run(ctx context.Context, m *Main) error {
 				return nil, nil, err
 			}
 			return rows.Columns, rows, nil
-		})
+		}, func() ([]int32, error) { return src.FactMonths(ctx) })
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,11 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -31,9 +33,27 @@ type TableCount struct {
 // load fails, and nothing is kept, unless every table holds afterwards
 // exactly what its source counted. Identity sequences then continue after
 // the highest id copied. Restorewatch migrate moves a SQLite warehouse so.
+//
+// months, when not nil, lists the months (YYYYMM) the source's facts fall
+// in: their partitions are made first and every fact and restore is copied
+// straight into its month's (a source without part_month has it computed on
+// the way, as the importer does). Without it rows land in DEFAULT and are
+// moved into their months after the copy, which writes them twice and, in
+// one transaction, holds both copies on disk until the end: at 10 M
+// restores that filled the disk (docs/benchmarks-log.md).
 func (db *DB) Load(ctx context.Context, tables []string, count func(table string) (int64, error),
-	open func(table string) (cols []string, rows TableSource, err error)) ([]TableCount, error) {
+	open func(table string) (cols []string, rows TableSource, err error), months func() ([]int32, error)) ([]TableCount, error) {
 	var out []TableCount
+	// The restores last, after the facts that name their month (no table
+	// references restore; it references instance alone).
+	tables = slices.Clone(tables)
+	last := func(t string) int {
+		if t == "restore" {
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(tables, func(a, b string) int { return cmp.Compare(last(a), last(b)) })
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		if err := registerCitext(ctx, tx); err != nil {
 			return err
@@ -47,8 +67,25 @@ func (db *DB) Load(ctx context.Context, tables []string, count func(table string
 				return store.Errorf(store.ECONFLICT, "store: the warehouse %s already holds %s rows: load into an empty database", db.where, t)
 			}
 		}
+		var lm *loadMonths
+		if months != nil {
+			ms, err := months()
+			if err != nil {
+				return err
+			}
+			slices.Sort(ms)
+			for _, m := range slices.Compact(ms) {
+				if m <= 100000 {
+					continue
+				}
+				if _, err := tx.Exec(ctx, `SELECT rw_add_month($1)`, m); err != nil {
+					return fmt.Errorf("partition %d: %w", m, err)
+				}
+			}
+			lm = &loadMonths{}
+		}
 		for _, t := range tables {
-			c, err := db.loadTable(ctx, tx, t, count, open)
+			c, err := db.loadTable(ctx, tx, t, count, open, lm)
 			if err != nil {
 				return err
 			}
@@ -66,8 +103,112 @@ func (db *DB) Load(ctx context.Context, tables []string, count func(table string
 	return out, nil
 }
 
+// loadMonths is what a load learnt of the facts' months, by id, to give
+// each restore its fact's.
+type loadMonths struct{ hist, logs monthsByID }
+
+// monthsByID maps ids to months: a slice for the dense ids a warehouse
+// hands out (4 bytes a fact), a map beyond.
+type monthsByID struct {
+	dense  []int32
+	sparse map[int64]int32
+}
+
+const denseIDs = 1 << 28
+
+func (m *monthsByID) set(id int64, month int32) {
+	if id >= 0 && id < denseIDs {
+		if int(id) >= len(m.dense) {
+			m.dense = slices.Grow(m.dense, int(id)+1-len(m.dense))[:id+1]
+		}
+		m.dense[id] = month
+		return
+	}
+	if m.sparse == nil {
+		m.sparse = map[int64]int32{}
+	}
+	m.sparse[id] = month
+}
+
+func (m *monthsByID) get(id int64) int32 {
+	if id >= 0 && id < int64(len(m.dense)) {
+		return m.dense[id]
+	}
+	return m.sparse[id]
+}
+
+// partMonth returns how a load computes part_month for a row of table
+// from its source columns, or nil when the table is not partitioned, the
+// source has the column, or the months are not known.
+func (lm *loadMonths) partMonth(table string, cols []string) (func(vals []any) (any, error), error) {
+	if lm == nil || slices.Contains(cols, "part_month") || (table != "history_row" && table != "log_restore" && table != "restore") {
+		return nil, nil
+	}
+	col := func(name string) (int, error) {
+		i := slices.Index(cols, name)
+		if i < 0 {
+			return 0, store.Errorf(store.ECONFLICT, "column %s.%s is not in the source: both must have the same schema version", table, name)
+		}
+		return i, nil
+	}
+	i64 := func(v any) (int64, bool) { x, ok := v.(int64); return x, ok }
+	id, err := col("id")
+	if err != nil {
+		return nil, err
+	}
+	switch table {
+	case "history_row":
+		at, err := col("restore_local")
+		if err != nil {
+			return nil, err
+		}
+		return func(vals []any) (any, error) {
+			ms, ok := i64(vals[at])
+			if !ok {
+				return nil, fmt.Errorf("history_row.restore_local: %v (%T) is not a time", vals[at], vals[at])
+			}
+			m := monthOf(ms)
+			if k, ok := i64(vals[id]); ok {
+				lm.hist.set(k, m)
+			}
+			return m, nil
+		}, nil
+	case "log_restore":
+		at, err := col("completed_local")
+		if err != nil {
+			return nil, err
+		}
+		return func(vals []any) (any, error) {
+			var m int32
+			if ms, ok := i64(vals[at]); ok {
+				m = monthOf(ms)
+			}
+			if k, ok := i64(vals[id]); ok {
+				lm.logs.set(k, m)
+			}
+			return m, nil
+		}, nil
+	case "restore":
+		nk, err := col("natural_key")
+		if err != nil {
+			return nil, err
+		}
+		return func(vals []any) (any, error) {
+			k, _ := i64(vals[nk])
+			switch {
+			case k > 0:
+				return lm.hist.get(k), nil
+			case k < 0:
+				return lm.logs.get(-k), nil
+			}
+			return int32(0), nil
+		}, nil
+	}
+	return nil, nil
+}
+
 func (db *DB) loadTable(ctx context.Context, tx pgx.Tx, t string, count func(string) (int64, error),
-	open func(string) ([]string, TableSource, error)) (TableCount, error) {
+	open func(string) ([]string, TableSource, error), lm *loadMonths) (TableCount, error) {
 	c := TableCount{Table: t}
 	types, err := columnTypes(ctx, tx, t)
 	if err != nil {
@@ -93,7 +234,13 @@ func (db *DB) loadTable(ctx context.Context, tx pgx.Tx, t string, count func(str
 		conv[i] = converter(typ)
 	}
 	src := &converting{TableSource: rows, conv: conv, table: t, cols: cols}
-	if c.Copied, err = tx.CopyFrom(ctx, pgx.Identifier{t}, cols, src); err != nil {
+	into := cols
+	if src.extra, err = lm.partMonth(t, cols); err != nil {
+		return c, err
+	} else if src.extra != nil {
+		into = append(slices.Clip(cols), "part_month")
+	}
+	if c.Copied, err = tx.CopyFrom(ctx, pgx.Identifier{t}, into, src); err != nil {
 		return c, fmt.Errorf("copy %s: %w", t, err)
 	}
 	if err := tx.QueryRow(ctx, `SELECT count(*) FROM `+pgx.Identifier{t}.Sanitize()).Scan(&c.Held); err != nil {
@@ -226,6 +373,9 @@ type converting struct {
 	conv  []func(any) (any, error)
 	table string
 	cols  []string
+	// extra, when set, computes one more column from the converted
+	// values (part_month).
+	extra func([]any) (any, error)
 }
 
 func (c *converting) Values() ([]any, error) {
@@ -233,11 +383,18 @@ func (c *converting) Values() ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]any, len(vals))
+	out := make([]any, len(vals), len(vals)+1)
 	for i, v := range vals {
 		if out[i], err = c.conv[i](v); err != nil {
 			return nil, fmt.Errorf("%s.%s: %w", c.table, c.cols[i], err)
 		}
+	}
+	if c.extra != nil {
+		x, err := c.extra(out)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x)
 	}
 	return out, nil
 }

@@ -119,7 +119,7 @@ func migrateInto(t *testing.T, src *sqlite.DB, dst *postgres.DB) *postgres.DB {
 				return nil, nil, err
 			}
 			return r.Columns, r, nil
-		}); err != nil {
+		}, func() ([]int32, error) { return src.FactMonths(ctx) }); err != nil {
 		t.Fatal(err)
 	}
 	return dst

@@ -29,6 +29,31 @@ func (db *DB) Tables(ctx context.Context) ([]string, error) {
 	return out, rows.Err()
 }
 
+// FactMonths lists the months (YYYYMM, UTC as the local times are stored)
+// that the warehouse's history rows and dated log restores fall in, for a
+// copy to PostgreSQL to make their partitions before it copies them
+// (postgres.DB.Load). A month it gets wrong at an edge costs that copy a
+// move, not a row.
+func (db *DB) FactMonths(ctx context.Context) ([]int32, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT DISTINCT CAST(strftime('%Y%m', restore_local / 1000, 'unixepoch') AS INTEGER) FROM history_row
+		UNION SELECT DISTINCT CAST(strftime('%Y%m', completed_local / 1000, 'unixepoch') AS INTEGER) FROM log_restore WHERE completed_local IS NOT NULL`)
+	if err != nil {
+		return nil, fmt.Errorf("store: months of the facts: %w", err)
+	}
+	defer rows.Close()
+	var out []int32
+	for rows.Next() {
+		var m sql.NullInt32
+		if err := rows.Scan(&m); err != nil {
+			return nil, fmt.Errorf("store: months of the facts: %w", err)
+		}
+		if m.Valid {
+			out = append(out, m.Int32)
+		}
+	}
+	return out, rows.Err()
+}
+
 // TableRows streams one table's rows as stored, every column: Next, Values
 // and Err are the shape pgx's CopyFrom reads. Close it when done.
 type TableRows struct {
