@@ -79,4 +79,3 @@ func rowsOf(t *testing.T, db *postgres.DB, table string) []string {
 	slices.Sort(out)
 	return out
 }
-
