@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/restorewatch/restorewatch/store/keep"
 	"github.com/restorewatch/restorewatch/store/postgres"
 	"github.com/restorewatch/restorewatch/store/postgres/pgtest"
 	"github.com/restorewatch/restorewatch/store/sqlite"
@@ -65,6 +66,9 @@ func TestMigrateSQLiteToPostgres(t *testing.T) {
 	if _, errs, code := runMain(t, "--db", file, "token", "create", "zone-a"); code != 0 {
 		t.Fatalf("token: %s", errs)
 	}
+	// Nothing kept in the file (a warehouse an older release wrote): the
+	// copy must not start without its aggregates.
+	execSQL(t, file, "DELETE FROM aggregate_snapshot")
 	u := pgtest.URL(t)
 	out, errs, code := runMain(t, "migrate", "--from", file, "--to", u)
 	if code != 0 {
@@ -97,6 +101,13 @@ func TestMigrateSQLiteToPostgres(t *testing.T) {
 		if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&m); err != nil || m != n {
 			t.Errorf("%s: %d rows on PostgreSQL (%v), %d on SQLite", table, m, err, n)
 		}
+	}
+	// The dashboard's aggregates are kept at the copy's own data version:
+	// its first start reads them instead of computing them.
+	if v, err := dst.DataVersion(ctx); err != nil {
+		t.Fatal(err)
+	} else if _, ok, err := keep.Kept(ctx, dst, keep.NameFigures, Version, v); err != nil || !ok {
+		t.Errorf("after migrate the overview's figures are not kept at the copy's version %s (%v)", v, err)
 	}
 	if n, _ := src.CountRows(ctx, "restore"); n != 3 {
 		t.Errorf("the SQLite warehouse holds %d restores, want the 3 imported", n)
