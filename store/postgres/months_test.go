@@ -373,20 +373,30 @@ func importHistory(t *testing.T, db store.Warehouse, rows []store.HistoryRow) st
 // regression's evidence and its facts, the full restores), and a
 // re-import of the dropped months' file adds back only what was rolled up,
 // never a second copy of a kept restore.
-func TestRetentionDropsWholeMonths(t *testing.T) {
+// throughMonths opens a new warehouse that has run through the 200 days
+// before end (its months' partitions made as a running warehouse makes
+// them), closed when t ends, and its URL.
+func throughMonths(t *testing.T) (u string, db *postgres.DB, end time.Time) {
+	t.Helper()
 	ctx := context.Background()
-	u := pgtest.URL(t)
+	u = pgtest.URL(t)
 	db, err := postgres.Open(ctx, u)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	end := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	t.Cleanup(func() { db.Close() })
+	end = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	for at := end.Add(-200 * 24 * time.Hour); at.Before(end); at = at.AddDate(0, 1, 0) {
-		if err := db.EnsureMonths(ctx, at); err != nil { // a warehouse running through those months
+		if err := db.EnsureMonths(ctx, at); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return u, db, end
+}
+
+func TestRetentionDropsWholeMonths(t *testing.T) {
+	ctx := context.Background()
+	u, db, end := throughMonths(t)
 	fleet := monthsFleet(end)
 	importHistory(t, db, fleet)
 	shipped, _, err := db.ListRestores(ctx, store.RestoreFilter{Database: "Shipped", Sort: "at", Asc: true, Limit: 1 << 20})
@@ -532,18 +542,7 @@ func TestReplicasMakeMonthsOnce(t *testing.T) {
 // same roll-ups), and a later prune drops the months, moving what stayed.
 func TestRetentionBehindALongReader(t *testing.T) {
 	ctx := context.Background()
-	u := pgtest.URL(t)
-	db, err := postgres.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	end := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
-	for at := end.Add(-200 * 24 * time.Hour); at.Before(end); at = at.AddDate(0, 1, 0) {
-		if err := db.EnsureMonths(ctx, at); err != nil {
-			t.Fatal(err)
-		}
-	}
+	u, db, end := throughMonths(t)
 	importHistory(t, db, monthsFleet(end))
 	reader := connect(t, u)
 	tx, err := reader.Begin(ctx)
@@ -598,20 +597,9 @@ func rollups(t *testing.T, q func(string) ([][]any, error)) []string {
 // the same counts, the same roll-up rows.
 func TestRetentionAsOnSQLite(t *testing.T) {
 	ctx := context.Background()
-	end := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	path := filepath.Join(t.TempDir(), "w.db")
 	lite := storetest.OpenAt(t, path)
-	u := pgtest.URL(t)
-	pg, err := postgres.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Close()
-	for at := end.Add(-200 * 24 * time.Hour); at.Before(end); at = at.AddDate(0, 1, 0) {
-		if err := pg.EnsureMonths(ctx, at); err != nil {
-			t.Fatal(err)
-		}
-	}
+	u, pg, end := throughMonths(t)
 	ret := store.Retention{Restores: 90 * 24 * time.Hour, KeepLast: 4}
 	var stats [2]store.PruneStats
 	for i, db := range []store.Warehouse{lite, pg} {
