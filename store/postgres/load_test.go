@@ -18,21 +18,7 @@ func TestLoadCopiesIntoTheMonths(t *testing.T) {
 	ctx := context.Background()
 	lite := analysedSQLite(t)
 	direct := migrateInto(t, lite, open(t))
-	moved := open(t)
-	tables, err := lite.Tables(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := moved.Load(ctx, tables, func(tb string) (int64, error) { return lite.CountRows(ctx, tb) },
-		func(tb string) ([]string, postgres.TableSource, error) {
-			r, err := lite.ReadTable(ctx, tb)
-			if err != nil {
-				return nil, nil, err
-			}
-			return r.Columns, r, nil
-		}, nil); err != nil {
-		t.Fatal(err)
-	}
+	moved := loadInto(t, lite, open(t), false)
 	months, err := lite.FactMonths(ctx)
 	if err != nil || len(months) < 2 {
 		t.Fatalf("the source's months: %v %v", months, err)

@@ -107,10 +107,21 @@ func migrated(t *testing.T, src *sqlite.DB) *postgres.DB {
 // migrateInto copies src into the empty PostgreSQL warehouse dst.
 func migrateInto(t *testing.T, src *sqlite.DB, dst *postgres.DB) *postgres.DB {
 	t.Helper()
+	return loadInto(t, src, dst, true)
+}
+
+// loadInto copies src into the empty dst, telling it the facts' months
+// or not.
+func loadInto(t *testing.T, src *sqlite.DB, dst *postgres.DB, withMonths bool) *postgres.DB {
+	t.Helper()
 	ctx := context.Background()
 	tables, err := src.Tables(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var months func() ([]int32, error)
+	if withMonths {
+		months = func() ([]int32, error) { return src.FactMonths(ctx) }
 	}
 	if _, err := dst.Load(ctx, tables, func(tb string) (int64, error) { return src.CountRows(ctx, tb) },
 		func(tb string) ([]string, postgres.TableSource, error) {
@@ -119,7 +130,7 @@ func migrateInto(t *testing.T, src *sqlite.DB, dst *postgres.DB) *postgres.DB {
 				return nil, nil, err
 			}
 			return r.Columns, r, nil
-		}, func() ([]int32, error) { return src.FactMonths(ctx) }); err != nil {
+		}, months); err != nil {
 		t.Fatal(err)
 	}
 	return dst

@@ -171,19 +171,8 @@ func EqualsWhole(t *testing.T, e Engine) {
 	for seed := range uint64(4) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 16))
-			const days = 40
-			var facts []Fact
-			for i := range 3 {
-				flip := days + 1
-				if i == 1 {
-					flip = days / 4 // the second instance's semantics flips, once its votes turn
-				}
-				facts = append(facts, Facts(rng, fmt.Sprintf("SQL%d", i), days, flip)...)
-			}
-			byDay := make([][]Fact, 2*days)
-			for _, f := range facts {
-				byDay[f.Day] = append(byDay[f.Day], f)
-			}
+			// The second instance's semantics flips, once its votes turn.
+			facts, byDay := fleetFacts(rng, 40, 1, 40/4)
 			win, whole := e.Open(t), e.Open(t)
 			for _, day := range byDay {
 				if len(day) == 0 {
@@ -201,19 +190,8 @@ func EqualsWhole(t *testing.T, e Engine) {
 			if e.Windows(win) == 0 {
 				t.Fatal("no instance was derived from a window: the test proves nothing")
 			}
-			got, want := e.State(t, win), e.State(t, whole)
-			if !slices.Equal(got, want) {
-				for _, s := range want {
-					if !slices.Contains(got, s) {
-						t.Errorf("missing after windows: %s", s)
-					}
-				}
-				for _, s := range got {
-					if !slices.Contains(want, s) {
-						t.Errorf("only after windows: %s", s)
-					}
-				}
-			}
+			want := e.State(t, whole)
+			sameState(t, "windows", e.State(t, win), want)
 			t.Logf("%d facts, %d restores, %d windowed derivations", len(facts), len(want), e.Windows(win))
 		})
 	}
@@ -232,19 +210,7 @@ func ConcurrentEqualsWhole(t *testing.T, e Engine) {
 	for seed := range uint64(2) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 32))
-			const days = 30
-			var facts []Fact
-			for i := range 3 {
-				flip := days + 1
-				if i == 2 {
-					flip = days / 3
-				}
-				facts = append(facts, Facts(rng, fmt.Sprintf("SQL%d", i), days, flip)...)
-			}
-			byDay := make([][]Fact, 2*days)
-			for _, f := range facts {
-				byDay[f.Day] = append(byDay[f.Day], f)
-			}
+			facts, byDay := fleetFacts(rng, 30, 2, 30/3)
 			a := e.Open(t)
 			ws := [2]Warehouse{a, e.Again(t, a)}
 			for _, day := range byDay {
@@ -290,20 +256,46 @@ func ConcurrentEqualsWhole(t *testing.T, e Engine) {
 				t.Fatal(err)
 			}
 			want := e.State(t, ws[0])
-			if !slices.Equal(got, want) {
-				for _, s := range want {
-					if !slices.Contains(got, s) {
-						t.Errorf("missing after concurrent windows: %s", s)
-					}
-				}
-				for _, s := range got {
-					if !slices.Contains(want, s) {
-						t.Errorf("only after concurrent windows: %s", s)
-					}
-				}
-			}
+			sameState(t, "concurrent windows", got, want)
 			t.Logf("%d facts, %d restores, %d+%d windowed derivations", len(facts), len(want), e.Windows(ws[0]), e.Windows(ws[1]))
 		})
+	}
+}
+
+// fleetFacts makes three instances' facts over days (Facts), instance flip's
+// semantics flipping on flipDay, and the same facts by the day of the
+// import that brings them.
+func fleetFacts(rng *rand.Rand, days, flip, flipDay int) (facts []Fact, byDay [][]Fact) {
+	for i := range 3 {
+		f := days + 1
+		if i == flip {
+			f = flipDay
+		}
+		facts = append(facts, Facts(rng, fmt.Sprintf("SQL%d", i), days, f)...)
+	}
+	byDay = make([][]Fact, 2*days)
+	for _, f := range facts {
+		byDay[f.Day] = append(byDay[f.Day], f)
+	}
+	return facts, byDay
+}
+
+// sameState reports every line of the state one derivation left that the
+// other did not (after: which derivation got got).
+func sameState(t *testing.T, after string, got, want []string) {
+	t.Helper()
+	if slices.Equal(got, want) {
+		return
+	}
+	for _, s := range want {
+		if !slices.Contains(got, s) {
+			t.Errorf("missing after %s: %s", after, s)
+		}
+	}
+	for _, s := range got {
+		if !slices.Contains(want, s) {
+			t.Errorf("only after %s: %s", after, s)
+		}
 	}
 }
 
