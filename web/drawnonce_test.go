@@ -149,3 +149,59 @@ func TestDatabasePageAndInstanceListOncePerDataVersion(t *testing.T) {
 		}
 	}
 }
+
+// A regression's evidence (its page and its printable report) is read and
+// its charts drawn once per data version; what the clock changes (when it
+// was generated) is not kept, and a change of its status shows at once.
+func TestRegressionEvidenceOncePerDataVersion(t *testing.T) {
+	ctx := context.Background()
+	db := copyDemo(t)
+	var n atomic.Int64
+	var now atomic.Int64
+	now.Store(demo.DefaultNow.UnixMilli())
+	cfg := webConfig(db)
+	cfg.DB = countedPoints{Store: cfg.DB, n: &n}
+	cfg.Now = func() time.Time { return time.UnixMilli(now.Load()) }
+	_, ts := serve(t, cfg)
+	cl := client(t)
+	var regs []struct {
+		ID     int64  `json:"id"`
+		Status string `json:"status"`
+	}
+	_, body, _ := get(t, cl, ts.URL+"/api/regressions?status=open")
+	if err := json.Unmarshal([]byte(body), &regs); err != nil || len(regs) == 0 {
+		t.Fatalf("no open regression in the demo: %v", err)
+	}
+	id := regs[0].ID
+	page, report := ts.URL+view.RegressionURL(id), ts.URL+view.RegressionReportURL(id)
+	n.Store(0)
+	var views []string
+	for i := range 2 {
+		now.Add(time.Hour.Milliseconds())
+		for _, u := range []string{page, report} {
+			code, body, _ := get(t, cl, u)
+			if code != http.StatusOK {
+				t.Fatalf("%s: %d", u, code)
+			}
+			if want := "figures as of " + view.Time(cfg.Now()); u == report && !strings.Contains(body, want) {
+				t.Errorf("view %d of %s does not say %q", i+1, u, want)
+			}
+			views = append(views, body)
+		}
+	}
+	if got := n.Load(); got != 1 {
+		t.Errorf("%d reads of chart points for 4 views of one regression, want 1", got)
+	}
+	if !strings.Contains(views[0], `id="reg-tput-title"`) && !strings.Contains(views[0], "rw-timescatter") {
+		t.Fatal("the regression page has no chart")
+	}
+	if err := db.SetRegressionStatus(ctx, id, "acknowledged", "seen by the DBA team"); err != nil {
+		t.Fatal(err)
+	}
+	if _, body, _ := get(t, cl, page); !strings.Contains(body, "seen by the DBA team") {
+		t.Error("the regression page does not show its new status note")
+	}
+	if got := n.Load(); got != 2 {
+		t.Errorf("%d reads of chart points after a status change and one view, want 2", got)
+	}
+}

@@ -32,17 +32,42 @@ const chartLimit = 2000
 // evidence assembles the case for one regression, for its page and its
 // report alike.
 func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) {
-	r, err := s.db.GetRegression(ctx, id)
+	d, err := cached(ctx, s, "evidence\x00"+strconv.FormatInt(id, 10), func(ctx context.Context) (evidenceData, error) {
+		return s.evidenceData(ctx, id)
+	})
 	if err != nil {
 		return view.Evidence{}, err
+	}
+	ev := d.ev
+	ev.Generated = view.Time(s.cfg.Now())
+	if ev.Now, err = s.restoreNow(ctx, d.r); err != nil {
+		return view.Evidence{}, err
+	}
+	return ev, nil
+}
+
+// evidenceData is a regression's evidence but for what the clock changes
+// (when it was generated, what restoring takes today): read and its two
+// charts drawn once per data version, not by every view (a regression's
+// page and its printable report were the heaviest pages at 3 M restores).
+// Its charts are prerendered: who changes their fields draws them again.
+type evidenceData struct {
+	ev view.Evidence
+	r  *store.Regression
+}
+
+func (s *Server) evidenceData(ctx context.Context, id int64) (evidenceData, error) {
+	r, err := s.db.GetRegression(ctx, id)
+	if err != nil {
+		return evidenceData{}, err
 	}
 	rs, err := s.db.ChartPoints(ctx, store.RestoreFilter{Instance: r.Instance, Database: r.Database, Kind: r.Kind, Limit: chartLimit})
 	if err != nil {
-		return view.Evidence{}, err
+		return evidenceData{}, err
 	}
 	sers, err := s.db.ListSeries(ctx, store.SeriesFilter{Instance: r.Instance, Database: r.Database})
 	if err != nil {
-		return view.Evidence{}, err
+		return evidenceData{}, err
 	}
 	var outliers []int64
 	for _, se := range sers {
@@ -68,7 +93,7 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 		BaselineDur: view.Duration(r.BaselineDurationS), CurrentDur: view.Duration(r.CurrentDurationS),
 		HoursPerRestore: view.Hours(r.HoursLostPerRestore()), RestoresPerYear: fmt.Sprintf("%.0f", r.RestoresPerYear),
 		HoursPerYear: view.Hours(perYear), Note: r.Note, SizeNote: sizeNote(r),
-		Generated: view.Time(s.cfg.Now()), Version: s.version(),
+		Version: s.version(),
 		Headline: headline + ".",
 	}
 	if r.ChangeRestoreID > 0 {
@@ -88,20 +113,18 @@ func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) 
 	}
 	steps, err := analysis.RegressionNextSteps(ctx, s.db, r)
 	if err != nil {
-		return view.Evidence{}, err
+		return evidenceData{}, err
 	}
 	for _, st := range steps {
 		ev.NextSteps = append(ev.NextSteps, view.NextStep{Name: st.Name, Missing: st.Missing, Why: st.Why, Where: st.Where,
 			Kind: st.Kind, Command: st.Command})
 	}
 	if ev.Upgrade, err = s.upgradeCase(ctx, r, baselineStart(r, rs)); err != nil {
-		return view.Evidence{}, err
-	}
-	if ev.Now, err = s.restoreNow(ctx, r); err != nil {
-		return view.Evidence{}, err
+		return evidenceData{}, err
 	}
 	ev.Method = s.regressionMethod(r)
-	return ev, nil
+	ev.Throughput, ev.Duration = ev.Throughput.Prerendered(), ev.Duration.Prerendered()
+	return evidenceData{ev: ev, r: r}, nil
 }
 
 // restoreNow says what restoring r's database takes today by its restore

@@ -101,6 +101,9 @@ func standaloneEvidence(ev *view.Evidence) {
 	ev.Now.PlanURL = ""
 	ev.Throughput.Series = unlinkSeries(ev.Throughput.Series)
 	ev.Duration.Series = unlinkSeries(ev.Duration.Series)
+	// Drawn again from the unlinked points (a cached evidence's charts are
+	// prerendered with their links).
+	ev.Throughput, ev.Duration = ev.Throughput.Prerendered(), ev.Duration.Prerendered()
 	ev.ChartNote = chartNote("Each point is one restore", ev.ChartCounts)
 }
 
