@@ -93,7 +93,7 @@ func (s *Server) evidenceData(ctx context.Context, id int64) (evidenceData, erro
 		BaselineDur: view.Duration(r.BaselineDurationS), CurrentDur: view.Duration(r.CurrentDurationS),
 		HoursPerRestore: view.Hours(r.HoursLostPerRestore()), RestoresPerYear: fmt.Sprintf("%.0f", r.RestoresPerYear),
 		HoursPerYear: view.Hours(perYear), Note: r.Note, SizeNote: sizeNote(r),
-		Version: s.version(),
+		Version:  s.version(),
 		Headline: headline + ".",
 	}
 	if r.ChangeRestoreID > 0 {
