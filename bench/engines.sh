@@ -169,7 +169,10 @@ if part firstview; then
 		start_engine "$e" "$DIR/fv-$e-0-$STAMP.log"
 		up=$((SECONDS - start))
 		SERVER=${PID[$e]}
+		IDLE_ALSO=
+		if [ "$e" = pg ]; then IDLE_ALSO=$PG_DATA/postmaster.pid; fi
 		note "- $e first start: listening after $up s; idle after $(wait_idle) s more (load $(load))"
+		IDLE_ALSO=
 		stop_engine "$e"
 	done
 	declare -A FV FVLOAD
@@ -220,8 +223,11 @@ if part pages; then
 	start_engine pg "$DIR/pages-pg-$STAMP.log" "${P:+$P-pg.prof}"
 	for e in sqlite pg; do
 		SERVER=${PID[$e]}
+		IDLE_ALSO=
+		if [ "$e" = pg ]; then IDLE_ALSO=$PG_DATA/postmaster.pid; fi
 		note "- $e server ${URL_OF[$e]}: idle after $(wait_idle) s (load $(load))"
 	done
+	IDLE_ALSO=
 	URLS=$DIR/urls-$STAMP.txt
 	BASE=${URL_OF[sqlite]}
 	write_urls "$DIR" "$URLS" "$ROUNDS"
