@@ -45,7 +45,9 @@ func (s *Server) handleDatabase(c echo.Context) error {
 		return s.render(c, http.StatusOK, view.DatabasePage(s.page(c, dbName+" on "+inst, "instances"), m))
 	}
 	se := pickSeries(series, c.QueryParam("kind"))
-	d, err := cached(ctx, s, "database\x00"+inst+"\x00"+dbName+"\x00"+string(se.Kind), func(ctx context.Context) (databaseData, error) {
+	// Never a version behind (one database's page is cheap to read again
+	// at each change), as before it was kept.
+	d, err := cached(context.WithValue(ctx, freshKey{}, true), s, "database\x00"+inst+"\x00"+dbName+"\x00"+string(se.Kind), func(ctx context.Context) (databaseData, error) {
 		return s.databaseData(ctx, inst, dbName, se.Kind)
 	})
 	if err != nil {

@@ -20,14 +20,18 @@ import (
 )
 
 // countedPoints counts the reads of chart points: a database page's charts
-// read a database's newest restores.
+// read a database's newest restores. Each read takes slow longer: a page
+// whose data took long must still show the current version, never the
+// previous one while the next is read (the cache's stale reads).
 type countedPoints struct {
 	web.Store
-	n *atomic.Int64
+	n    *atomic.Int64
+	slow time.Duration
 }
 
 func (c countedPoints) ChartPoints(ctx context.Context, f store.RestoreFilter) ([]store.ChartPoint, error) {
 	c.n.Add(1)
+	time.Sleep(c.slow)
 	return c.Store.ChartPoints(ctx, f)
 }
 
@@ -41,7 +45,7 @@ func TestDatabasePageAndInstanceListOncePerDataVersion(t *testing.T) {
 	db := copyDemo(t)
 	var n atomic.Int64
 	cfg := webConfig(db)
-	cfg.DB = countedPoints{Store: cfg.DB, n: &n}
+	cfg.DB = countedPoints{Store: cfg.DB, n: &n, slow: 400 * time.Millisecond}
 	_, ts := serve(t, cfg)
 	cl := client(t)
 
@@ -160,7 +164,7 @@ func TestRegressionEvidenceOncePerDataVersion(t *testing.T) {
 	var now atomic.Int64
 	now.Store(demo.DefaultNow.UnixMilli())
 	cfg := webConfig(db)
-	cfg.DB = countedPoints{Store: cfg.DB, n: &n}
+	cfg.DB = countedPoints{Store: cfg.DB, n: &n, slow: 400 * time.Millisecond}
 	cfg.Now = func() time.Time { return time.UnixMilli(now.Load()) }
 	_, ts := serve(t, cfg)
 	cl := client(t)

@@ -32,7 +32,10 @@ const chartLimit = 2000
 // evidence assembles the case for one regression, for its page and its
 // report alike.
 func (s *Server) evidence(ctx context.Context, id int64) (view.Evidence, error) {
-	d, err := cached(ctx, s, "evidence\x00"+strconv.FormatInt(id, 10), func(ctx context.Context) (evidenceData, error) {
+	// Never a version behind: a status just set shows on the page it
+	// redirects to, even when the evidence took long to read.
+	fresh := context.WithValue(ctx, freshKey{}, true)
+	d, err := cached(fresh, s, "evidence\x00"+strconv.FormatInt(id, 10), func(ctx context.Context) (evidenceData, error) {
 		return s.evidenceData(ctx, id)
 	})
 	if err != nil {
