@@ -79,12 +79,20 @@ func (db *DB) Backup(ctx context.Context, path string) error {
 		return store.Errorf(store.EUNAVAILABLE, "store: backup of %s needs pg_dump (Debian: apt-get install postgresql-client): %v", db.where, err)
 	}
 	cmd := exec.CommandContext(ctx, bin, "--format=custom", "--no-owner", "--file", path, "--dbname", db.dump)
-	cmd.Env = os.Environ()
-	if pw := db.pool.Config().ConnConfig.Password; pw != "" {
-		cmd.Env = append(cmd.Env, "PGPASSWORD="+pw)
-	}
+	cmd.Env = toolEnv(db.pool.Config().ConnConfig.Password)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return store.Errorf(store.EINVALID, "store: backup of %s to %s: %v: %s", db.where, path, err, strings.TrimSpace(string(out)))
 	}
 	return nil
+}
+
+// toolEnv is the environment of a PostgreSQL client tool (pg_dump,
+// pg_restore) given the warehouse's password: there, never on its command
+// line.
+func toolEnv(password string) []string {
+	env := os.Environ()
+	if password != "" {
+		env = append(env, "PGPASSWORD="+password)
+	}
+	return env
 }

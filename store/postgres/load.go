@@ -156,25 +156,10 @@ func (lm *loadMonths) partMonth(table string, cols []string) (func(vals []any) (
 	if err != nil {
 		return nil, err
 	}
-	switch table {
-	case "history_row":
-		at, err := col("restore_local")
-		if err != nil {
-			return nil, err
-		}
-		return func(vals []any) (any, error) {
-			ms, ok := i64(vals[at])
-			if !ok {
-				return nil, fmt.Errorf("history_row.restore_local: %v (%T) is not a time", vals[at], vals[at])
-			}
-			m := monthOf(ms)
-			if k, ok := i64(vals[id]); ok {
-				lm.hist.set(k, m)
-			}
-			return m, nil
-		}, nil
-	case "log_restore":
-		at, err := col("completed_local")
+	// A fact's month is its local time's (an undated log line's 0, as the
+	// importer puts it in DEFAULT); kept by id for the restores after.
+	fact := func(timeCol string, ids *monthsByID, undated bool) (func([]any) (any, error), error) {
+		at, err := col(timeCol)
 		if err != nil {
 			return nil, err
 		}
@@ -182,12 +167,20 @@ func (lm *loadMonths) partMonth(table string, cols []string) (func(vals []any) (
 			var m int32
 			if ms, ok := i64(vals[at]); ok {
 				m = monthOf(ms)
+			} else if !undated {
+				return nil, fmt.Errorf("%s.%s: %v (%T) is not a time", table, timeCol, vals[at], vals[at])
 			}
 			if k, ok := i64(vals[id]); ok {
-				lm.logs.set(k, m)
+				ids.set(k, m)
 			}
 			return m, nil
 		}, nil
+	}
+	switch table {
+	case "history_row":
+		return fact("restore_local", &lm.hist, false)
+	case "log_restore":
+		return fact("completed_local", &lm.logs, true)
 	case "restore":
 		nk, err := col("natural_key")
 		if err != nil {

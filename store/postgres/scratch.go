@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -87,10 +86,7 @@ func Scratch(ctx context.Context, dsn string) (db *DB, drop func(context.Context
 	if err != nil {
 		return fail(err)
 	}
-	env := os.Environ()
-	if pw := cfg.ConnConfig.Password; pw != "" {
-		env = append(env, "PGPASSWORD="+pw)
-	}
+	env := toolEnv(cfg.ConnConfig.Password)
 	// No comments (COMMENT ON EXTENSION needs the extension's owner), no
 	// owners or grants: the copy is this role's, for this run only.
 	d := exec.CommandContext(ctx, dump, "--format=custom", "--no-owner", "--no-privileges", "--no-comments", "--dbname", src)
