@@ -51,6 +51,9 @@ type DB struct {
 	// For tests: instances derived from a window (store/window), the
 	// facts windows read, and the restores derivations made.
 	windows, windowFacts, derivedRestores atomic.Int64
+	// For tests: called between a month's prune's two phases; an error
+	// stops the prune there, as a crash would.
+	pruneHook func(context.Context) error
 }
 
 // IsURL reports whether dsn names a PostgreSQL warehouse (postgres:// or

@@ -61,3 +61,8 @@ func (db *DB) DerivedState(ctx context.Context) ([]string, error) {
 	slices.Sort(out)
 	return out, nil
 }
+
+// BetweenPrunePhases has f called between a month's prune's two phases (the
+// roll-up and the drop); an error from f stops the prune there, as a crash
+// would.
+func (db *DB) BetweenPrunePhases(f func(context.Context) error) { db.pruneHook = f }

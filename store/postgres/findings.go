@@ -27,8 +27,11 @@ func (db *DB) SaveFindings(ctx context.Context, instanceID, pending int64, serie
 				return err
 			}
 		}
+		// The evidence a month's prune computed for this instance is
+		// computed again before its month drops (prune_stamp).
 		var inst string
-		if err := tx.QueryRow(ctx, `SELECT name FROM instance WHERE id = $1`, instanceID).Scan(&inst); err != nil {
+		if err := tx.QueryRow(ctx, `UPDATE instance SET findings_rev = findings_rev + 1 WHERE id = $1 RETURNING name`,
+			instanceID).Scan(&inst); err != nil {
 			return fmt.Errorf("instance %d: %w", instanceID, err)
 		}
 		if err := saveSeries(ctx, tx, instanceID, series); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -544,6 +545,7 @@ func TestRetentionBehindALongReader(t *testing.T) {
 	ctx := context.Background()
 	u, db, end := throughMonths(t)
 	importHistory(t, db, monthsFleet(end))
+	all := byID(t, db)
 	reader := connect(t, u)
 	tx, err := reader.Begin(ctx)
 	if err != nil {
@@ -553,14 +555,26 @@ func TestRetentionBehindALongReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	ret := store.Retention{Restores: 90 * 24 * time.Hour, KeepLast: 4}
+	// The roll-up takes no table lock: it goes on beside the reader, only
+	// the drop waits for it, and not for long.
 	st, err := db.Prune(ctx, ret, end)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Months != 0 || st.RolledUp == 0 || st.History != st.RolledUp {
-		t.Errorf("prune behind a reader: %+v; want the instances rolled up one by one, no month dropped", st)
+	if st.Months != 0 || st.RolledUp == 0 || st.History >= st.RolledUp {
+		t.Errorf("prune behind a reader: %+v; want every instance rolled up, no month dropped, its facts listed", st)
 	}
-	kept := byID(t, db)
+	// The dropped months' facts are listed, still raw: every restore
+	// is still there.
+	c := connect(t, u)
+	listed := count(t, c, `SELECT count(*) FROM prune_gone_history`)
+	if listed == 0 || len(byID(t, db)) != len(all)-int(st.History) {
+		t.Errorf("%d facts listed, %d restores of %d left after deleting %d; want the listed ones still raw",
+			listed, len(byID(t, db)), len(all), st.History)
+	}
+	if _, err := tx.Exec(ctx, `SELECT count(*) FROM restore`); err != nil {
+		t.Fatal(err)
+	}
 	if err := tx.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -568,11 +582,150 @@ func TestRetentionBehindALongReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Months != 3 || again.RolledUp != 0 || again.History != 0 {
-		t.Errorf("the next prune: %+v; want 3 months dropped and nothing more rolled up", again)
+	if again.Months != 3 || again.RolledUp != 0 || again.History != listed || st.History+again.History != st.RolledUp {
+		t.Errorf("the next prune: %+v after %+v with %d listed; want 3 months dropped, the listed facts gone, nothing rolled up again",
+			again, st, listed)
 	}
-	if got := byID(t, db); !sameByID(got, kept) {
-		t.Errorf("%d restores after the months dropped, want the %d kept", len(got), len(kept))
+	if n := count(t, c, `SELECT (SELECT count(*) FROM prune_gone_history) + (SELECT count(*) FROM prune_gone_log)
+		+ (SELECT count(*) FROM prune_stamp)`); n != 0 {
+		t.Errorf("%d rows left in the prune's lists after the drop", n)
+	}
+	same := oncePruned(t, ret, end)
+	if got := byID(t, db); !sameByID(got, same.restores) {
+		t.Errorf("%d restores after the months dropped late, %d after a prune uninterrupted", len(got), len(same.restores))
+	}
+	if got := pgRollups(t, c); !reflect.DeepEqual(got, same.rollups) {
+		t.Errorf("roll-ups after the late drop differ from an uninterrupted prune's: %d rows, %d", len(got), len(same.rollups))
+	}
+}
+
+// pruned is what a prune left: its counts, the restores by id, the
+// roll-up rows.
+type pruned struct {
+	stats    store.PruneStats
+	restores map[int64]store.Restore
+	rollups  []string
+}
+
+// oncePruned imports monthsFleet into a new warehouse and prunes it once,
+// uninterrupted.
+func oncePruned(t *testing.T, ret store.Retention, end time.Time) pruned {
+	t.Helper()
+	u, db, _ := throughMonths(t)
+	importHistory(t, db, monthsFleet(end))
+	st, err := db.Prune(context.Background(), ret, end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pruned{st, byID(t, db), pgRollups(t, connect(t, u))}
+}
+
+func pgRollups(t *testing.T, c *pgx.Conn) []string {
+	t.Helper()
+	return rollups(t, func(q string) ([][]any, error) {
+		rows, err := c.Query(context.Background(), q)
+		if err != nil {
+			return nil, err
+		}
+		return pgx.CollectRows(rows, func(r pgx.CollectableRow) ([]any, error) {
+			vals, err := r.Values()
+			return normalise(vals), err
+		})
+	})
+}
+
+// A prune stopped between its phases (a crash after the roll-up) leaves
+// every restore raw and the facts rolled up listed; the next prune drops
+// the months without rolling anything up twice, and leaves what one
+// uninterrupted prune leaves. With retention turned off meanwhile, the
+// listed facts are deleted row by row instead: the same restores again.
+func TestMonthPruneStoppedBetweenPhases(t *testing.T) {
+	ctx := context.Background()
+	ret := store.Retention{Restores: 90 * 24 * time.Hour, KeepLast: 4}
+	var end time.Time
+	_, _, end = throughMonths(t)
+	want := oncePruned(t, ret, end)
+	for _, next := range []store.Retention{ret, {}} {
+		u, db, _ := throughMonths(t)
+		importHistory(t, db, monthsFleet(end))
+		all := len(byID(t, db))
+		crash := errors.New("stopped between the phases")
+		db.BetweenPrunePhases(func(context.Context) error { return crash })
+		if _, err := db.Prune(ctx, ret, end); !errors.Is(err, crash) {
+			t.Fatalf("prune: %v, want %v", err, crash)
+		}
+		c := connect(t, u)
+		listed := count(t, c, `SELECT count(*) FROM prune_gone_history`)
+		rolled := pgRollups(t, c)
+		if listed == 0 || len(rolled) != len(want.rollups) {
+			t.Errorf("after the stop: %d facts listed, %d roll-up rows; want the facts listed and every roll-up (%d) written",
+				listed, len(rolled), len(want.rollups))
+		}
+		if n := count(t, c, `SELECT count(*) FROM history_row`); n != int64(all)-(want.stats.History-listed) {
+			t.Errorf("%d history rows after the stop, want the %d not deleted row by row", n, int64(all)-(want.stats.History-listed))
+		}
+		db.BetweenPrunePhases(nil)
+		st, err := db.Prune(ctx, next, end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.RolledUp != 0 || st.History != listed {
+			t.Errorf("the prune after the stop (retention %v): %+v; want the %d listed facts gone and nothing rolled up again",
+				next.Restores, st, listed)
+		}
+		if got := byID(t, db); !sameByID(got, want.restores) {
+			t.Errorf("retention %v after the stop: %d restores, %d after an uninterrupted prune", next.Restores, len(got), len(want.restores))
+		}
+		if got := pgRollups(t, c); !reflect.DeepEqual(got, want.rollups) {
+			t.Errorf("retention %v after the stop: roll-ups differ from an uninterrupted prune's", next.Restores)
+		}
+		if n := count(t, c, `SELECT (SELECT count(*) FROM prune_gone_history) + (SELECT count(*) FROM prune_stamp)`); n != 0 {
+			t.Errorf("retention %v after the stop: %d rows left in the prune's lists", next.Restores, n)
+		}
+	}
+}
+
+// A restore that becomes evidence between the phases (a regression found
+// meanwhile whose change and baseline lie in a month about to drop) stays
+// raw: the drop computes again the evidence of an instance whose findings
+// moved since its roll-up.
+func TestEvidenceFoundBetweenPhasesStaysRaw(t *testing.T) {
+	ctx := context.Background()
+	u, db, end := throughMonths(t)
+	importHistory(t, db, monthsFleet(end))
+	shipped, _, err := db.ListRestores(ctx, store.RestoreFilter{Database: "Shipped", Sort: "at", Asc: true, Limit: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	change := shipped[40] // in the first month, which drops
+	var cited []int64
+	for _, r := range shipped[40-6 : 40+3] {
+		cited = append(cited, r.ID)
+	}
+	inst, err := db.GetInstance(ctx, "SQL01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, u)
+	db.BetweenPrunePhases(func(ctx context.Context) error {
+		if n := count(t, c, `SELECT count(*) FROM prune_gone_history AS g JOIN restore AS r ON r.natural_key = g.id
+			WHERE r.id = ANY($1)`, cited); n != int64(len(cited)) {
+			t.Errorf("%d of the %d restores listed before the regression was found", n, len(cited))
+		}
+		return db.SaveFindings(ctx, inst.ID, 0, nil, []store.Regression{{InstanceID: inst.ID, Instance: "SQL01",
+			Database: "Shipped", Kind: store.KindLog, Direction: "regression", ChangedAt: change.At, ChangeRestoreID: change.ID,
+			BaselineMiBps: 100, CurrentMiBps: 40, Ratio: 0.4, BaselineN: 6, CurrentN: 3, PValue: 0.001, Status: "open",
+			FirstSeen: change.At, LastSeen: change.At}}, nil)
+	})
+	st, err := db.Prune(ctx, store.Retention{Restores: 90 * 24 * time.Hour, KeepLast: 4}, end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Months != 3 {
+		t.Errorf("prune: %+v, want 3 months dropped", st)
+	}
+	if n := count(t, c, `SELECT count(*) FROM restore WHERE id = ANY($1)`, cited); n != int64(len(cited)) {
+		t.Errorf("%d of the regression's %d restores left after the drop", n, len(cited))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -23,7 +24,14 @@ func (db *DB) Prune(ctx context.Context, r store.Retention, now time.Time) (stor
 	if err := db.partitionDefault(ctx, r, now); err != nil {
 		return store.PruneStats{}, err
 	}
-	return store.ApplyRetention(ctx, pruner{db}, r, now)
+	st, err := store.ApplyRetention(ctx, pruner{db}, r, now)
+	if err != nil {
+		return st, err
+	}
+	if err := db.settleGone(ctx, r, now, &st); err != nil {
+		return st, fmt.Errorf("store: prune: %w", err)
+	}
+	return st, nil
 }
 
 // partitionDefault gives their partitions the months whose rows wait in
@@ -109,40 +117,33 @@ UNION SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY database_name O
 	FROM restore WHERE instance_id = $1 AND kind = 'log') AS k WHERE rn <= $2`
 
 // rollUpInstance rolls up one instance's unpinned log restores older than
-// cut and deletes their facts, inside tx, marking the instance for a whole
-// derivation.
+// cut and deletes their facts, inside tx, under the instance's derivation
+// lock (no replica derives it meanwhile), marking the instance for a whole
+// derivation when it deleted any.
 //
-// The facts in the months of drop are not deleted: they are listed in the
-// transaction's temporary tables prune_gone_history and prune_gone_log
-// (RollUpMonths), and go with their month's partition (dropMonth).
+// The facts in the months of drop are not deleted: they are listed in
+// prune_gone_history and prune_gone_log, with the instance's stamp
+// (prune_stamp), and go with their month's partition (dropMonths). A
+// restore whose fact is listed already was rolled up by an earlier pass
+// and is not rolled up again.
 func rollUpInstance(ctx context.Context, tx pgx.Tx, id, cut int64, keep int, st *store.PruneStats, drop []int32) error {
-	// No replica derives the instance meanwhile. With months to drop, tx
-	// already holds the tables' ACCESS EXCLUSIVE locks, which keep every
-	// derivation out; waiting for the instance's lock as well would wait
-	// for a derivation that holds it and waits for the tables.
-	if drop == nil {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, deriveLockClass, lockKey(id)); err != nil {
-			return err
-		}
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, deriveLockClass, lockKey(id)); err != nil {
+		return err
 	}
-	rows, err := tx.Query(ctx, pinnedSQL, id, keep)
+	// Read before the evidence, so that a change of the findings between
+	// the two reads counts as a change since (and is looked at again).
+	var derived, findings int64
+	if err := tx.QueryRow(ctx, `SELECT derived, findings_rev FROM instance WHERE id = $1`, id).Scan(&derived, &findings); err != nil {
+		return err
+	}
+	pinned, err := pinnedOf(ctx, tx, id, keep)
 	if err != nil {
-		return fmt.Errorf("evidence: %w", err)
+		return err
 	}
-	pinned := map[int64]bool{}
-	var p *int64
-	if _, err := pgx.ForEachRow(rows, []any{&p}, func() error {
-		if p != nil {
-			pinned[*p] = true
-		}
-		return nil
-	}); err != nil {
-		return fmt.Errorf("evidence: %w", err)
-	}
-	rows, err = tx.Query(ctx, `SELECT r.id, r.database_name, r.at_utc, r.duration_s, r.logical_mibps, r.backup_bytes,
+	rows, err := tx.Query(ctx, `SELECT r.id, r.database_name, r.at_utc, r.duration_s, r.logical_mibps, r.backup_bytes,
 			COALESCE(r.instance_build, ''), COALESCE(r.source_server, ''), COALESCE(l.first_lsn, ''), COALESCE(l.last_lsn, '')
 		FROM restore AS r LEFT JOIN log_restore AS l ON l.id = r.log_id
-		WHERE r.instance_id = $1 AND r.kind = 'log' AND r.at_utc < $2`, id, cut)
+		WHERE r.instance_id = $1 AND r.kind = 'log' AND r.at_utc < $2 AND NOT `+listedGone("r"), id, cut)
 	if err != nil {
 		return err
 	}
@@ -174,56 +175,116 @@ func rollUpInstance(ctx context.Context, tx pgx.Tx, id, cut int64, keep int, st 
 		st.Rollups++
 	}
 	st.RolledUp += int64(len(old))
-	// The facts of the restores that go, except any a kept restore also
-	// stands on.
-	hist, logs, keptHist, keptLogs := []int64{}, []int64{}, []int64{}, []int64{} // never NULL arrays
-	rows, err = tx.Query(ctx, `SELECT id, history_id, log_id, extra_log_id FROM restore WHERE instance_id = $1`, id)
+	hist, logs, err := goneFacts(ctx, tx, id, gone)
 	if err != nil {
-		return err
-	}
-	var h, l, e *int64
-	if _, err := pgx.ForEachRow(rows, []any{&rid, &h, &l, &e}, func() error {
-		hs, ls := &hist, &logs
-		if !gone[rid] {
-			hs, ls = &keptHist, &keptLogs
-		}
-		if h != nil {
-			*hs = append(*hs, *h)
-		}
-		for _, v := range []*int64{l, e} {
-			if v != nil {
-				*ls = append(*ls, *v)
-			}
-		}
-		return nil
-	}); err != nil {
 		return err
 	}
 	if drop == nil {
 		drop = []int32{} // never a NULL array
 	} else {
-		if _, err := tx.Exec(ctx, `INSERT INTO prune_gone_history SELECT id FROM history_row
-			WHERE id = ANY($1) AND NOT id = ANY($2) AND part_month = ANY($3) ON CONFLICT DO NOTHING`, hist, keptHist, drop); err != nil {
-			return fmt.Errorf("history_row: %w", err)
+		for _, q := range []struct {
+			list, table string
+			ids         []int64
+		}{{"prune_gone_history", "history_row", hist}, {"prune_gone_log", "log_restore", logs}} {
+			if _, err := tx.Exec(ctx, `INSERT INTO `+q.list+` (id, instance_id, part_month)
+				SELECT id, $2, part_month FROM `+q.table+` WHERE id = ANY($1) AND part_month = ANY($3) ON CONFLICT DO NOTHING`,
+				q.ids, id, drop); err != nil {
+				return fmt.Errorf("%s: %w", q.table, err)
+			}
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO prune_gone_log SELECT id FROM log_restore
-			WHERE id = ANY($1) AND NOT id = ANY($2) AND part_month = ANY($3) ON CONFLICT DO NOTHING`, logs, keptLogs, drop); err != nil {
-			return fmt.Errorf("log_restore: %w", err)
+		if _, err := tx.Exec(ctx, `INSERT INTO prune_stamp (instance_id, derived, findings) VALUES ($1, $2, $3)
+			ON CONFLICT (instance_id) DO UPDATE SET derived = excluded.derived, findings = excluded.findings`,
+			id, derived, findings); err != nil {
+			return fmt.Errorf("stamp: %w", err)
 		}
 	}
-	tag, err := tx.Exec(ctx, `DELETE FROM history_row WHERE id = ANY($1) AND NOT id = ANY($2) AND NOT part_month = ANY($3)`,
-		hist, keptHist, drop)
+	tag, err := tx.Exec(ctx, `DELETE FROM history_row WHERE id = ANY($1) AND NOT part_month = ANY($2)`, hist, drop)
 	if err != nil {
 		return fmt.Errorf("history_row: %w", err)
 	}
+	deleted := tag.RowsAffected()
 	st.History += tag.RowsAffected()
-	if tag, err = tx.Exec(ctx, `DELETE FROM log_restore WHERE id = ANY($1) AND NOT id = ANY($2) AND NOT part_month = ANY($3)`,
-		logs, keptLogs, drop); err != nil {
+	if tag, err = tx.Exec(ctx, `DELETE FROM log_restore WHERE id = ANY($1) AND NOT part_month = ANY($2)`, logs, drop); err != nil {
 		return fmt.Errorf("log_restore: %w", err)
 	}
+	deleted += tag.RowsAffected()
 	st.LogRestores += tag.RowsAffected()
+	if deleted == 0 {
+		return nil // only listed: the month's drop marks the instance
+	}
 	_, err = tx.Exec(ctx, `UPDATE instance SET dirty = dirty + 1, dirty_from = NULL WHERE id = $1`, id)
 	return err
+}
+
+// listedGone is the condition that restore alias's fact is listed as gone
+// (rolled up, waiting for its month's drop).
+func listedGone(alias string) string {
+	return `((` + alias + `.natural_key > 0 AND EXISTS (SELECT 1 FROM prune_gone_history AS g WHERE g.id = ` + alias + `.natural_key))
+		OR (` + alias + `.natural_key < 0 AND EXISTS (SELECT 1 FROM prune_gone_log AS g WHERE g.id = -` + alias + `.natural_key)))`
+}
+
+// pinnedOf reads instance id's evidence (pinnedSQL).
+func pinnedOf(ctx context.Context, tx pgx.Tx, id int64, keep int) (map[int64]bool, error) {
+	rows, err := tx.Query(ctx, pinnedSQL, id, keep)
+	if err != nil {
+		return nil, fmt.Errorf("evidence: %w", err)
+	}
+	pinned := map[int64]bool{}
+	var p *int64
+	if _, err := pgx.ForEachRow(rows, []any{&p}, func() error {
+		if p != nil {
+			pinned[*p] = true
+		}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("evidence: %w", err)
+	}
+	return pinned, nil
+}
+
+// goneFacts lists the facts (history rows, log lines) of instance id's
+// restores in gone, except any a restore not in gone also stands on. The
+// sets are made here, not in SQL: "id = ANY(a) AND NOT id = ANY(b)" compares
+// every row with every element of b, minutes at 10 M restores.
+func goneFacts(ctx context.Context, tx pgx.Tx, id int64, gone map[int64]bool) (hist, logs []int64, err error) {
+	rows, err := tx.Query(ctx, `SELECT id, history_id, log_id, extra_log_id FROM restore WHERE instance_id = $1`, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	goneH, goneL, keptH, keptL := map[int64]bool{}, map[int64]bool{}, map[int64]bool{}, map[int64]bool{}
+	var rid int64
+	var h, l, e *int64
+	if _, err := pgx.ForEachRow(rows, []any{&rid, &h, &l, &e}, func() error {
+		hs, ls := goneH, goneL
+		if !gone[rid] {
+			hs, ls = keptH, keptL
+		}
+		if h != nil {
+			hs[*h] = true
+		}
+		for _, v := range []*int64{l, e} {
+			if v != nil {
+				ls[*v] = true
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, nil, err
+	}
+	hist, logs = []int64{}, []int64{} // never NULL arrays
+	for f := range goneH {
+		if !keptH[f] {
+			hist = append(hist, f)
+		}
+	}
+	for f := range goneL {
+		if !keptL[f] {
+			logs = append(logs, f)
+		}
+	}
+	slices.Sort(hist)
+	slices.Sort(logs)
+	return hist, logs, nil
 }
 
 // upsertRollup adds u to the day's roll-up row, merging with one an

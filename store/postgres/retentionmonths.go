@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -22,11 +23,30 @@ import (
 // cut) keep their ids and part_month and land in DEFAULT, since their month
 // has no partition any more.
 //
-// All of it is one transaction that first takes ACCESS EXCLUSIVE locks on
-// the three tables (DETACH takes them on the way anyway): taken first, no
-// derivation or import can have read facts the transaction then drops, and
-// pages wait for the month's prune instead of reading half of it. The
-// lock order is derivation's (history_row, log_restore, restore).
+// It runs in two phases, so that pages wait for seconds, not for the
+// roll-up of a whole estate (a month of a 10 M-restore warehouse held them
+// for over 20 minutes when the roll-up ran under the lock):
+//
+//  1. Each instance is rolled up in its own short transaction under its
+//     derivation lock, taking no table lock: the roll-ups are written, and
+//     the facts rolled up in the months about to drop are listed in
+//     prune_gone_history and prune_gone_log, still raw. A crash, or a
+//     drop that cannot have its lock, leaves them listed: rolled up once,
+//     never again (rollUpInstance skips a listed restore), dropped by a
+//     later prune.
+//  2. One transaction takes ACCESS EXCLUSIVE locks on the three tables
+//     (DETACH takes them anyway; the lock order is derivation's:
+//     history_row, log_restore, restore) and SHARE locks on the findings,
+//     computes again the evidence of every instance whose derivation or
+//     findings moved since its roll-up (a restore that became evidence
+//     meanwhile leaves the list and stays raw), then detaches, puts back
+//     what is not listed and drops. No derivation or import can have read
+//     facts it drops, and pages wait for the drop instead of reading half
+//     of it.
+//
+// Listed facts whose month is not dropped (retention lengthened or turned
+// off after a crash, another replica's drop first) are deleted row by row
+// afterwards (settleGone).
 
 // monthMargin keeps a month's partitions until a day past its end has also
 // passed the cut: a partition's month is of local times, up to 14 hours
@@ -36,31 +56,66 @@ const monthMargin = 24 * 3600 * 1000
 
 // RollUpMonths is store.MonthPruner's step: when some months' partitions lie
 // wholly before cut, it rolls up every instance with old log restores and
-// drops those months, in one transaction, and says so (handled); otherwise
-// it does nothing and the instances are rolled up one by one.
+// drops those months, in the two phases above, and says so (handled);
+// otherwise it does nothing and the instances are rolled up one by one.
+// When the drop cannot have its locks within lockWait (a long query reads
+// the tables), the months stay, their facts listed, for a later prune.
 func (p pruner) RollUpMonths(ctx context.Context, cut int64, keep int, st *store.PruneStats) (handled bool, err error) {
-	// Most prunes have no month to drop: they take no lock.
-	if drop, err := droppable(ctx, p.db.pool, cut); err != nil || len(drop) == 0 {
+	// Most prunes have no month to drop.
+	drop, err := droppable(ctx, p.db.pool, cut)
+	if err != nil || len(drop) == 0 {
+		return false, err
+	}
+	ids, err := oldLogInstances(ctx, p.db.pool, cut)
+	if err != nil {
+		return false, err
+	}
+	for _, id := range ids {
+		if err := pgx.BeginFunc(ctx, p.db.pool, func(tx pgx.Tx) error {
+			return rollUpInstance(ctx, tx, id, cut, keep, st, drop)
+		}); err != nil {
+			return false, fmt.Errorf("instance %d: %w", id, err)
+		}
+	}
+	if p.db.pruneHook != nil {
+		if err := p.db.pruneHook(ctx); err != nil {
+			return false, err
+		}
+	}
+	// The instances whose evidence may have moved while the others were
+	// rolled up are looked at again outside the lock, so that few are left
+	// for it.
+	for range 3 {
+		n, err := p.recheckMoved(ctx, keep)
+		if err != nil {
+			return false, err
+		}
+		if n == 0 {
+			break
+		}
+	}
+	// The lists are complete: let the planner know their sizes.
+	if _, err := p.db.pool.Exec(ctx, `ANALYZE prune_gone_history; ANALYZE prune_gone_log`); err != nil {
 		return false, err
 	}
 	start := *st
 	for attempt := 1; ; attempt++ {
-		handled, err = p.rollUpMonths(ctx, cut, keep, st)
+		err = p.dropMonths(ctx, cut, keep, st)
 		var pe *pgconn.PgError
 		switch {
 		case err == nil:
-			return handled, nil
+			return true, nil
 		case !errors.As(err, &pe):
 			return false, err
 		case pe.Code == "55P03":
-			// A lock not had within lockWait (a long query reads the
-			// tables): the instances are rolled up one by one instead,
-			// and the months drop at a later prune.
+			// A lock not had within lockWait: the months drop at a
+			// later prune; their facts stay listed.
 			*st = start
-			return false, nil
+			return true, nil
 		case pe.Code == "40P01" && attempt < 3:
-			// A deadlock with an import that took the tables in another
-			// order: it went on, the months are tried again.
+			// A deadlock with an import or an analysis that took the
+			// tables in another order: it went on, the drop is tried
+			// again.
 			*st = start
 		default:
 			return false, err
@@ -68,16 +123,99 @@ func (p pruner) RollUpMonths(ctx context.Context, cut int64, keep int, st *store
 	}
 }
 
-// lockWait bounds how long the month's prune waits for a lock: while its
+// lockWait bounds how long the month's drop waits for a lock: while its
 // ACCESS EXCLUSIVE request waits, every page's read queues behind it.
 const lockWait = "5s"
 
-func (p pruner) rollUpMonths(ctx context.Context, cut int64, keep int, st *store.PruneStats) (handled bool, err error) {
-	err = pgx.BeginFunc(ctx, p.db.pool, func(tx pgx.Tx) error {
+// movedSQL lists the instances whose derivation or findings moved since
+// their facts were listed.
+const movedSQL = `SELECT s.instance_id FROM prune_stamp AS s JOIN instance AS i ON i.id = s.instance_id
+	WHERE i.derived <> s.derived OR i.findings_rev <> s.findings ORDER BY 1`
+
+// recheckMoved computes again the evidence of each instance whose
+// derivation or findings moved since its facts were listed, each in its
+// own transaction under its derivation lock; it says how many it looked at.
+func (p pruner) recheckMoved(ctx context.Context, keep int) (int, error) {
+	rows, err := p.db.pool.Query(ctx, movedSQL)
+	if err != nil {
+		return 0, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return 0, err
+	}
+	for _, id := range ids {
+		if err := pgx.BeginFunc(ctx, p.db.pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, deriveLockClass, lockKey(id)); err != nil {
+				return err
+			}
+			return recheck(ctx, tx, id, keep)
+		}); err != nil {
+			return 0, fmt.Errorf("instance %d: %w", id, err)
+		}
+	}
+	return len(ids), nil
+}
+
+// recheck takes out of the gone lists the facts of instance id's listed
+// restores that are evidence now, and stamps the instance. Such a restore
+// stays raw; its day's roll-up, written when it was not evidence, counts it
+// as well.
+func recheck(ctx context.Context, tx pgx.Tx, id int64, keep int) error {
+	var derived, findings int64
+	if err := tx.QueryRow(ctx, `SELECT derived, findings_rev FROM instance WHERE id = $1`, id).Scan(&derived, &findings); err != nil {
+		return err
+	}
+	pinned, err := pinnedOf(ctx, tx, id, keep)
+	if err != nil {
+		return err
+	}
+	rows, err := tx.Query(ctx, `SELECT r.id, r.history_id, r.log_id, r.extra_log_id FROM restore AS r
+		WHERE r.instance_id = $1 AND `+listedGone("r"), id)
+	if err != nil {
+		return err
+	}
+	hist, logs := []int64{}, []int64{}
+	var rid int64
+	var h, l, e *int64
+	if _, err := pgx.ForEachRow(rows, []any{&rid, &h, &l, &e}, func() error {
+		if !pinned[rid] {
+			return nil
+		}
+		if h != nil {
+			hist = append(hist, *h)
+		}
+		for _, v := range []*int64{l, e} {
+			if v != nil {
+				logs = append(logs, *v)
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM prune_gone_history WHERE id = ANY($1)`, hist); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM prune_gone_log WHERE id = ANY($1)`, logs); err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `UPDATE prune_stamp SET derived = $2, findings = $3 WHERE instance_id = $1`, id, derived, findings)
+	return err
+}
+
+// dropMonths is the second phase: under the tables' locks, the months
+// wholly before cut are detached, what is not listed put back, and dropped.
+func (p pruner) dropMonths(ctx context.Context, cut int64, keep int, st *store.PruneStats) error {
+	return pgx.BeginFunc(ctx, p.db.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, lockWait); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `LOCK TABLE history_row, log_restore, restore IN ACCESS EXCLUSIVE MODE`); err != nil {
+			return fmt.Errorf("lock: %w", err)
+		}
+		// No analysis saves findings while the evidence is looked at.
+		if _, err := tx.Exec(ctx, `LOCK TABLE series, regression, watch IN SHARE MODE`); err != nil {
 			return fmt.Errorf("lock: %w", err)
 		}
 		// Again under the lock: another replica's prune may have dropped
@@ -86,23 +224,18 @@ func (p pruner) rollUpMonths(ctx context.Context, cut int64, keep int, st *store
 		if err != nil || len(drop) == 0 {
 			return err
 		}
-		handled = true
-		if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE prune_gone_history (id BIGINT PRIMARY KEY) ON COMMIT DROP;
-			CREATE TEMPORARY TABLE prune_gone_log (id BIGINT PRIMARY KEY) ON COMMIT DROP`); err != nil {
-			return err
-		}
-		ids, err := oldLogInstances(ctx, tx, cut)
+		rows, err := tx.Query(ctx, movedSQL)
 		if err != nil {
 			return err
 		}
-		for _, id := range ids {
-			if err := rollUpInstance(ctx, tx, id, cut, keep, st, drop); err != nil {
+		moved, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil {
+			return err
+		}
+		for _, id := range moved {
+			if err := recheck(ctx, tx, id, keep); err != nil {
 				return fmt.Errorf("instance %d: %w", id, err)
 			}
-		}
-		// The gone lists are complete: let the planner know their sizes.
-		if _, err := tx.Exec(ctx, `ANALYZE prune_gone_history; ANALYZE prune_gone_log`); err != nil {
-			return err
 		}
 		var deleted []int64
 		for _, m := range drop {
@@ -112,11 +245,33 @@ func (p pruner) rollUpMonths(ctx context.Context, cut int64, keep int, st *store
 			}
 			deleted = append(deleted, gone...)
 		}
+		// The instances whose facts went are derived again; their lists
+		// and stamps are done with.
+		if _, err := tx.Exec(ctx, `UPDATE instance SET dirty = dirty + 1, dirty_from = NULL WHERE id IN (
+				SELECT instance_id FROM prune_gone_history WHERE part_month = ANY($1)
+				UNION SELECT instance_id FROM prune_gone_log WHERE part_month = ANY($1))`, drop); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM prune_gone_history WHERE part_month = ANY($1)`, drop); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM prune_gone_log WHERE part_month = ANY($1)`, drop); err != nil {
+			return err
+		}
+		if err := dropStamps(ctx, tx); err != nil {
+			return err
+		}
 		// The restores dropped with their month leave the kept orders as
 		// derivation's deletions do.
 		return recordRestoreChanges(ctx, tx, nil, deleted)
 	})
-	return handled, err
+}
+
+// dropStamps deletes the stamps of instances with no fact listed.
+func dropStamps(ctx context.Context, tx pgx.Tx) error {
+	_, err := tx.Exec(ctx, `DELETE FROM prune_stamp AS s WHERE NOT EXISTS (SELECT 1 FROM prune_gone_history AS g
+		WHERE g.instance_id = s.instance_id) AND NOT EXISTS (SELECT 1 FROM prune_gone_log AS g WHERE g.instance_id = s.instance_id)`)
+	return err
 }
 
 // droppable lists the months whose partitions lie wholly before cut.
@@ -157,9 +312,7 @@ func dropMonth(ctx context.Context, tx pgx.Tx, m int32, st *store.PruneStats) ([
 			return nil, fmt.Errorf("detach %s: %w", t, err)
 		}
 	}
-	rows, err := tx.Query(ctx, `SELECT id FROM `+part("restore")+` AS r
-		WHERE (r.natural_key > 0 AND EXISTS (SELECT 1 FROM prune_gone_history AS g WHERE g.id = r.natural_key))
-		OR (r.natural_key < 0 AND EXISTS (SELECT 1 FROM prune_gone_log AS g WHERE g.id = -r.natural_key)) ORDER BY id`)
+	rows, err := tx.Query(ctx, `SELECT id FROM `+part("restore")+` AS r WHERE `+listedGone("r")+` ORDER BY id`)
 	if err != nil {
 		return nil, err
 	}
@@ -173,8 +326,7 @@ func dropMonth(ctx context.Context, tx pgx.Tx, m int32, st *store.PruneStats) ([
 	}{
 		{"history_row", `NOT EXISTS (SELECT 1 FROM prune_gone_history AS g WHERE g.id = p.id)`, &st.History},
 		{"log_restore", `NOT EXISTS (SELECT 1 FROM prune_gone_log AS g WHERE g.id = p.id)`, &st.LogRestores},
-		{"restore", `NOT ((p.natural_key > 0 AND EXISTS (SELECT 1 FROM prune_gone_history AS g WHERE g.id = p.natural_key))
-			OR (p.natural_key < 0 AND EXISTS (SELECT 1 FROM prune_gone_log AS g WHERE g.id = -p.natural_key)))`, nil},
+		{"restore", `NOT ` + listedGone("p"), nil},
 	} {
 		var held int64
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM `+part(q.table)).Scan(&held); err != nil {
@@ -193,4 +345,65 @@ func dropMonth(ctx context.Context, tx pgx.Tx, m int32, st *store.PruneStats) ([
 	}
 	st.Months++
 	return gone, nil
+}
+
+// settleGone deletes row by row, instance by instance, the listed facts
+// whose month this prune did not drop and will not drop: their month has no
+// partition (another replica dropped it first), or retention no longer
+// reaches it (lengthened or turned off since a prune stopped between its
+// phases). They were rolled up when listed; an instance whose evidence may
+// have moved since is looked at again first (recheck).
+func (db *DB) settleGone(ctx context.Context, r store.Retention, now time.Time, st *store.PruneStats) error {
+	drop := []int32{}
+	if r.Restores > 0 {
+		var err error
+		if drop, err = droppable(ctx, db.pool, store.RetentionCut(r, now)); err != nil {
+			return err
+		}
+	}
+	keep := r.KeepLast
+	if keep <= 0 {
+		keep = store.DefaultKeepLast
+	}
+	rows, err := db.pool.Query(ctx, `SELECT instance_id FROM prune_gone_history WHERE NOT part_month = ANY($1)
+		UNION SELECT instance_id FROM prune_gone_log WHERE NOT part_month = ANY($1) ORDER BY 1`, drop)
+	if err != nil {
+		return err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, deriveLockClass, lockKey(id)); err != nil {
+				return err
+			}
+			if err := recheck(ctx, tx, id, keep); err != nil {
+				return err
+			}
+			for _, q := range []struct {
+				list, table string
+				n           *int64
+			}{{"prune_gone_history", "history_row", &st.History}, {"prune_gone_log", "log_restore", &st.LogRestores}} {
+				tag, err := tx.Exec(ctx, `WITH g AS (DELETE FROM `+q.list+` WHERE instance_id = $1 AND NOT part_month = ANY($2)
+					RETURNING id) DELETE FROM `+q.table+` WHERE instance_id = $1 AND id IN (SELECT id FROM g)`, id, drop)
+				if err != nil {
+					return fmt.Errorf("%s: %w", q.table, err)
+				}
+				*q.n += tag.RowsAffected()
+			}
+			if err := dropStamps(ctx, tx); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `UPDATE instance SET dirty = dirty + 1, dirty_from = NULL WHERE id = $1`, id)
+			return err
+		}); err != nil {
+			return fmt.Errorf("instance %d: %w", id, err)
+		}
+	}
+	if len(ids) > 0 {
+		return db.Reconcile(ctx)
+	}
+	return nil
 }
