@@ -30,7 +30,7 @@ func (db *DB) SaveFindings(ctx context.Context, instanceID, pending int64, serie
 		// The evidence a month's prune computed for this instance is
 		// computed again before its month drops (prune_stamp).
 		var inst string
-		if err := tx.QueryRow(ctx, `UPDATE instance SET findings_rev = findings_rev + 1 WHERE id = $1 RETURNING name`,
+		if err := tx.QueryRow(ctx, `UPDATE instance SET evidence_rev = evidence_rev + 1 WHERE id = $1 RETURNING name`,
 			instanceID).Scan(&inst); err != nil {
 			return fmt.Errorf("instance %d: %w", instanceID, err)
 		}

@@ -195,11 +195,13 @@ func (db *DB) deriveInstance(ctx context.Context, id int64) (locked bool, err er
 		}
 		// Cleared only if no import added facts since they were read; the
 		// findings are stale now: the analysis is marked pending in the
-		// same transaction.
+		// same transaction. Restores deleted move the instance's evidence
+		// (a series' last ones move back: prune_stamp, migration 0039).
 		if _, err := tx.Exec(ctx, `UPDATE instance SET restore_date_semantics = $1, semantics_samples = $2,
 			dirty = CASE WHEN dirty = $3 THEN 0 ELSE dirty END, dirty_from = CASE WHEN dirty = $3 THEN NULL ELSE dirty_from END,
-			windowable = $4, analysis_pending = analysis_pending + 1, derived = derived + 1
-			WHERE id = $5`, out.Semantics, out.SemanticsN, version, flag(windowable), id); err != nil {
+			windowable = $4, analysis_pending = analysis_pending + 1, derived = derived + 1,
+			evidence_rev = evidence_rev + $6 WHERE id = $5`, out.Semantics, out.SemanticsN, version, flag(windowable), id,
+			min(len(deleted), 1)); err != nil {
 			return err
 		}
 		if from == wholeInstance {

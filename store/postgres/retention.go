@@ -119,31 +119,39 @@ UNION SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY database_name O
 // rollUpInstance rolls up one instance's unpinned log restores older than
 // cut and deletes their facts, inside tx, under the instance's derivation
 // lock (no replica derives it meanwhile), marking the instance for a whole
-// derivation when it deleted any.
+// derivation.
 //
-// The facts in the months of drop are not deleted: they are listed in
-// prune_gone_history and prune_gone_log, with the instance's stamp
-// (prune_stamp), and go with their month's partition (dropMonths). A
-// restore whose fact is listed already was rolled up by an earlier pass
-// and is not rolled up again.
+// With months to drop (drop not nil), the facts in those months are not
+// deleted: they are listed in prune_gone_history and prune_gone_log and go
+// with their month's partition (dropMonths); and the instance is not marked
+// for derivation but stamped (prune_stamp), so that its evidence is not
+// moved by a derivation before the drop; the drop marks it. A restore whose
+// fact is listed already was rolled up by an earlier pass and is not rolled
+// up again.
 func rollUpInstance(ctx context.Context, tx pgx.Tx, id, cut int64, keep int, st *store.PruneStats, drop []int32) error {
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, deriveLockClass, lockKey(id)); err != nil {
 		return err
 	}
-	// Read before the evidence, so that a change of the findings between
-	// the two reads counts as a change since (and is looked at again).
-	var derived, findings int64
-	if err := tx.QueryRow(ctx, `SELECT derived, findings_rev FROM instance WHERE id = $1`, id).Scan(&derived, &findings); err != nil {
+	// Read before the evidence, so that findings saved between the two
+	// reads count as a change since (and are looked at again).
+	var evidence int64
+	if err := tx.QueryRow(ctx, `SELECT evidence_rev FROM instance WHERE id = $1`, id).Scan(&evidence); err != nil {
 		return err
 	}
 	pinned, err := pinnedOf(ctx, tx, id, keep)
 	if err != nil {
 		return err
 	}
+	if drop != nil {
+		// What an earlier pass listed is held to the evidence of now.
+		if err := unlistPinned(ctx, tx, id, pinned); err != nil {
+			return err
+		}
+	}
 	rows, err := tx.Query(ctx, `SELECT r.id, r.database_name, r.at_utc, r.duration_s, r.logical_mibps, r.backup_bytes,
 			COALESCE(r.instance_build, ''), COALESCE(r.source_server, ''), COALESCE(l.first_lsn, ''), COALESCE(l.last_lsn, '')
 		FROM restore AS r LEFT JOIN log_restore AS l ON l.id = r.log_id
-		WHERE r.instance_id = $1 AND r.kind = 'log' AND r.at_utc < $2 AND NOT `+listedGone("r"), id, cut)
+		WHERE r.instance_id = $1 AND r.kind = 'log' AND r.at_utc < $2 AND NOT `+listedGone("r")+` AND `+factHeld("r"), id, cut)
 	if err != nil {
 		return err
 	}
@@ -192,9 +200,8 @@ func rollUpInstance(ctx context.Context, tx pgx.Tx, id, cut int64, keep int, st 
 				return fmt.Errorf("%s: %w", q.table, err)
 			}
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO prune_stamp (instance_id, derived, findings) VALUES ($1, $2, $3)
-			ON CONFLICT (instance_id) DO UPDATE SET derived = excluded.derived, findings = excluded.findings`,
-			id, derived, findings); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO prune_stamp (instance_id, evidence) VALUES ($1, $2)
+			ON CONFLICT (instance_id) DO UPDATE SET evidence = excluded.evidence`, id, evidence); err != nil {
 			return fmt.Errorf("stamp: %w", err)
 		}
 	}
@@ -202,15 +209,13 @@ func rollUpInstance(ctx context.Context, tx pgx.Tx, id, cut int64, keep int, st 
 	if err != nil {
 		return fmt.Errorf("history_row: %w", err)
 	}
-	deleted := tag.RowsAffected()
 	st.History += tag.RowsAffected()
 	if tag, err = tx.Exec(ctx, `DELETE FROM log_restore WHERE id = ANY($1) AND NOT part_month = ANY($2)`, logs, drop); err != nil {
 		return fmt.Errorf("log_restore: %w", err)
 	}
-	deleted += tag.RowsAffected()
 	st.LogRestores += tag.RowsAffected()
-	if deleted == 0 {
-		return nil // only listed: the month's drop marks the instance
+	if len(drop) > 0 {
+		return nil // stamped: the month's drop marks it
 	}
 	_, err = tx.Exec(ctx, `UPDATE instance SET dirty = dirty + 1, dirty_from = NULL WHERE id = $1`, id)
 	return err
@@ -221,6 +226,16 @@ func rollUpInstance(ctx context.Context, tx pgx.Tx, id, cut int64, keep int, st 
 func listedGone(alias string) string {
 	return `((` + alias + `.natural_key > 0 AND EXISTS (SELECT 1 FROM prune_gone_history AS g WHERE g.id = ` + alias + `.natural_key))
 		OR (` + alias + `.natural_key < 0 AND EXISTS (SELECT 1 FROM prune_gone_log AS g WHERE g.id = -` + alias + `.natural_key)))`
+}
+
+// factHeld is the condition that restore alias's fact is still held: a
+// restore whose fact a prune deleted (rolled up, not yet derived again) is
+// not rolled up twice.
+func factHeld(alias string) string {
+	return `((` + alias + `.natural_key > 0 AND EXISTS (SELECT 1 FROM history_row AS h
+			WHERE h.id = ` + alias + `.natural_key AND h.part_month = ` + alias + `.part_month))
+		OR (` + alias + `.natural_key < 0 AND EXISTS (SELECT 1 FROM log_restore AS h
+			WHERE h.id = -` + alias + `.natural_key AND h.part_month = ` + alias + `.part_month)))`
 }
 
 // pinnedOf reads instance id's evidence (pinnedSQL).

@@ -109,9 +109,12 @@ func (p pruner) RollUpMonths(ctx context.Context, cut int64, keep int, st *store
 			return false, err
 		case pe.Code == "55P03":
 			// A lock not had within lockWait: the months drop at a
-			// later prune; their facts stay listed.
+			// later prune; their facts stay listed, and that prune
+			// holds them to the evidence of its time. The instances
+			// rolled up are derived now (their facts deleted row by
+			// row go).
 			*st = start
-			return true, nil
+			return true, releaseStamps(ctx, p.db.pool, true)
 		case pe.Code == "40P01" && attempt < 3:
 			// A deadlock with an import or an analysis that took the
 			// tables in another order: it went on, the drop is tried
@@ -127,10 +130,10 @@ func (p pruner) RollUpMonths(ctx context.Context, cut int64, keep int, st *store
 // ACCESS EXCLUSIVE request waits, every page's read queues behind it.
 const lockWait = "5s"
 
-// movedSQL lists the instances whose derivation or findings moved since
-// their facts were listed.
+// movedSQL lists the instances whose evidence may have moved since their
+// facts were listed (migration 0039).
 const movedSQL = `SELECT s.instance_id FROM prune_stamp AS s JOIN instance AS i ON i.id = s.instance_id
-	WHERE i.derived <> s.derived OR i.findings_rev <> s.findings ORDER BY 1`
+	WHERE i.evidence_rev <> s.evidence ORDER BY 1`
 
 // recheckMoved computes again the evidence of each instance whose
 // derivation or findings moved since its facts were listed, each in its
@@ -157,19 +160,28 @@ func (p pruner) recheckMoved(ctx context.Context, keep int) (int, error) {
 	return len(ids), nil
 }
 
-// recheck takes out of the gone lists the facts of instance id's listed
-// restores that are evidence now, and stamps the instance. Such a restore
-// stays raw; its day's roll-up, written when it was not evidence, counts it
-// as well.
+// recheck computes instance id's evidence again, takes out of the gone
+// lists what is evidence now (unlistPinned) and stamps the instance.
 func recheck(ctx context.Context, tx pgx.Tx, id int64, keep int) error {
-	var derived, findings int64
-	if err := tx.QueryRow(ctx, `SELECT derived, findings_rev FROM instance WHERE id = $1`, id).Scan(&derived, &findings); err != nil {
+	var evidence int64
+	if err := tx.QueryRow(ctx, `SELECT evidence_rev FROM instance WHERE id = $1`, id).Scan(&evidence); err != nil {
 		return err
 	}
 	pinned, err := pinnedOf(ctx, tx, id, keep)
 	if err != nil {
 		return err
 	}
+	if err := unlistPinned(ctx, tx, id, pinned); err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `UPDATE prune_stamp SET evidence = $2 WHERE instance_id = $1`, id, evidence)
+	return err
+}
+
+// unlistPinned takes out of the gone lists the facts of instance id's
+// listed restores that are in pinned. Such a restore stays raw; its day's
+// roll-up, written when it was not evidence, counts it as well.
+func unlistPinned(ctx context.Context, tx pgx.Tx, id int64, pinned map[int64]bool) error {
 	rows, err := tx.Query(ctx, `SELECT r.id, r.history_id, r.log_id, r.extra_log_id FROM restore AS r
 		WHERE r.instance_id = $1 AND `+listedGone("r"), id)
 	if err != nil {
@@ -194,13 +206,13 @@ func recheck(ctx context.Context, tx pgx.Tx, id int64, keep int) error {
 	}); err != nil {
 		return err
 	}
+	if len(hist)+len(logs) == 0 {
+		return nil
+	}
 	if _, err := tx.Exec(ctx, `DELETE FROM prune_gone_history WHERE id = ANY($1)`, hist); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM prune_gone_log WHERE id = ANY($1)`, logs); err != nil {
-		return err
-	}
-	_, err = tx.Exec(ctx, `UPDATE prune_stamp SET derived = $2, findings = $3 WHERE instance_id = $1`, id, derived, findings)
+	_, err = tx.Exec(ctx, `DELETE FROM prune_gone_log WHERE id = ANY($1)`, logs)
 	return err
 }
 
@@ -245,20 +257,15 @@ func (p pruner) dropMonths(ctx context.Context, cut int64, keep int, st *store.P
 			}
 			deleted = append(deleted, gone...)
 		}
-		// The instances whose facts went are derived again; their lists
-		// and stamps are done with.
-		if _, err := tx.Exec(ctx, `UPDATE instance SET dirty = dirty + 1, dirty_from = NULL WHERE id IN (
-				SELECT instance_id FROM prune_gone_history WHERE part_month = ANY($1)
-				UNION SELECT instance_id FROM prune_gone_log WHERE part_month = ANY($1))`, drop); err != nil {
-			return err
-		}
+		// The lists of the months dropped are done with; the instances
+		// rolled up are derived again.
 		if _, err := tx.Exec(ctx, `DELETE FROM prune_gone_history WHERE part_month = ANY($1)`, drop); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM prune_gone_log WHERE part_month = ANY($1)`, drop); err != nil {
 			return err
 		}
-		if err := dropStamps(ctx, tx); err != nil {
+		if err := releaseStamps(ctx, tx, false); err != nil {
 			return err
 		}
 		// The restores dropped with their month leave the kept orders as
@@ -267,11 +274,20 @@ func (p pruner) dropMonths(ctx context.Context, cut int64, keep int, st *store.P
 	})
 }
 
-// dropStamps deletes the stamps of instances with no fact listed.
-func dropStamps(ctx context.Context, tx pgx.Tx) error {
-	_, err := tx.Exec(ctx, `DELETE FROM prune_stamp AS s WHERE NOT EXISTS (SELECT 1 FROM prune_gone_history AS g
-		WHERE g.instance_id = s.instance_id) AND NOT EXISTS (SELECT 1 FROM prune_gone_log AS g WHERE g.instance_id = s.instance_id)`)
+// releaseStamps hands to derivation the instances stamped by a roll-up
+// (their stamps deleted, the instances marked for a whole derivation): all
+// of them, or those with no fact listed any more.
+func releaseStamps(ctx context.Context, q execer, all bool) error {
+	_, err := q.Exec(ctx, `WITH s AS (DELETE FROM prune_stamp AS s WHERE $1 OR (
+			NOT EXISTS (SELECT 1 FROM prune_gone_history AS g WHERE g.instance_id = s.instance_id)
+			AND NOT EXISTS (SELECT 1 FROM prune_gone_log AS g WHERE g.instance_id = s.instance_id)) RETURNING instance_id)
+		UPDATE instance SET dirty = dirty + 1, dirty_from = NULL WHERE id IN (SELECT instance_id FROM s)`, all)
 	return err
+}
+
+// execer is a pool or a transaction.
+type execer interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
 }
 
 // droppable lists the months whose partitions lie wholly before cut.
@@ -393,16 +409,22 @@ func (db *DB) settleGone(ctx context.Context, r store.Retention, now time.Time, 
 				}
 				*q.n += tag.RowsAffected()
 			}
-			if err := dropStamps(ctx, tx); err != nil {
-				return err
-			}
 			_, err := tx.Exec(ctx, `UPDATE instance SET dirty = dirty + 1, dirty_from = NULL WHERE id = $1`, id)
 			return err
 		}); err != nil {
 			return fmt.Errorf("instance %d: %w", id, err)
 		}
 	}
-	if len(ids) > 0 {
+	// And the instances a stopped prune stamped without listing any fact
+	// (it deleted their old facts row by row).
+	var released int64
+	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM prune_stamp`).Scan(&released); err != nil {
+		return err
+	}
+	if err := releaseStamps(ctx, db.pool, false); err != nil {
+		return err
+	}
+	if len(ids) > 0 || released > 0 {
 		return db.Reconcile(ctx)
 	}
 	return nil

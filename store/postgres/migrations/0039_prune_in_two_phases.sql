@@ -16,14 +16,16 @@ CREATE TABLE prune_gone_log (
     instance_id BIGINT NOT NULL REFERENCES instance (id) ON DELETE CASCADE,
     part_month  INTEGER NOT NULL
 );
--- What an instance's evidence was computed from when its facts were listed:
--- its derivation counter and its findings' (SaveFindings counts them in
--- instance.findings_rev). An instance whose counters moved since has its
--- evidence computed again before its month drops, so a restore that became
--- evidence in between stays raw.
+-- The instances a prune rolled up and has not yet handed to derivation,
+-- with their evidence_rev when their evidence was computed. evidence_rev
+-- counts what can make an old restore evidence: saved findings (a
+-- regression, a watch, a series' outliers and change points) and a
+-- derivation that deleted restores (a series' last ones move back). An
+-- instance whose count moved since has its evidence computed again before
+-- its month drops, so a restore that became evidence in between stays raw;
+-- a derivation that only added restores moves nothing.
 CREATE TABLE prune_stamp (
     instance_id BIGINT PRIMARY KEY REFERENCES instance (id) ON DELETE CASCADE,
-    derived     BIGINT NOT NULL,
-    findings    BIGINT NOT NULL
+    evidence    BIGINT NOT NULL
 );
-ALTER TABLE instance ADD COLUMN findings_rev BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE instance ADD COLUMN evidence_rev BIGINT NOT NULL DEFAULT 0;
