@@ -138,23 +138,8 @@ pg_up "$PGDATA_DIR"
 trap cleanup EXIT
 PGURL=$(pg_url rw)
 declare -A WH=([sqlite]=$DB [pg]=$PGURL)
-sq_count() { sqlite3 -readonly "$DB" "SELECT (SELECT count(*) FROM restore) || ' ' || (SELECT count(*) FROM instance)"; }
-pg_count() { pg_psql -d rw -Atc "SELECT (SELECT count(*) FROM restore) || ' ' || (SELECT count(*) FROM instance)" 2>/dev/null || true; }
-WANT=$(sq_count)
-HAVE=""
-[ "$(pg_psql -Atc "SELECT 1 FROM pg_database WHERE datname = 'rw'")" = 1 ] && HAVE=$(pg_count)
-if [ "$HAVE" != "$WANT" ]; then
-	note "- PostgreSQL database rw holds \"${HAVE:-nothing}\" (restores instances), SQLite \"$WANT\": copying with \`rw migrate --from $DB --to $PGURL\`"
-	pg_psql -c "DROP DATABASE IF EXISTS rw" -c "CREATE DATABASE rw"
-	l=$(load)
-	/usr/bin/time -f '%e %M' -o "$DIR/migrate.time" "$RW" migrate --from "$DB" --to "$PGURL" >"$DIR/migrate-$STAMP.out" 2>"$DIR/migrate-$STAMP.err"
-	read -r msecs mkb <"$DIR/migrate.time"
-	start=$SECONDS
-	pg_psql -d rw -c "VACUUM ANALYZE"
-	note "  - migrate $msecs s, max RSS $((mkb / 1024)) MiB (load before $l); VACUUM ANALYZE $((SECONDS - start)) s; $(tail -1 "$DIR/migrate-$STAMP.out")"
-	HAVE=$(pg_count)
-	[ "$HAVE" = "$WANT" ] || { echo "engines.sh: rw holds $HAVE after the copy, SQLite $WANT" >&2; exit 1; }
-fi
+pg_copy_estate "$RW" "$DB" rw "$DIR" "$STAMP"
+WANT=$(sq_count "$DB")
 note "- PostgreSQL: $("$PG_BIN/postgres" --version), cluster $PG_DATA (database rw: $(pg_psql -Atc "SELECT pg_size_pretty(pg_database_size('rw'))")), Unix socket, settings: $PG_SETTINGS"
 note "- estate: $WANT (restores instances) on both"
 

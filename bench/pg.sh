@@ -53,3 +53,30 @@ pg_url() { echo "${PG_URL/\/postgres\?//$1?}"; }
 pg_psql() { as_pg env PGOPTIONS="-c client_min_messages=warning" "$PG_BIN/psql" -h "$(dirname "$PG_DATA")" -p "$PG_PORT" -U postgres -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 pg_down() { as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -m fast -w stop >/dev/null 2>&1 || true; }
+
+# sq_count DB and pg_count NAME print a warehouse's restores and instances.
+sq_count() { sqlite3 -readonly "$1" "SELECT (SELECT count(*) FROM restore) || ' ' || (SELECT count(*) FROM instance)"; }
+pg_count() { pg_psql -d "$1" -Atc "SELECT (SELECT count(*) FROM restore) || ' ' || (SELECT count(*) FROM instance)" 2>/dev/null || true; }
+
+# pg_copy_estate RW DB NAME DIR STAMP makes the database NAME on the cluster
+# a copy of the SQLite warehouse DB, with `RW migrate` then VACUUM ANALYZE,
+# unless it already holds as many restores and instances; the migration's
+# output goes to DIR/migrate-STAMP.out and .err, its figures to note (the
+# calling script's report).
+pg_copy_estate() {
+	local rw=$1 db=$2 name=$3 dir=$4 stamp=$5 want have="" l msecs mkb start url
+	url=$(pg_url "$name")
+	want=$(sq_count "$db")
+	[ "$(pg_psql -Atc "SELECT 1 FROM pg_database WHERE datname = '$name'")" = 1 ] && have=$(pg_count "$name")
+	[ "$have" = "$want" ] && return 0
+	note "- PostgreSQL database $name holds \"${have:-nothing}\" (restores instances), SQLite \"$want\": copying with \`rw migrate --from $db --to $url\`"
+	pg_psql -c "DROP DATABASE IF EXISTS $name" -c "CREATE DATABASE $name"
+	l=$(uptime | sed 's/.*load average: //')
+	/usr/bin/time -f '%e %M' -o "$dir/migrate.time" "$rw" migrate --from "$db" --to "$url" >"$dir/migrate-$stamp.out" 2>"$dir/migrate-$stamp.err"
+	read -r msecs mkb <"$dir/migrate.time"
+	start=$SECONDS
+	pg_psql -d "$name" -c "VACUUM ANALYZE"
+	note "  - migrate $msecs s, max RSS $((mkb / 1024)) MiB (load before $l); VACUUM ANALYZE $((SECONDS - start)) s; $(tail -1 "$dir/migrate-$stamp.out")"
+	have=$(pg_count "$name")
+	[ "$have" = "$want" ] || { echo "pg_copy_estate: $name holds $have after the copy, SQLite $want" >&2; exit 1; }
+}

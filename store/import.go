@@ -88,6 +88,9 @@ type PruneStats struct {
 	// Months counts the months dropped whole (PostgreSQL's partitions,
 	// MonthPruner); their facts count in History and LogRestores too.
 	Months int64
+	// Locked is how long the months' drop held the restore tables'
+	// exclusive locks, until its commit: the longest a page waited for it.
+	Locked time.Duration
 }
 
 // Untimed is a count of log records that reconciliation kept but could place

@@ -191,7 +191,7 @@ func runCollectorWith(ctx context.Context, m *Main, db store.Warehouse, path str
 			return
 		}
 		m.Logger.Info("retention", "history_rows", st.History, "log_restores", st.LogRestores, "rolled_up", st.RolledUp,
-			"pinned", st.Pinned, "months", st.Months, "runs", st.Runs, "inflight", st.Inflight)
+			"pinned", st.Pinned, "months", st.Months, "locked", st.Locked, "runs", st.Runs, "inflight", st.Inflight)
 	}
 	if !once {
 		// Retention runs beside the collector, hourly: it is housekeeping and

@@ -219,6 +219,12 @@ func unlistPinned(ctx context.Context, tx pgx.Tx, id int64, pinned map[int64]boo
 // dropMonths is the second phase: under the tables' locks, the months
 // wholly before cut are detached, what is not listed put back, and dropped.
 func (p pruner) dropMonths(ctx context.Context, cut int64, keep int, st *store.PruneStats) error {
+	var locked time.Time
+	defer func() {
+		if !locked.IsZero() {
+			st.Locked += time.Since(locked)
+		}
+	}()
 	return pgx.BeginFunc(ctx, p.db.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, lockWait); err != nil {
 			return err
@@ -226,6 +232,7 @@ func (p pruner) dropMonths(ctx context.Context, cut int64, keep int, st *store.P
 		if _, err := tx.Exec(ctx, `LOCK TABLE history_row, log_restore, restore IN ACCESS EXCLUSIVE MODE`); err != nil {
 			return fmt.Errorf("lock: %w", err)
 		}
+		locked = time.Now()
 		// No analysis saves findings while the evidence is looked at.
 		if _, err := tx.Exec(ctx, `LOCK TABLE series, regression, watch IN SHARE MODE`); err != nil {
 			return fmt.Errorf("lock: %w", err)
