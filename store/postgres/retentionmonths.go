@@ -266,10 +266,7 @@ func (p pruner) dropMonths(ctx context.Context, cut int64, keep int, st *store.P
 		}
 		// The lists of the months dropped are done with; the instances
 		// rolled up are derived again.
-		if _, err := tx.Exec(ctx, `DELETE FROM prune_gone_history WHERE part_month = ANY($1)`, drop); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM prune_gone_log WHERE part_month = ANY($1)`, drop); err != nil {
+		if err := unlistMonths(ctx, tx, drop); err != nil {
 			return err
 		}
 		if err := releaseStamps(ctx, tx, false); err != nil {
@@ -279,6 +276,29 @@ func (p pruner) dropMonths(ctx context.Context, cut int64, keep int, st *store.P
 		// derivation's deletions do.
 		return recordRestoreChanges(ctx, tx, nil, deleted)
 	})
+}
+
+// unlistMonths deletes the lists' entries of the months dropped: a
+// TRUNCATE when they hold no other month's (the usual case: a DELETE of
+// millions of entries held the tables' locks for seconds more), else a
+// DELETE. Nothing lists facts meanwhile: a roll-up reads the restore
+// tables first, and the drop holds them.
+func unlistMonths(ctx context.Context, tx pgx.Tx, drop []int32) error {
+	var other bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM prune_gone_history WHERE NOT part_month = ANY($1))
+		OR EXISTS (SELECT 1 FROM prune_gone_log WHERE NOT part_month = ANY($1))`, drop).Scan(&other); err != nil {
+		return err
+	}
+	if !other {
+		_, err := tx.Exec(ctx, `TRUNCATE prune_gone_history, prune_gone_log`)
+		return err
+	}
+	for _, list := range []string{"prune_gone_history", "prune_gone_log"} {
+		if _, err := tx.Exec(ctx, `DELETE FROM `+list+` WHERE part_month = ANY($1)`, drop); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // releaseStamps hands to derivation the instances stamped by a roll-up
@@ -335,7 +355,11 @@ func dropMonth(ctx context.Context, tx pgx.Tx, m int32, st *store.PruneStats) ([
 			return nil, fmt.Errorf("detach %s: %w", t, err)
 		}
 	}
-	rows, err := tx.Query(ctx, `SELECT id FROM `+part("restore")+` AS r WHERE `+listedGone("r")+` ORDER BY id`)
+	// Joins, not listedGone's EXISTS in an OR, which the planner runs as
+	// a probe of the list per restore (millions of them, under the lock):
+	// a history row's id is a natural key > 0, a log line's its negation.
+	rows, err := tx.Query(ctx, `SELECT r.id FROM `+part("restore")+` AS r JOIN prune_gone_history AS g ON g.id = r.natural_key
+		UNION ALL SELECT r.id FROM `+part("restore")+` AS r JOIN prune_gone_log AS g ON g.id = -r.natural_key ORDER BY 1`)
 	if err != nil {
 		return nil, err
 	}
@@ -349,7 +373,8 @@ func dropMonth(ctx context.Context, tx pgx.Tx, m int32, st *store.PruneStats) ([
 	}{
 		{"history_row", `NOT EXISTS (SELECT 1 FROM prune_gone_history AS g WHERE g.id = p.id)`, &st.History},
 		{"log_restore", `NOT EXISTS (SELECT 1 FROM prune_gone_log AS g WHERE g.id = p.id)`, &st.LogRestores},
-		{"restore", `NOT ` + listedGone("p"), nil},
+		{"restore", `NOT EXISTS (SELECT 1 FROM prune_gone_history AS g WHERE g.id = p.natural_key)
+			AND NOT EXISTS (SELECT 1 FROM prune_gone_log AS g WHERE g.id = -p.natural_key)`, nil},
 	} {
 		var held int64
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM `+part(q.table)).Scan(&held); err != nil {
