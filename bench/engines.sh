@@ -87,14 +87,10 @@ div() { awk -v a="$1" -v b="$2" -v p="${3:-2}" 'BEGIN {if (b == 0) print "-"; el
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 
 RW=$DIR/rw-engines
-if [ -n "${RW_BENCH_BIN:-}" ]; then
-	[ "$RW_BENCH_BIN" -ef "$RW" ] || cp "$RW_BENCH_BIN" "$RW"
-else
-	go build -o "$RW" ./cmd/restorewatch
-fi
+. bench/serve.sh
+bench_binary "$RW"
 go build -o "$DIR/load" ./bench/load
 
-. bench/serve.sh
 . bench/pages.sh
 . bench/pg.sh
 

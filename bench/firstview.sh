@@ -45,11 +45,8 @@ note() { echo "$@" | tee -a "$OUT"; }
 load() { uptime | sed 's/.*load average: //'; }
 
 RW=$DIR/rw-firstview
-if [ -n "${RW_BENCH_BIN:-}" ]; then
-	cp "$RW_BENCH_BIN" "$RW"
-else
-	go build -o "$RW" ./cmd/restorewatch
-fi
+. bench/serve.sh
+bench_binary "$RW"
 go build -o "$DIR/load" ./bench/load
 
 note "# First view after a restart, $STAMP"
@@ -58,7 +55,6 @@ note "- machine: $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB RAM, 
 note "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet -- cmd store web 2>/dev/null || echo ' (+ uncommitted changes)')${RW_BENCH_BIN:+; binary $RW_BENCH_BIN}"
 note "- warehouse: $DB ($(du -hL "$DB" | cut -f1))"
 
-. bench/serve.sh
 # SIGTERM, not serve.sh's SIGINT: a shell's background job may start with
 # SIGINT ignored, and a server stopped before it installs its handler would
 # then never stop.

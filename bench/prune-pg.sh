@@ -48,13 +48,9 @@ note() { echo "$@" | tee -a "$OUT"; }
 load() { uptime | sed 's/.*load average: //'; }
 
 RW=$DIR/rw-prune
-if [ -n "${RW_BENCH_BIN:-}" ]; then
-	[ "$RW_BENCH_BIN" -ef "$RW" ] || cp "$RW_BENCH_BIN" "$RW"
-else
-	go build -o "$RW" ./cmd/restorewatch
-fi
-
 . bench/serve.sh
+bench_binary "$RW"
+
 . bench/pg.sh
 
 note "# A month's prune on PostgreSQL beside a server, $STAMP"

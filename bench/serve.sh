@@ -60,3 +60,13 @@ wait_idle() {
 	done
 	echo $((SECONDS - start))
 }
+
+# bench_binary PATH puts the rw to measure at PATH: RW_BENCH_BIN when set
+# (a prebuilt binary), else a build of this tree.
+bench_binary() {
+	if [ -n "${RW_BENCH_BIN:-}" ]; then
+		[ "$RW_BENCH_BIN" -ef "$1" ] || cp "$RW_BENCH_BIN" "$1"
+	else
+		go build -o "$1" ./cmd/restorewatch
+	fi
+}

@@ -132,13 +132,7 @@ func rollUpInstance(ctx context.Context, tx pgx.Tx, id, cut int64, keep int, st 
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, deriveLockClass, lockKey(id)); err != nil {
 		return err
 	}
-	// Read before the evidence, so that findings saved between the two
-	// reads count as a change since (and are looked at again).
-	var evidence int64
-	if err := tx.QueryRow(ctx, `SELECT evidence_rev FROM instance WHERE id = $1`, id).Scan(&evidence); err != nil {
-		return err
-	}
-	pinned, err := pinnedOf(ctx, tx, id, keep)
+	evidence, pinned, err := evidenceOf(ctx, tx, id, keep)
 	if err != nil {
 		return err
 	}
@@ -219,6 +213,18 @@ func rollUpInstance(ctx context.Context, tx pgx.Tx, id, cut int64, keep int, st 
 	}
 	_, err = tx.Exec(ctx, `UPDATE instance SET dirty = dirty + 1, dirty_from = NULL WHERE id = $1`, id)
 	return err
+}
+
+// evidenceOf reads instance id's evidence revision, then its evidence
+// (pinnedOf). The revision is read first, so that findings saved between
+// the two reads count as a change since, and are looked at again.
+func evidenceOf(ctx context.Context, tx pgx.Tx, id int64, keep int) (int64, map[int64]bool, error) {
+	var evidence int64
+	if err := tx.QueryRow(ctx, `SELECT evidence_rev FROM instance WHERE id = $1`, id).Scan(&evidence); err != nil {
+		return 0, nil, err
+	}
+	pinned, err := pinnedOf(ctx, tx, id, keep)
+	return evidence, pinned, err
 }
 
 // listedGone is the condition that restore alias's fact is listed as gone

@@ -163,11 +163,7 @@ func (p pruner) recheckMoved(ctx context.Context, keep int) (int, error) {
 // recheck computes instance id's evidence again, takes out of the gone
 // lists what is evidence now (unlistPinned) and stamps the instance.
 func recheck(ctx context.Context, tx pgx.Tx, id int64, keep int) error {
-	var evidence int64
-	if err := tx.QueryRow(ctx, `SELECT evidence_rev FROM instance WHERE id = $1`, id).Scan(&evidence); err != nil {
-		return err
-	}
-	pinned, err := pinnedOf(ctx, tx, id, keep)
+	evidence, pinned, err := evidenceOf(ctx, tx, id, keep)
 	if err != nil {
 		return err
 	}
