@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -422,40 +423,72 @@ func TestRetentionDropsWholeMonths(t *testing.T) {
 	}
 	c := connect(t, u)
 	before := partitions(t, c, "restore")
-	st, err := db.Prune(ctx, store.Retention{Restores: 90 * 24 * time.Hour, KeepLast: 4}, end)
+	dropped := []string{"202605", "202606", "202607"}
+	heaps := map[string]int64{}
+	for _, table := range []string{"history_row", "log_restore", "restore"} {
+		for _, m := range dropped {
+			heaps[table+"_p"+m] = count(t, c, `SELECT oid::bigint FROM pg_class WHERE relname = $1`, table+"_p"+m)
+		}
+	}
+	ret := store.Retention{Restores: 90 * 24 * time.Hour, KeepLast: 4}
+	st, err := db.Prune(ctx, ret, end)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("prune: %+v", st)
-	dropped := []string{"202605", "202606", "202607"}
 	if st.Months != int64(len(dropped)) {
 		t.Errorf("%d months dropped, want %d", st.Months, len(dropped))
+	}
+	// Each month's partitions are new tables holding what stayed; the old
+	// ones, with the rolled-up facts, are gone, and so are the tables the
+	// kept rows were copied into.
+	for name, oid := range heaps {
+		if n := count(t, c, `SELECT count(*) FROM pg_class WHERE oid = $1`, oid); n != 0 {
+			t.Errorf("%s's old table (oid %d) is still there", name, oid)
+		}
+		if n := count(t, c, `SELECT count(*) FROM pg_class WHERE relname = $1`, strings.Replace(name, "_p", "_k", 1)); n != 0 {
+			t.Errorf("the copy of %s's kept rows is still a table of its own", name)
+		}
 	}
 	for _, table := range []string{"history_row", "log_restore", "restore"} {
 		parts := partitions(t, c, table)
 		for _, m := range dropped {
-			if slices.Contains(parts, table+"_p"+m) {
-				t.Errorf("%s_p%s is still a partition", table, m)
-			}
-			if n := count(t, c, `SELECT count(*) FROM pg_class WHERE relname = $1`, table+"_p"+m); n != 0 {
-				t.Errorf("%s_p%s is still a table", table, m)
+			if !slices.Contains(parts, table+"_p"+m) {
+				t.Errorf("%s_p%s is not a partition", table, m)
 			}
 		}
-		if table == "restore" && len(parts) != len(before)-len(dropped) {
-			t.Errorf("restore's partitions %v, were %v: want %d fewer", parts, before, len(dropped))
+		if table == "restore" && !slices.Equal(parts, before) {
+			t.Errorf("restore's partitions %v, were %v", parts, before)
 		}
 	}
-	// DEFAULT holds the kept restores of the dropped months, and the
-	// history rows they stand on; the regression's evidence among them.
-	kept := count(t, c, `SELECT count(*) FROM restore_default WHERE part_month BETWEEN 202605 AND 202607`)
-	if all := count(t, c, `SELECT count(*) FROM restore WHERE part_month BETWEEN 202605 AND 202607`); kept == 0 || kept != all {
-		t.Errorf("%d restores of the dropped months in DEFAULT, %d in all", kept, all)
+	if n := count(t, c, `SELECT count(*) FROM pruned_month WHERE part_month BETWEEN 202605 AND 202607`); n != int64(len(dropped)) {
+		t.Errorf("%d months recorded as pruned, want %d", n, len(dropped))
 	}
-	if n := count(t, c, `SELECT count(*) FROM history_row_default WHERE part_month BETWEEN 202605 AND 202607`); n != kept {
-		t.Errorf("%d history rows of the dropped months kept, want the %d of the kept restores", n, kept)
+	// The months' partitions hold the kept restores and the history rows
+	// they stand on; the regression's evidence among them. DEFAULT holds
+	// none.
+	kept := count(t, c, `SELECT count(*) FROM restore WHERE part_month BETWEEN 202605 AND 202607`)
+	if n := count(t, c, `SELECT (SELECT count(*) FROM restore_default) + (SELECT count(*) FROM history_row_default)
+		+ (SELECT count(*) FROM log_restore_default)`); kept == 0 || n != 0 {
+		t.Errorf("%d restores of the pruned months kept, %d rows in DEFAULT", kept, n)
 	}
-	if n := count(t, c, `SELECT count(*) FROM restore_default WHERE id = ANY($1)`, cited); n != int64(len(cited)) {
-		t.Errorf("%d of the regression's %d restores in DEFAULT", n, len(cited))
+	if n := count(t, c, `SELECT count(*) FROM history_row WHERE part_month BETWEEN 202605 AND 202607`); n != kept {
+		t.Errorf("%d history rows of the pruned months kept, want the %d of the kept restores", n, kept)
+	}
+	if n := count(t, c, `SELECT count(*) FROM restore WHERE id = ANY($1) AND part_month BETWEEN 202605 AND 202607`, cited); n != int64(len(cited)) {
+		t.Errorf("%d of the regression's %d restores kept in their months", n, len(cited))
+	}
+	// A pruned month is not taken for a month to drop again: the next
+	// prune drops nothing and rolls nothing up.
+	again, err := db.Prune(ctx, ret, end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Months != 0 || again.RolledUp != 0 || again.History != 0 {
+		t.Errorf("the same prune again: %+v, want nothing dropped or rolled up", again)
+	}
+	if n := count(t, c, `SELECT count(*) FROM restore WHERE part_month BETWEEN 202605 AND 202607`); n != kept {
+		t.Errorf("%d restores of the pruned months after the same prune again, want %d", n, kept)
 	}
 	want := byID(t, db)
 

@@ -15,17 +15,19 @@ import (
 // Retention by month (issue 41 item 4): once a month's partitions lie wholly
 // before the retention's cut, the prune rolls up every instance as
 // rollUpInstance does (the same evidence, the same roll-ups as SQLite's),
-// but instead of deleting the month's rolled-up facts row by row it
-// detaches the month's three partitions, puts back into the parent tables
-// every row it must keep, and drops them: no DELETE, no dead tuples for
-// vacuum. The rows kept (the evidence and the facts it stands on, full and
+// but instead of deleting the month's rolled-up facts row by row it copies
+// the rows that stay (the evidence and the facts it stands on, full and
 // differential restores, facts no restore cites, anything younger than the
-// cut) keep their ids and part_month and land in DEFAULT, since their month
-// has no partition any more.
+// cut) into new tables and puts those in the place of the month's three
+// partitions, which are dropped: no DELETE, no dead tuples for vacuum. The
+// month is recorded in pruned_month; its partitions then hold only what
+// stayed, and later prunes take its rows out one by one as their evidence
+// goes.
 //
-// It runs in two phases, so that pages wait for seconds, not for the
-// roll-up of a whole estate (a month of a 10 M-restore warehouse held them
-// for over 20 minutes when the roll-up ran under the lock):
+// It runs in phases, so that pages wait for a catalogue change, not for
+// the roll-up of a whole estate (a month of a 10 M-restore warehouse held
+// them for over 20 minutes when the roll-up ran under the lock) nor for
+// the copy of what stays (12 s at 3 M when it was made under the lock):
 //
 //  1. Each instance is rolled up in its own short transaction under its
 //     derivation lock, taking no table lock: the roll-ups are written, and
@@ -34,15 +36,16 @@ import (
 //     drop that cannot have its lock, leaves them listed: rolled up once,
 //     never again (rollUpInstance skips a listed restore), dropped by a
 //     later prune.
-//  2. One transaction takes ACCESS EXCLUSIVE locks on the three tables
-//     (DETACH takes them anyway; the lock order is derivation's:
-//     history_row, log_restore, restore) and SHARE locks on the findings,
-//     computes again the evidence of every instance whose derivation or
-//     findings moved since its roll-up (a restore that became evidence
-//     meanwhile leaves the list and stays raw), then detaches, puts back
-//     what is not listed and drops. No derivation or import can have read
-//     facts it drops, and pages wait for the drop instead of reading half
-//     of it.
+//  2. One transaction takes SHARE locks on the three tables, the findings
+//     and the lists (writers wait, readers read on; the lock order is
+//     derivation's: history_row, log_restore, restore), computes again the
+//     evidence of every instance whose derivation or findings moved since
+//     its roll-up (a restore that became evidence meanwhile leaves the list
+//     and stays raw), and copies what is not listed into the new tables
+//     (keepMonth). Then it takes ACCESS EXCLUSIVE locks on the three
+//     tables and swaps the new tables in (swapMonth). No derivation or
+//     import can have read facts it drops, and pages wait for the swap
+//     instead of reading half of it.
 //
 // Listed facts whose month is not dropped (retention lengthened or turned
 // off after a crash, another replica's drop first) are deleted row by row
@@ -225,12 +228,11 @@ func (p pruner) dropMonths(ctx context.Context, cut int64, keep int, st *store.P
 		if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, lockWait); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `LOCK TABLE history_row, log_restore, restore IN ACCESS EXCLUSIVE MODE`); err != nil {
-			return fmt.Errorf("lock: %w", err)
-		}
-		locked = time.Now()
-		// No analysis saves findings while the evidence is looked at.
-		if _, err := tx.Exec(ctx, `LOCK TABLE series, regression, watch IN SHARE MODE`); err != nil {
+		// Writers wait from here (derivation, imports, analysis saving
+		// findings, a roll-up listing facts), readers read on: the rows
+		// that stay are copied while pages are served.
+		if _, err := tx.Exec(ctx, `LOCK TABLE history_row, log_restore, restore, series, regression, watch,
+			prune_gone_history, prune_gone_log IN SHARE MODE`); err != nil {
 			return fmt.Errorf("lock: %w", err)
 		}
 		// Again under the lock: another replica's prune may have dropped
@@ -254,11 +256,26 @@ func (p pruner) dropMonths(ctx context.Context, cut int64, keep int, st *store.P
 		}
 		var deleted []int64
 		for _, m := range drop {
-			gone, err := dropMonth(ctx, tx, m, st)
+			gone, err := keepMonth(ctx, tx, m, st)
 			if err != nil {
 				return fmt.Errorf("month %d: %w", m, err)
 			}
 			deleted = append(deleted, gone...)
+		}
+		// Readers wait from here, for the catalogue's changes alone.
+		if _, err := tx.Exec(ctx, `LOCK TABLE history_row, log_restore, restore IN ACCESS EXCLUSIVE MODE`); err != nil {
+			return fmt.Errorf("lock: %w", err)
+		}
+		locked = time.Now()
+		for _, m := range drop {
+			if err := swapMonth(ctx, tx, m); err != nil {
+				return fmt.Errorf("month %d: %w", m, err)
+			}
+			st.Months++
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO pruned_month (part_month, pruned_utc)
+			SELECT unnest($1::integer[]), $2`, drop, time.Now().UnixMilli()); err != nil {
+			return err
 		}
 		// The lists of the months dropped are done with; the instances
 		// rolled up are derived again.
@@ -313,9 +330,12 @@ type execer interface {
 	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
 }
 
-// droppable lists the months whose partitions lie wholly before cut.
+// droppable lists the months whose partitions lie wholly before cut and
+// were not pruned yet (pruned_month: their partitions hold the rows that
+// stayed, which leave one by one).
 func droppable(ctx context.Context, q querier, cut int64) ([]int32, error) {
-	rows, err := q.Query(ctx, monthsSQL)
+	rows, err := q.Query(ctx, `SELECT m FROM (`+monthsSQL+`) AS x
+		WHERE NOT EXISTS (SELECT 1 FROM pruned_month AS p WHERE p.part_month = x.m) ORDER BY m`)
 	if err != nil {
 		return nil, fmt.Errorf("months: %w", err)
 	}
@@ -340,20 +360,18 @@ type querier interface {
 // pruner drops months.
 var _ store.MonthPruner = pruner{}
 
-// dropMonth detaches month m's partitions, puts back what stays and drops
-// them; it returns the ids of the restores dropped. A fact goes when the
-// roll-up listed it as gone; a restore when the fact its natural key names
-// goes (as derivation would then delete it).
-func dropMonth(ctx context.Context, tx pgx.Tx, m int32, st *store.PruneStats) ([]int64, error) {
-	part := func(t string) string { return pgx.Identifier{t + "_p" + strconv.Itoa(int(m))}.Sanitize() }
-	for _, t := range []string{"history_row", "log_restore", "restore"} {
-		if _, err := tx.Exec(ctx, `ALTER TABLE `+t+` DETACH PARTITION `+part(t)); err != nil {
-			return nil, fmt.Errorf("detach %s: %w", t, err)
-		}
-	}
+// keepMonth copies the rows of month m's partitions that stay into tables
+// of their own (history_row_k<m> and so on), with the partitions' indexes,
+// foreign keys and a check on the month, so that they can take the
+// partitions' place with no scan (swapMonth); it returns the ids of the
+// restores that go. A fact goes when the roll-up listed it as gone; a
+// restore when the fact its natural key names goes (as derivation would
+// then delete it). It runs under SHARE locks: pages read on.
+func keepMonth(ctx context.Context, tx pgx.Tx, m int32, st *store.PruneStats) ([]int64, error) {
+	part, kept := monthTables(m)
 	// Joins, not listedGone's EXISTS in an OR, which the planner runs as
-	// a probe of the list per restore (millions of them, under the lock):
-	// a history row's id is a natural key > 0, a log line's its negation.
+	// a probe of the list per restore (millions of them): a history row's
+	// id is a natural key > 0, a log line's its negation.
 	rows, err := tx.Query(ctx, `SELECT r.id FROM `+part("restore")+` AS r JOIN prune_gone_history AS g ON g.id = r.natural_key
 		UNION ALL SELECT r.id FROM `+part("restore")+` AS r JOIN prune_gone_log AS g ON g.id = -r.natural_key ORDER BY 1`)
 	if err != nil {
@@ -372,23 +390,74 @@ func dropMonth(ctx context.Context, tx pgx.Tx, m int32, st *store.PruneStats) ([
 		{"restore", `NOT EXISTS (SELECT 1 FROM prune_gone_history AS g WHERE g.id = p.natural_key)
 			AND NOT EXISTS (SELECT 1 FROM prune_gone_log AS g WHERE g.id = -p.natural_key)`, nil},
 	} {
-		var held int64
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM `+part(q.table)).Scan(&held); err != nil {
+		from, to := part(q.table), kept(q.table)
+		var fks []string
+		rows, err := tx.Query(ctx, `SELECT pg_get_constraintdef(oid) FROM pg_constraint
+			WHERE conrelid = $1::regclass AND contype = 'f' ORDER BY conname`, from)
+		if err != nil {
 			return nil, err
 		}
-		tag, err := tx.Exec(ctx, `INSERT INTO `+q.table+` SELECT * FROM `+part(q.table)+` AS p WHERE `+q.keep)
+		if fks, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+			return nil, err
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE `+to+` (LIKE `+from+` INCLUDING DEFAULTS INCLUDING INDEXES)`); err != nil {
+			return nil, fmt.Errorf("keep %s: %w", q.table, err)
+		}
+		// The partition's bound, as a check: ATTACH then scans nothing.
+		if _, err := tx.Exec(ctx, fmt.Sprintf(`ALTER TABLE %s ADD CHECK (part_month >= %d AND part_month < %d)`,
+			to, m, m+1)); err != nil {
+			return nil, fmt.Errorf("keep %s: %w", q.table, err)
+		}
+		var held int64
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM `+from).Scan(&held); err != nil {
+			return nil, err
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO `+to+` SELECT * FROM `+from+` AS p WHERE `+q.keep)
 		if err != nil {
 			return nil, fmt.Errorf("keep %s: %w", q.table, err)
+		}
+		// The partition's foreign keys, so that ATTACH finds them and
+		// validates none under its lock.
+		for _, fk := range fks {
+			if _, err := tx.Exec(ctx, `ALTER TABLE `+to+` ADD `+fk); err != nil {
+				return nil, fmt.Errorf("keep %s: %w", q.table, err)
+			}
 		}
 		if q.n != nil {
 			*q.n += held - tag.RowsAffected()
 		}
-		if _, err := tx.Exec(ctx, `DROP TABLE `+part(q.table)); err != nil {
-			return nil, fmt.Errorf("drop %s: %w", q.table, err)
+	}
+	return gone, nil
+}
+
+// swapMonth puts the tables keepMonth filled in the place of month m's
+// partitions: detached, dropped, renamed, attached. Under the tables'
+// ACCESS EXCLUSIVE lock: catalogue changes, and ATTACH's check that the
+// DEFAULT partition holds no row of m (a scan of DEFAULT).
+func swapMonth(ctx context.Context, tx pgx.Tx, m int32) error {
+	part, kept := monthTables(m)
+	for _, t := range []string{"history_row", "log_restore", "restore"} {
+		for _, q := range []string{
+			`ALTER TABLE ` + t + ` DETACH PARTITION ` + part(t),
+			`DROP TABLE ` + part(t),
+			`ALTER TABLE ` + kept(t) + ` RENAME TO ` + part(t),
+			fmt.Sprintf(`ALTER TABLE %s ATTACH PARTITION %s FOR VALUES FROM (%d) TO (%d)`, t, part(t), m, m+1),
+		} {
+			if _, err := tx.Exec(ctx, q); err != nil {
+				return fmt.Errorf("%s: %w", t, err)
+			}
 		}
 	}
-	st.Months++
-	return gone, nil
+	return nil
+}
+
+// monthTables names month m's partition of a table, and the table that
+// takes its place after a prune.
+func monthTables(m int32) (part, kept func(string) string) {
+	name := func(infix string) func(string) string {
+		return func(t string) string { return pgx.Identifier{t + infix + strconv.Itoa(int(m))}.Sanitize() }
+	}
+	return name("_p"), name("_k")
 }
 
 // settleGone deletes row by row, instance by instance, the listed facts
