@@ -884,3 +884,79 @@ func normalise(vals []any) []any {
 	}
 	return vals
 }
+
+// Imports and their derivations keep arriving through another handle (a
+// collector pushing to a replica) while a month's prune runs: none fails,
+// the prune drops the months, and the pruned instance ends as after a prune
+// alone. The imports' writes wait for the copy of what stays (SHARE locks);
+// a deadlock with the swap is the prune's to retry.
+func TestMonthPruneBesideImports(t *testing.T) {
+	ctx := context.Background()
+	ret := store.Retention{Restores: 90 * 24 * time.Hour, KeepLast: 4}
+	u, db, end := throughMonths(t)
+	want := oncePruned(t, ret, end)
+	importHistory(t, db, monthsFleet(end))
+	other, err := postgres.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	size := int64(1 << 20)
+	done := make(chan struct{})
+	imported := make(chan int)
+	go func() {
+		n := 0
+		defer func() { imported <- n }()
+		for batch := 0; ; batch++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			im, err := other.NewImport(ctx, "history", "beside.csv")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for i := range 5 {
+				id := int64(batch*5 + i + 1)
+				if err := im.History(store.HistoryRow{Instance: "SQL02", RestoreHistoryID: id,
+					RestoreDate: end.Add(-time.Duration(id) * time.Minute), Database: "Busy", RestoreType: "L", BackupType: "L",
+					BackupSize: &size, FirstLSN: "1000", LastLSN: "2000",
+					Origin: store.Origin{Source: "history", File: "beside.csv", Line: int(id)}}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			if _, err := im.CommitAndReconcile(); err != nil {
+				t.Errorf("an import beside the prune: %v", err)
+				return
+			}
+			n += 5
+		}
+	}()
+	st, err := db.Prune(ctx, ret, end)
+	close(done)
+	n := <-imported
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("prune: %+v; %d history rows imported beside it", st, n)
+	if st.Months != 3 {
+		t.Errorf("prune: %+v, want 3 months dropped", st)
+	}
+	got := byID(t, db)
+	var busy int
+	for id, r := range got {
+		if r.Instance == "SQL02" {
+			busy++
+			delete(got, id)
+		}
+	}
+	if busy != n || n == 0 {
+		t.Errorf("%d restores of SQL02, want the %d imported beside the prune", busy, n)
+	}
+	if !sameByID(got, want.restores) {
+		t.Errorf("SQL01 after the prune beside imports: %d restores, %d after a prune alone", len(got), len(want.restores))
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/restorewatch/restorewatch/store"
 	"github.com/restorewatch/restorewatch/store/derive"
 	"github.com/restorewatch/restorewatch/store/row"
@@ -71,6 +72,12 @@ func (db *DB) Reconcile(ctx context.Context) error {
 				return fmt.Errorf("store: reconcile: %w", err)
 			}
 			locked, err := db.deriveInstance(ctx, id)
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) && pe.Code == "40P01" {
+				// A deadlock: its transaction rolled back; the instance
+				// is derived again with those still busy.
+				locked, err = false, nil
+			}
 			if err != nil {
 				return fmt.Errorf("store: reconcile instance %d: %w", id, err)
 			}
@@ -150,6 +157,13 @@ func (db *DB) checkDerivation(ctx context.Context) error {
 func (db *DB) deriveInstance(ctx context.Context, id int64) (locked bool, err error) {
 	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1, $2)`, deriveLockClass, lockKey(id)).Scan(&locked); err != nil || !locked {
+			return err
+		}
+		// The tables it writes, in the lock order, before it reads them: a
+		// month's prune copying what stays (SHARE) makes it wait here,
+		// holding nothing the prune's swap then waits for. Reading first
+		// and waiting to write was a deadlock with the swap.
+		if _, err := tx.Exec(ctx, `LOCK TABLE history_row, log_restore, restore IN ROW EXCLUSIVE MODE`); err != nil {
 			return err
 		}
 		var version, canWindow int64
