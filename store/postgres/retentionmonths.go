@@ -215,8 +215,10 @@ func unlistPinned(ctx context.Context, tx pgx.Tx, id int64, pinned map[int64]boo
 	return err
 }
 
-// dropMonths is the second phase: under the tables' locks, the months
-// wholly before cut are detached, what is not listed put back, and dropped.
+// dropMonths is the second phase: under SHARE locks the rows of the months
+// wholly before cut that are not listed are copied into new tables
+// (keepMonth), then under ACCESS EXCLUSIVE locks those take the months'
+// partitions' place (swapMonth); st.Locked counts the latter's time.
 func (p pruner) dropMonths(ctx context.Context, cut int64, keep int, st *store.PruneStats) error {
 	var locked time.Time
 	defer func() {
